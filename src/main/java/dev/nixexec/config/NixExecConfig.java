@@ -1,0 +1,119 @@
+package dev.nixexec.config;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+/** Every {@code nixexec.*} setting; names follow the public contract in API.md. */
+@ConfigMapping(prefix = "nixexec")
+public interface NixExecConfig {
+
+    /** Embedded database, GC roots, job directories. Default: $XDG_DATA_HOME/nix-exec. */
+    Optional<Path> stateDir();
+
+    Sandbox sandbox();
+
+    Executor executor();
+
+    interface Sandbox {
+        /** Wall-clock limit of one run, unless the request asks for less. */
+        @WithDefault("30s")
+        Duration timeout();
+
+        /** Upper bound a request may ask for. */
+        @WithDefault("10m")
+        Duration maxTimeout();
+
+        /** Bytes kept per stream (head and tail); the true count is reported too. */
+        @WithDefault("1048576")
+        long maxOutputBytes();
+
+        /** Exact names, or prefixes ending in '.', that may never be requested. */
+        Optional<List<String>> packageDenylist();
+
+        /** When set, only these names (or prefixes ending in '.') may be requested. */
+        Optional<List<String>> packageAllowlist();
+
+        @WithDefault("536870912")
+        long memoryBytes();
+
+        @WithDefault("256")
+        int maxProcesses();
+
+        /** CPU seconds (RLIMIT_CPU); 0 = derived from the wall timeout. */
+        @WithDefault("0")
+        long cpuSeconds();
+
+        /** Largest single file the code may write (RLIMIT_FSIZE). */
+        @WithDefault("104857600")
+        long maxFileBytes();
+
+        @WithDefault("67108864")
+        long tmpBytes();
+
+        @WithDefault("268435456")
+        long workspaceBytes();
+
+        /** How the environment's store closure is made visible: whole-store or closure. */
+        @WithDefault("whole-store")
+        String storeView();
+
+        /**
+         * When the service runs as root, each concurrent run gets an unused host uid (and gid) from
+         * this base upwards; as a normal user, runs keep the service's uid.
+         */
+        @WithDefault("3200000")
+        int hostUidBase();
+
+        /** Parent cgroup for per-job cgroups; empty = the service's own cgroup. */
+        Optional<String> cgroupParent();
+
+        @WithDefault("1048576")
+        int maxCodeBytes();
+
+        @WithDefault("1048576")
+        int maxStdinBytes();
+
+        @WithDefault("65536")
+        int maxEnvBytes();
+    }
+
+    interface Executor {
+        @WithDefault("github:NixOS/nixpkgs/nixos-unstable")
+        String nixpkgsUrl();
+
+        /**
+         * Space-separated substituter URLs; {@code none} means offline. Unset: Nix's own setting.
+         * (An empty value cannot be told apart from an unset one in Quarkus configuration.)
+         */
+        Optional<String> substituters();
+
+        /** GC roots and environment metadata; default: <state-dir>/cache. */
+        Optional<Path> cacheDir();
+
+        /** Per-job directories; default: <state-dir>/jobs. */
+        Optional<Path> tempDir();
+
+        @WithDefault("10m")
+        Duration buildTimeout();
+
+        /** Extra Nix settings as {@code name=value}, passed as {@code --option name value}. */
+        Optional<List<String>> nixOptions();
+
+        /** How often the configured nixpkgs URL is resolved to a new locked revision. */
+        @WithDefault("6h")
+        Duration nixpkgsRefresh();
+
+        @WithDefault("nix")
+        String nixCommand();
+
+        @WithDefault("bwrap")
+        String bwrapCommand();
+
+        @WithDefault("x86_64-linux")
+        String system();
+    }
+}

@@ -1,0 +1,152 @@
+package dev.nixexec.nix;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.nixexec.config.NixExecConfig;
+import dev.nixexec.config.StatePaths;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CompletionException;
+import org.jboss.logging.Logger;
+
+/**
+ * Environments by cache key. A hit is a map lookup plus a check that the store path still exists:
+ * no nix process. Misses for the same key share one build. Each environment has a GC root and a
+ * metadata file under the cache directory, so hits survive restarts.
+ */
+@ApplicationScoped
+public class EnvironmentCache {
+
+    private static final Logger LOG = Logger.getLogger(EnvironmentCache.class);
+
+    private final NixExecConfig config;
+    private final NixpkgsPins pins;
+    private final NixExpressions expressions;
+    private final NixBuilder builder;
+    private final StatePaths paths;
+    private final ObjectMapper json;
+    private final Map<String, Environment> known = new ConcurrentHashMap<>();
+    private final Map<String, CompletableFuture<Environment>> building = new ConcurrentHashMap<>();
+
+    EnvironmentCache(NixExecConfig config, NixpkgsPins pins, NixExpressions expressions, NixBuilder builder,
+            StatePaths paths, ObjectMapper json) {
+        this.config = config;
+        this.pins = pins;
+        this.expressions = expressions;
+        this.builder = builder;
+        this.paths = paths;
+        this.json = json;
+    }
+
+    /** The environment for the request, from the cache or built now. */
+    public Environment get(EnvironmentRequest request) throws EnvironmentException {
+        NixpkgsPin pin = pins.current();
+        String key = request.cacheKey(config.executor().system(), pin, expressions.hash());
+        Optional<Environment> hit = lookup(key);
+        if (hit.isPresent()) {
+            return hit.get();
+        }
+        CompletableFuture<Environment> mine = new CompletableFuture<>();
+        CompletableFuture<Environment> shared = building.putIfAbsent(key, mine);
+        if (shared != null) {
+            return await(shared);
+        }
+        try {
+            Environment built = buildAndRecord(key, request, pin);
+            mine.complete(built);
+            return built;
+        } catch (EnvironmentException | RuntimeException e) {
+            mine.completeExceptionally(e);
+            throw e;
+        } finally {
+            building.remove(key, mine);
+        }
+    }
+
+    /** A cached environment for the key, if its store path is still there. */
+    public Optional<Environment> lookup(String key) {
+        Environment environment = known.get(key);
+        if (environment == null) {
+            environment = readMetadata(key).orElse(null);
+        }
+        if (environment == null || !Files.isDirectory(Path.of(environment.storePath()))) {
+            known.remove(key);
+            return Optional.empty();
+        }
+        known.putIfAbsent(key, environment);
+        return Optional.of(environment.asHit());
+    }
+
+    /** The key the request has under the current pin. */
+    public String keyOf(EnvironmentRequest request) throws EnvironmentException {
+        return request.cacheKey(config.executor().system(), pins.current(), expressions.hash());
+    }
+
+    private Environment buildAndRecord(String key, EnvironmentRequest request, NixpkgsPin pin)
+            throws EnvironmentException {
+        Optional<Environment> raced = lookup(key);
+        if (raced.isPresent()) {
+            return raced.get();
+        }
+        LOG.infof("building environment %s: %s %s", key, request.language().id(), request.packageNames());
+        Path gcRoot = directory("gcroots").resolve(key);
+        NixBuilder.Built built = builder.build(request, pin, gcRoot);
+        Environment environment = new Environment(key, built.storePath(), built.closure(), pin.revision(), false,
+                built.buildMs());
+        writeMetadata(environment);
+        known.put(key, environment);
+        return environment;
+    }
+
+    private static Environment await(CompletableFuture<Environment> future) throws EnvironmentException {
+        try {
+            return future.join();
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof EnvironmentException environmentException) {
+                throw environmentException;
+            }
+            throw e;
+        }
+    }
+
+    private Optional<Environment> readMetadata(String key) {
+        Path file = directory("envs").resolve(key + ".json");
+        if (!Files.exists(file)) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(json.readValue(file.toFile(), Environment.class));
+        } catch (IOException e) {
+            LOG.warnf("ignoring unreadable environment metadata %s: %s", file, e.getMessage());
+            return Optional.empty();
+        }
+    }
+
+    private void writeMetadata(Environment environment) throws EnvironmentException {
+        try {
+            Path dir = directory("envs");
+            Path tmp = Files.createTempFile(dir, environment.cacheKey(), ".tmp");
+            json.writeValue(tmp.toFile(), environment);
+            Files.move(tmp, dir.resolve(environment.cacheKey() + ".json"), StandardCopyOption.ATOMIC_MOVE,
+                    StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException e) {
+            throw new EnvironmentException("build_failed", "cannot record the environment: " + e.getMessage(), e);
+        }
+    }
+
+    private Path directory(String name) {
+        Path dir = paths.cacheDir().resolve(name);
+        try {
+            Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        return dir;
+    }
+}

@@ -1,0 +1,69 @@
+package dev.nixexec.nix;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/** What an environment must contain: a language and its packages, sorted and without repeats. */
+public record EnvironmentRequest(Language language, List<PackageName> packages) {
+
+    /** Always in the environment, so scripts find a shell and the usual tools. */
+    static final List<List<String>> BASE = List.of(List.of("bash"), List.of("coreutils"));
+
+    public EnvironmentRequest {
+        TreeMap<String, PackageName> unique = new TreeMap<>();
+        packages.forEach(p -> unique.put(p.value(), p));
+        packages = List.copyOf(unique.values());
+    }
+
+    public static EnvironmentRequest of(Language language, Collection<PackageName> packages) {
+        return new EnvironmentRequest(language, List.copyOf(packages));
+    }
+
+    public List<String> packageNames() {
+        return packages.stream().map(PackageName::value).toList();
+    }
+
+    /** The data {@code nix/env.nix} reads; the only channel from a request into Nix. */
+    public Map<String, Object> toNixRequest(String system) {
+        List<Map<String, Object>> setPackages = new ArrayList<>();
+        List<Map<String, Object>> topLevel = new ArrayList<>();
+        for (PackageName p : packages) {
+            if (language.isSetPackage(p)) {
+                setPackages.add(Map.of("name", p.value(), "path", p.tail()));
+            } else {
+                topLevel.add(Map.of("name", p.value(), "path", p.segments()));
+            }
+        }
+        Map<String, Object> request = new LinkedHashMap<>();
+        request.put("system", system);
+        request.put("interpreter", List.of(language.interpreter()));
+        request.put("with_packages", language.withPackages().orElse(null));
+        request.put("set_packages", setPackages);
+        request.put("packages", topLevel);
+        request.put("base", BASE);
+        return request;
+    }
+
+    /**
+     * Cache key: hash of everything that decides the build's result, so a different nixpkgs, system
+     * or expression never reuses an environment.
+     */
+    public String cacheKey(String system, NixpkgsPin pin, String expressionHash) {
+        String canonical = String.join("\n", "v1", system, pin.narHash(), expressionHash, language.id(),
+                String.join(",", packageNames()));
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(canonical.getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(digest, 0, 20);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

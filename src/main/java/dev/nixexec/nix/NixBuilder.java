@@ -1,0 +1,114 @@
+package dev.nixexec.nix;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.nixexec.config.NixExecConfig;
+import dev.nixexec.config.StatePaths;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+/** Runs {@code nix build} for one environment request in a fresh directory. */
+@ApplicationScoped
+class NixBuilder {
+
+    private static final Pattern UNKNOWN_PACKAGE = Pattern.compile("nixexec-unknown-package:([A-Za-z0-9_.\\-]+)");
+    private static final int LOG_TAIL_LINES = 40;
+
+    record Built(String storePath, List<String> closure, long buildMs) {
+    }
+
+    private final NixExecConfig config;
+    private final NixCommand nix;
+    private final NixExpressions expressions;
+    private final StatePaths paths;
+    private final ObjectMapper json;
+
+    NixBuilder(NixExecConfig config, NixCommand nix, NixExpressions expressions, StatePaths paths, ObjectMapper json) {
+        this.config = config;
+        this.nix = nix;
+        this.expressions = expressions;
+        this.paths = paths;
+        this.json = json;
+    }
+
+    /** Builds the environment and registers {@code gcRoot} so nix-collect-garbage keeps it. */
+    Built build(EnvironmentRequest request, NixpkgsPin pin, Path gcRoot) throws EnvironmentException {
+        long started = System.nanoTime();
+        Path dir = null;
+        try {
+            dir = Files.createTempDirectory(paths.cacheDir(), "build-");
+            Files.writeString(dir.resolve("flake.nix"), expressions.jobFlake());
+            Files.writeString(dir.resolve("env.nix"), expressions.envNix());
+            json.writeValue(dir.resolve("request.json").toFile(), request.toNixRequest(config.executor().system()));
+            List<String> argv = NixpkgsPins.append(nix.nix("build"), "--json", "--no-write-lock-file",
+                    "--out-link", gcRoot.toString(),
+                    "--override-input", "nixpkgs", pin.lockedUrl(),
+                    "path:" + dir + "#default");
+            NixInvocation.Outcome outcome = NixInvocation.run(argv, dir, config.executor().buildTimeout());
+            if (outcome.timedOut()) {
+                throw new EnvironmentException("build_timeout", "building the environment took longer than "
+                        + config.executor().buildTimeout().toSeconds() + "s");
+            }
+            if (outcome.exitCode() != 0) {
+                throw failure(outcome.stderrTail());
+            }
+            String storePath = outPath(outcome.stdout());
+            List<String> closure = closure(storePath);
+            return new Built(storePath, closure, (System.nanoTime() - started) / 1_000_000);
+        } catch (IOException e) {
+            throw new EnvironmentException("build_failed", "cannot run nix build: " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new EnvironmentException("build_failed", "interrupted while building the environment");
+        } finally {
+            deleteTree(dir);
+        }
+    }
+
+    private EnvironmentException failure(String stderr) {
+        Matcher unknown = UNKNOWN_PACKAGE.matcher(stderr);
+        if (unknown.find()) {
+            return new EnvironmentException("unknown_package", "unknown package '" + unknown.group(1) + "'");
+        }
+        return new EnvironmentException("build_failed",
+                "building the environment failed:\n" + NixpkgsPins.lastLines(stderr, LOG_TAIL_LINES));
+    }
+
+    private String outPath(String stdout) throws IOException {
+        JsonNode result = json.readTree(stdout);
+        String out = result.path(0).path("outputs").path("out").asText(null);
+        if (out == null || !out.startsWith("/nix/store/")) {
+            throw new IOException("nix build printed no output path");
+        }
+        return out;
+    }
+
+    private List<String> closure(String storePath) throws EnvironmentException, IOException, InterruptedException {
+        NixInvocation.Outcome outcome = NixInvocation.run(nix.nixStore("--query", "--requisites", storePath),
+                paths.cacheDir(), config.executor().buildTimeout());
+        if (!outcome.succeeded()) {
+            throw new EnvironmentException("build_failed", "nix-store --query failed: "
+                    + NixpkgsPins.lastLines(outcome.stderrTail(), 5));
+        }
+        return Arrays.stream(outcome.stdout().split("\n")).map(String::strip).filter(s -> !s.isEmpty()).sorted().toList();
+    }
+
+    private static void deleteTree(Path dir) {
+        if (dir == null) {
+            return;
+        }
+        try (Stream<Path> walk = Files.walk(dir)) {
+            walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException ignored) {
+            // a leftover build directory is harmless
+        }
+    }
+}

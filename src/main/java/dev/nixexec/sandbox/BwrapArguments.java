@@ -1,0 +1,89 @@
+package dev.nixexec.sandbox;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The bubblewrap argv for one run, built as a list: nothing passes through a shell, and {@code --}
+ * separates bubblewrap's options from the command.
+ */
+public final class BwrapArguments {
+
+    /** The uid and gid the code sees inside; matches the synthetic /etc/passwd. */
+    public static final int SANDBOX_UID = 1000;
+    public static final String WORKSPACE = "/workspace";
+    public static final String CODE_DIR = "/code";
+    private static final long DEV_SHM_BYTES = 16 * 1024 * 1024;
+
+    private BwrapArguments() {
+    }
+
+    /**
+     * @param codeDir host directory with the code file, mounted read-only at /code
+     * @param etcDir  host directory with passwd, group, hosts, nsswitch.conf
+     */
+    public static List<String> build(Path bwrap, SandboxSpec spec, Path codeDir, Path etcDir, StoreView view) {
+        List<String> a = new ArrayList<>();
+        a.add(bwrap.toString());
+        a.addAll(List.of("--unshare-all", "--unshare-user", "--die-with-parent", "--new-session",
+                "--cap-drop", "ALL", "--clearenv", "--disable-userns", "--assert-userns-disabled",
+                "--uid", Integer.toString(SANDBOX_UID), "--gid", Integer.toString(SANDBOX_UID),
+                "--hostname", "sandbox"));
+        if (spec.network()) {
+            a.addAll(List.of("--share-net", "--ro-bind-try", "/etc/resolv.conf", "/etc/resolv.conf"));
+        }
+        if (view == StoreView.WHOLE_STORE) {
+            a.addAll(List.of("--ro-bind", "/nix/store", "/nix/store"));
+        } else {
+            for (String path : spec.closure()) {
+                a.addAll(List.of("--ro-bind", path, path));
+            }
+        }
+        a.addAll(List.of("--proc", "/proc", "--dev", "/dev",
+                "--size", Long.toString(DEV_SHM_BYTES), "--tmpfs", "/dev/shm",
+                "--size", Long.toString(spec.limits().tmpBytes()), "--tmpfs", "/tmp",
+                "--size", Long.toString(spec.limits().workspaceBytes()), "--tmpfs", WORKSPACE,
+                "--ro-bind", codeDir.toString(), CODE_DIR));
+        for (String file : List.of("passwd", "group", "hosts", "nsswitch.conf")) {
+            a.addAll(List.of("--ro-bind", etcDir.resolve(file).toString(), "/etc/" + file));
+        }
+        String bin = spec.environmentPath() + "/bin";
+        a.addAll(List.of("--symlink", bin + "/bash", "/bin/sh",
+                "--symlink", bin + "/env", "/usr/bin/env",
+                "--remount-ro", "/",
+                "--chdir", WORKSPACE));
+        for (Map.Entry<String, String> e : environment(spec).entrySet()) {
+            a.addAll(List.of("--setenv", e.getKey(), e.getValue()));
+        }
+        a.add("--");
+        a.add(bin + "/" + spec.command().get(0));
+        a.addAll(spec.command().subList(1, spec.command().size()));
+        a.add(CODE_DIR + "/" + spec.codeFileName());
+        return a;
+    }
+
+    /** The fixed variables, then the (validated) user's; the user's cannot replace the fixed ones. */
+    static Map<String, String> environment(SandboxSpec spec) {
+        Map<String, String> env = new TreeMap<>(spec.env());
+        env.put("PATH", spec.environmentPath() + "/bin");
+        env.put("HOME", WORKSPACE);
+        env.put("TMPDIR", "/tmp");
+        env.put("USER", "sandbox");
+        env.put("LOGNAME", "sandbox");
+        env.putIfAbsent("LANG", "C.UTF-8");
+        return env;
+    }
+
+    /** The synthetic /etc files: a user and group for the sandbox uid, localhost only. */
+    public static Map<String, String> etcFiles() {
+        return Map.of(
+                "passwd", "root:x:0:0:root:/var/empty:/bin/sh\nsandbox:x:" + SANDBOX_UID + ":" + SANDBOX_UID
+                        + ":sandbox:" + WORKSPACE + ":/bin/sh\nnobody:x:65534:65534:nobody:/var/empty:/bin/false\n",
+                "group", "root:x:0:\nsandbox:x:" + SANDBOX_UID + ":\nnogroup:x:65534:\n",
+                "hosts", "127.0.0.1 localhost sandbox\n::1 localhost sandbox\n",
+                "nsswitch.conf", "passwd: files\ngroup: files\nhosts: files dns\n");
+    }
+}

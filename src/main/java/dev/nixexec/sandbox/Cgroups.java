@@ -1,0 +1,197 @@
+package dev.nixexec.sandbox;
+
+import dev.nixexec.config.NixExecConfig;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import org.jboss.logging.Logger;
+
+/**
+ * Makes a cgroup per run for memory and process limits. Works on the legacy hierarchy (memory and
+ * pids controllers, as root) and on the unified one where the service was delegated a subtree
+ * (systemd {@code Delegate=yes}); when neither can be written, runs fall back to rlimits only.
+ */
+@ApplicationScoped
+public class Cgroups {
+
+    private static final Logger LOG = Logger.getLogger(Cgroups.class);
+
+    /** Where per-run cgroups go, or empty when cgroups cannot be used. */
+    private sealed interface Layout {
+        record Legacy(Path memoryParent, Path pidsParent) implements Layout {
+        }
+
+        record Unified(Path parent) implements Layout {
+        }
+    }
+
+    private final Optional<Layout> layout;
+
+    public Cgroups(NixExecConfig config) {
+        this.layout = detect(config.sandbox().cgroupParent());
+        LOG.infof("sandbox cgroups: %s", describe());
+    }
+
+    public String describe() {
+        return layout.map(l -> switch (l) {
+            case Layout.Legacy legacy -> "cgroup v1 under " + legacy.memoryParent()
+                    + (legacy.pidsParent() == null ? " (no pids controller)" : " and " + legacy.pidsParent());
+            case Layout.Unified unified -> "cgroup v2 under " + unified.parent();
+        }).orElse("unavailable (memory falls back to RLIMIT_AS, processes to RLIMIT_NPROC)");
+    }
+
+    public boolean available() {
+        return layout.isPresent();
+    }
+
+    /** A fresh cgroup with the limits set, or empty when cgroups are unavailable. */
+    public Optional<JobCgroup> create(String name, long memoryBytes, int maxProcesses) throws IOException {
+        if (layout.isEmpty()) {
+            return Optional.empty();
+        }
+        switch (layout.get()) {
+            case Layout.Legacy legacy -> {
+                Path memory = Files.createDirectory(legacy.memoryParent().resolve(name));
+                Path memsw = memory.resolve("memory.memsw.limit_in_bytes");
+                CgroupFiles.write(memory.resolve("memory.limit_in_bytes"), Long.toString(memoryBytes));
+                if (Files.exists(memsw)) {
+                    CgroupFiles.write(memsw, Long.toString(memoryBytes));
+                }
+                Path pids = null;
+                if (legacy.pidsParent() != null) {
+                    pids = Files.createDirectory(legacy.pidsParent().resolve(name));
+                    CgroupFiles.write(pids.resolve("pids.max"), Integer.toString(maxProcesses));
+                }
+                return Optional.of(new JobCgroup.V1(memory, pids));
+            }
+            case Layout.Unified unified -> {
+                Path dir = Files.createDirectory(unified.parent().resolve(name));
+                CgroupFiles.write(dir.resolve("memory.max"), Long.toString(memoryBytes));
+                if (Files.exists(dir.resolve("memory.swap.max"))) {
+                    CgroupFiles.write(dir.resolve("memory.swap.max"), "0");
+                }
+                CgroupFiles.write(dir.resolve("pids.max"), Integer.toString(maxProcesses));
+                return Optional.of(new JobCgroup.V2(dir));
+            }
+        }
+    }
+
+    private static Optional<Layout> detect(Optional<String> configuredParent) {
+        try {
+            Map<String, Path> v1Mounts = new HashMap<>();
+            Path v2Mount = null;
+            for (String line : Files.readAllLines(Path.of("/proc/self/mountinfo"))) {
+                String[] halves = line.split(" - ");
+                if (halves.length != 2) {
+                    continue;
+                }
+                String[] left = halves[0].split(" ");
+                String[] right = halves[1].split(" ");
+                Path mountPoint = Path.of(left[4]);
+                if (right[0].equals("cgroup2")) {
+                    v2Mount = mountPoint;
+                } else if (right[0].equals("cgroup") && right.length > 2) {
+                    for (String option : right[2].split(",")) {
+                        if (option.equals("memory") || option.equals("pids")) {
+                            v1Mounts.put(option, mountPoint);
+                        }
+                    }
+                }
+            }
+            Map<String, String> own = ownCgroups();
+            if (v1Mounts.containsKey("memory")) {
+                Path memoryParent = configuredParent.map(Path::of)
+                        .orElse(under(v1Mounts.get("memory"), own.get("memory")).resolve("nix-exec"));
+                Path pidsParent = v1Mounts.containsKey("pids")
+                        ? configuredParent.map(p -> v1Mounts.get("pids").resolve(Path.of(p).getFileName()))
+                                .orElse(under(v1Mounts.get("pids"), own.get("pids")).resolve("nix-exec"))
+                        : null;
+                return usable(memoryParent) && (pidsParent == null || usable(pidsParent))
+                        ? Optional.of(new Layout.Legacy(memoryParent, pidsParent))
+                        : Optional.empty();
+            }
+            if (v2Mount != null) {
+                return unified(v2Mount, own.get(""), configuredParent);
+            }
+        } catch (IOException | RuntimeException e) {
+            LOG.warnf("cannot inspect cgroups: %s", e.getMessage());
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * Unified hierarchy: a cgroup with processes cannot enable controllers for its children, so the
+     * service moves itself into a {@code service} leaf of its own (delegated) cgroup first.
+     */
+    private static Optional<Layout> unified(Path mount, String ownPath, Optional<String> configuredParent)
+            throws IOException {
+        if (configuredParent.isPresent()) {
+            Path parent = Path.of(configuredParent.get());
+            return enableControllers(parent) ? Optional.of(new Layout.Unified(parent)) : Optional.empty();
+        }
+        if (ownPath == null) {
+            return Optional.empty();
+        }
+        Path own = under(mount, ownPath);
+        String controllers = Files.readString(own.resolve("cgroup.controllers"));
+        if (!controllers.contains("memory") || !controllers.contains("pids") || !Files.isWritable(own.resolve("cgroup.procs"))) {
+            return Optional.empty();
+        }
+        Path service = own.resolve("service");
+        Files.createDirectories(service);
+        for (String pid : Files.readAllLines(own.resolve("cgroup.procs"))) {
+            if (!pid.isBlank()) {
+                CgroupFiles.write(service.resolve("cgroup.procs"), pid.trim());
+            }
+        }
+        Path jobs = own.resolve("jobs");
+        if (!enableControllers(own)) {
+            return Optional.empty();
+        }
+        Files.createDirectories(jobs);
+        return enableControllers(jobs) ? Optional.of(new Layout.Unified(jobs)) : Optional.empty();
+    }
+
+    private static boolean enableControllers(Path dir) {
+        try {
+            Files.createDirectories(dir);
+            CgroupFiles.write(dir.resolve("cgroup.subtree_control"), "+memory +pids");
+            return true;
+        } catch (IOException e) {
+            LOG.warnf("cannot enable memory and pids controllers in %s: %s", dir, e.getMessage());
+            return false;
+        }
+    }
+
+    private static boolean usable(Path parent) {
+        try {
+            Files.createDirectories(parent);
+            return Files.isWritable(parent);
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private static Path under(Path mount, String cgroupPath) {
+        String relative = cgroupPath == null ? "" : cgroupPath.replaceFirst("^/", "");
+        return relative.isEmpty() ? mount : mount.resolve(relative);
+    }
+
+    /** Controller (or "" for the unified hierarchy) to this process's cgroup path. */
+    private static Map<String, String> ownCgroups() throws IOException {
+        Map<String, String> own = new HashMap<>();
+        for (String line : Files.readAllLines(Path.of("/proc/self/cgroup"))) {
+            String[] parts = line.split(":", 3);
+            if (parts.length == 3) {
+                for (String controller : parts[1].split(",")) {
+                    own.put(controller, parts[2]);
+                }
+            }
+        }
+        return own;
+    }
+}

@@ -1,0 +1,68 @@
+package dev.nixexec.sandbox;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Keeps at most {@code limit} bytes of a stream: all of it when it fits, otherwise its first and
+ * last halves. Memory is bounded by the limit however much is written.
+ */
+public final class OutputCapture {
+
+    private final byte[] head;
+    private final byte[] tail;
+    private int headSize;
+    private long total;
+
+    public OutputCapture(long limit) {
+        int max = (int) Math.min(limit, Integer.MAX_VALUE - 16);
+        this.head = new byte[max - max / 2];
+        this.tail = new byte[max / 2];
+    }
+
+    public synchronized void append(byte[] data, int offset, int length) {
+        int toHead = Math.min(length, head.length - headSize);
+        System.arraycopy(data, offset, head, headSize, toHead);
+        headSize += toHead;
+        long tailWritten = total + toHead - head.length;
+        for (int i = toHead; i < length; i++) {
+            if (tail.length > 0) {
+                tail[(int) (tailWritten % tail.length)] = data[offset + i];
+            }
+            tailWritten++;
+        }
+        total += length;
+    }
+
+    public synchronized Captured result() {
+        long tailTotal = Math.max(0, total - head.length);
+        int tailSize = (int) Math.min(tailTotal, tail.length);
+        byte[] tailBytes = new byte[tailSize];
+        long start = tailTotal - tailSize;
+        for (int i = 0; i < tailSize; i++) {
+            tailBytes[i] = tail[(int) ((start + i) % tail.length)];
+        }
+        byte[] headBytes = java.util.Arrays.copyOf(head, headSize);
+        return new Captured(headBytes, tailBytes, total, tailTotal > tail.length);
+    }
+
+    /** What was kept: {@code head} then {@code tail}; when truncated, bytes between them were dropped. */
+    public record Captured(byte[] head, byte[] tail, long totalBytes, boolean truncated) {
+
+        public static Captured empty() {
+            return new Captured(new byte[0], new byte[0], 0, false);
+        }
+
+        public long omittedBytes() {
+            return totalBytes - head.length - tail.length;
+        }
+
+        /** The kept text, with a one-line mark where bytes were dropped. */
+        public String text() {
+            String first = new String(head, StandardCharsets.UTF_8);
+            if (!truncated) {
+                return first + new String(tail, StandardCharsets.UTF_8);
+            }
+            return first + "\n[... " + omittedBytes() + " bytes truncated ...]\n" + new String(tail, StandardCharsets.UTF_8);
+        }
+    }
+}

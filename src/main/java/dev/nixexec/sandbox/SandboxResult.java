@@ -1,0 +1,11 @@
+package dev.nixexec.sandbox;
+
+import java.util.Optional;
+
+/**
+ * How a run ended. {@code exitCode} is what bubblewrap reports (128+N when the code was killed by
+ * signal N, as shells report it); {@code limitHit} names the limit that ended it, if one did.
+ */
+public record SandboxResult(int exitCode, Optional<Integer> signal, boolean timedOut, Optional<String> limitHit,
+        long durationMs, OutputCapture.Captured stdout, OutputCapture.Captured stderr) {
+}

@@ -1,0 +1,251 @@
+package dev.nixexec.sandbox;
+
+import dev.nixexec.config.StatePaths;
+import io.smallrye.mutiny.Multi;
+import io.smallrye.mutiny.subscription.MultiEmitter;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Typed;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
+import org.jboss.logging.Logger;
+
+/**
+ * macOS sandbox: sandbox-exec with a per-run Seatbelt profile ({@link SeatbeltProfile}). macOS has
+ * no namespaces, cgroups or prlimit: the wall timeout and output bound are enforced here, memory,
+ * CPU time, file size and process count are not (docs/sandbox-macos.md).
+ */
+@ApplicationScoped
+@Typed(SeatbeltSandbox.class)
+public class SeatbeltSandbox implements Sandbox {
+
+    private static final Logger LOG = Logger.getLogger(SeatbeltSandbox.class);
+    private static final int CHUNK = 64 * 1024;
+    /** How often the run's process tree is recorded, so processes orphaned by their parent are still killed. */
+    private static final Duration TREE_SAMPLE_INTERVAL = Duration.ofMillis(100);
+
+    private final StatePaths paths;
+
+    public SeatbeltSandbox(StatePaths paths) {
+        this.paths = paths;
+    }
+
+    @Override
+    public Optional<String> unavailableReason() {
+        String os = System.getProperty("os.name", "");
+        if (!os.toLowerCase(Locale.ROOT).contains("mac")) {
+            return Optional.of("the Seatbelt sandbox needs macOS; this is " + os);
+        }
+        if (!Files.isExecutable(SeatbeltArguments.SANDBOX_EXEC)) {
+            return Optional.of(SeatbeltArguments.SANDBOX_EXEC + " is missing");
+        }
+        return Optional.empty();
+    }
+
+    @Override
+    public Multi<SandboxEvent> run(SandboxSpec spec) {
+        return Multi.createFrom().emitter(emitter -> {
+            AtomicReference<ProcessTree> running = new AtomicReference<>();
+            AtomicBoolean cancelled = new AtomicBoolean();
+            emitter.onTermination(() -> {
+                cancelled.set(true);
+                ProcessTree tree = running.get();
+                if (tree != null) {
+                    tree.killAll();
+                }
+            });
+            Thread.ofVirtual().name("sandbox").start(() -> {
+                try {
+                    SandboxResult result = runBlocking(spec, emitter, running, cancelled);
+                    emitter.emit(new SandboxEvent.Exited(result));
+                    emitter.complete();
+                } catch (Exception e) {
+                    emitter.fail(e);
+                }
+            });
+        });
+    }
+
+    private SandboxResult runBlocking(SandboxSpec spec, MultiEmitter<? super SandboxEvent> emitter,
+            AtomicReference<ProcessTree> running, AtomicBoolean cancelled) throws IOException, InterruptedException {
+        String reason = unavailableReason().orElse(null);
+        if (reason != null) {
+            throw new SandboxException(reason);
+        }
+        Path jobDir = paths.jobsDir().resolve(UUID.randomUUID().toString());
+        ProcessTree tree = null;
+        try {
+            SeatbeltProfile.JobDirectories dirs = prepareJobDir(jobDir, spec);
+            SeatbeltProfile profile = SeatbeltProfile.of(spec, dirs);
+            LOG.debugf("Seatbelt profile for %s, parameters %s:%n%s", jobDir, profile.parameters(), profile.text());
+            ProcessBuilder builder = new ProcessBuilder(SeatbeltArguments.build(spec, profile, dirs))
+                    .directory(dirs.workspace().toFile());
+            builder.environment().clear();
+            builder.environment().putAll(SeatbeltArguments.environment(spec, dirs));
+            long started = System.nanoTime();
+            Process process = builder.start();
+            tree = new ProcessTree(process);
+            running.set(tree);
+            if (cancelled.get()) {
+                tree.killAll();
+            }
+            emitter.emit(new SandboxEvent.Started(process.pid()));
+
+            long maxOutput = spec.limits().maxOutputBytes();
+            OutputCapture stdout = new OutputCapture(maxOutput);
+            OutputCapture stderr = new OutputCapture(maxOutput);
+            Thread stdinWriter = Thread.ofVirtual().start(() -> writeStdin(process.getOutputStream(), spec.stdin()));
+            Thread outReader = Thread.ofVirtual().start(
+                    () -> pump(process.getInputStream(), stdout, StreamName.STDOUT, maxOutput, emitter));
+            Thread errReader = Thread.ofVirtual().start(
+                    () -> pump(process.getErrorStream(), stderr, StreamName.STDERR, maxOutput, emitter));
+
+            boolean exited = waitRecordingTree(process, tree, started + spec.limits().timeout().toNanos());
+            // Also after a normal exit: background processes the code left behind end with the run, as on Linux.
+            tree.killAll();
+            process.waitFor();
+            long durationMs = (System.nanoTime() - started) / 1_000_000;
+            outReader.join(Duration.ofSeconds(5));
+            errReader.join(Duration.ofSeconds(5));
+            stdinWriter.interrupt();
+
+            int exitCode = process.exitValue();
+            Optional<Integer> signal = exitCode > 128 && exitCode < 128 + 65 ? Optional.of(exitCode - 128) : Optional.empty();
+            boolean timedOut = !exited && !cancelled.get();
+            return new SandboxResult(exitCode, signal, timedOut, timedOut ? Optional.of("timeout") : Optional.empty(),
+                    durationMs, stdout.result(), stderr.result());
+        } finally {
+            if (tree != null) {
+                tree.killAll();
+            }
+            deleteTree(jobDir);
+        }
+    }
+
+    /** Waits until the process exits (true) or the deadline passes (false), recording its tree meanwhile. */
+    private static boolean waitRecordingTree(Process process, ProcessTree tree, long deadlineNanos)
+            throws InterruptedException {
+        while (true) {
+            long remaining = deadlineNanos - System.nanoTime();
+            if (remaining <= 0) {
+                return !process.isAlive();
+            }
+            if (process.waitFor(Math.min(remaining, TREE_SAMPLE_INTERVAL.toNanos()), TimeUnit.NANOSECONDS)) {
+                return true;
+            }
+            tree.record();
+        }
+    }
+
+    /** Creates code/, workspace/ and tmp/ private to the service user; returns them as real paths. */
+    private static SeatbeltProfile.JobDirectories prepareJobDir(Path jobDir, SandboxSpec spec) throws IOException {
+        var privateDir = PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------"));
+        Files.createDirectory(jobDir, privateDir);
+        SeatbeltProfile.JobDirectories dirs = SeatbeltProfile.JobDirectories.in(jobDir.toRealPath());
+        for (Path dir : List.of(dirs.code(), dirs.workspace(), dirs.tmp())) {
+            Files.createDirectory(dir, privateDir);
+        }
+        Path codeFile = Files.write(dirs.code().resolve(spec.codeFileName()), spec.code());
+        Files.setPosixFilePermissions(codeFile, PosixFilePermissions.fromString("r--------"));
+        return dirs;
+    }
+
+    /**
+     * The run's processes: the root and every descendant seen while it ran. macOS has no pid
+     * namespace, so a process whose parent died is reparented to launchd and leaves the root's
+     * tree; having been recorded, it is still killed. ProcessHandle checks the start time, so a
+     * reused pid is never hit.
+     */
+    private static final class ProcessTree {
+
+        private static final int KILL_ROUNDS = 5;
+
+        private final Process root;
+        private final Set<ProcessHandle> seen = ConcurrentHashMap.newKeySet();
+
+        ProcessTree(Process root) {
+            this.root = root;
+        }
+
+        /** Keeps the live ones only, so the set stays as small as the tree however many processes come and go. */
+        void record() {
+            seen.removeIf(p -> !p.isAlive());
+            root.descendants().forEach(seen::add);
+        }
+
+        /** SIGKILL to all, repeated while any survive (a process may fork between listing and kill). */
+        void killAll() {
+            for (int round = 0; round < KILL_ROUNDS; round++) {
+                record();
+                List<ProcessHandle> alive = Stream.concat(Stream.of(root.toHandle()), seen.stream())
+                        .flatMap(p -> Stream.concat(Stream.of(p), p.descendants()))
+                        .filter(ProcessHandle::isAlive)
+                        .toList();
+                if (alive.isEmpty()) {
+                    return;
+                }
+                alive.forEach(ProcessHandle::destroyForcibly);
+            }
+        }
+    }
+
+    private static void pump(InputStream in, OutputCapture capture, StreamName stream, long liveLimit,
+            MultiEmitter<? super SandboxEvent> emitter) {
+        byte[] buffer = new byte[CHUNK];
+        long emitted = 0;
+        try (in) {
+            int n;
+            while ((n = in.read(buffer)) >= 0) {
+                capture.append(buffer, 0, n);
+                if (emitted < liveLimit && !emitter.isCancelled()) {
+                    int live = (int) Math.min(n, liveLimit - emitted);
+                    emitter.emit(new SandboxEvent.Output(stream, Arrays.copyOf(buffer, live)));
+                    emitted += live;
+                }
+            }
+        } catch (IOException ignored) {
+            // the sandbox was killed; what was read is kept
+        }
+    }
+
+    private static void writeStdin(OutputStream out, byte[] stdin) {
+        try (out) {
+            if (stdin != null && stdin.length > 0) {
+                out.write(stdin);
+            }
+        } catch (IOException ignored) {
+            // the code exited without reading all of its input
+        }
+    }
+
+    /** Depth first, never following links; directories the code made unreadable are opened up first. */
+    private static void deleteTree(Path path) {
+        try {
+            if (Files.isDirectory(path, LinkOption.NOFOLLOW_LINKS)) {
+                Files.setPosixFilePermissions(path, PosixFilePermissions.fromString("rwx------"));
+                try (Stream<Path> children = Files.list(path)) {
+                    children.toList().forEach(SeatbeltSandbox::deleteTree);
+                }
+            }
+            Files.deleteIfExists(path);
+        } catch (IOException e) {
+            LOG.warnf("cannot delete %s: %s", path, e.getMessage());
+        }
+    }
+}

@@ -1,0 +1,192 @@
+package dev.nixexec.worker;
+
+import dev.nixexec.config.NixExecConfig;
+import dev.nixexec.nix.Environment;
+import dev.nixexec.nix.EnvironmentCache;
+import dev.nixexec.nix.EnvironmentException;
+import dev.nixexec.nix.EnvironmentRequest;
+import dev.nixexec.nix.Language;
+import dev.nixexec.nix.PackageName;
+import dev.nixexec.nix.PackagePolicy;
+import dev.nixexec.sandbox.Limits;
+import dev.nixexec.sandbox.Sandbox;
+import dev.nixexec.sandbox.SandboxEnv;
+import dev.nixexec.sandbox.SandboxEvent;
+import dev.nixexec.sandbox.SandboxResult;
+import dev.nixexec.sandbox.SandboxSpec;
+import io.smallrye.mutiny.Multi;
+import io.smallrye.mutiny.subscription.Cancellable;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.jboss.logging.Logger;
+
+/**
+ * The one entry point for running code: validates the request, gets its environment (cache or
+ * build), runs it in the sandbox and reports phases, output and one final result.
+ */
+@ApplicationScoped
+public class ExecutionEngine {
+
+    private static final Logger LOG = Logger.getLogger(ExecutionEngine.class);
+
+    /** A request that passed validation: the only kind the engine runs. */
+    public record ValidatedRequest(Language language, EnvironmentRequest environment, byte[] code,
+            java.util.Map<String, String> env, byte[] stdin, Limits limits, boolean network) {
+
+        /** The same request under other limits (a tenant's policy narrows the defaults). */
+        public ValidatedRequest withLimits(Limits newLimits) {
+            return new ValidatedRequest(language, environment, code, env, stdin, newLimits, network);
+        }
+    }
+
+    private final NixExecConfig config;
+    private final EnvironmentCache environments;
+    private final Sandbox sandbox;
+    private final PackagePolicy packagePolicy;
+
+    public ExecutionEngine(NixExecConfig config, EnvironmentCache environments, Sandbox sandbox) {
+        this.config = config;
+        this.environments = environments;
+        this.sandbox = sandbox;
+        this.packagePolicy = new PackagePolicy(config.sandbox().packageDenylist().orElse(List.of()),
+                config.sandbox().packageAllowlist());
+    }
+
+    /** Checks everything that can be checked without building; throws with every problem found. */
+    public ValidatedRequest validate(ExecutionRequest request) {
+        NixExecConfig.Sandbox limits = config.sandbox();
+        List<FieldError> errors = new ArrayList<>();
+        List<FieldError> tooLarge = new ArrayList<>();
+        Optional<Language> language = Language.byId(request.language());
+        if (language.isEmpty()) {
+            errors.add(new FieldError("language", request.language() == null || request.language().isBlank()
+                    ? "language is required; one of " + String.join(", ", Language.ids())
+                    : "unknown language '" + request.language() + "'; one of " + String.join(", ", Language.ids())));
+        }
+        byte[] code = request.code() == null ? new byte[0] : request.code().getBytes(StandardCharsets.UTF_8);
+        if (request.code() == null || request.code().isBlank()) {
+            errors.add(new FieldError("code", "code is empty"));
+        } else if (code.length > limits.maxCodeBytes()) {
+            tooLarge.add(new FieldError("code", "code is larger than " + limits.maxCodeBytes() + " bytes"));
+        }
+        List<PackageName> packages = new ArrayList<>();
+        for (int i = 0; i < request.packages().size(); i++) {
+            String raw = request.packages().get(i);
+            try {
+                PackageName name = PackageName.parse(raw);
+                Optional<String> rejection = packagePolicy.rejection(name);
+                if (rejection.isPresent()) {
+                    errors.add(new FieldError("packages[" + i + "]", rejection.get()));
+                } else {
+                    packages.add(name);
+                }
+            } catch (IllegalArgumentException e) {
+                errors.add(new FieldError("packages[" + i + "]", "'" + raw + "': " + e.getMessage()));
+            }
+        }
+        if (request.packages().size() > 64) {
+            errors.add(new FieldError("packages", "at most 64 packages"));
+        }
+        SandboxEnv.problems(request.env(), limits.maxEnvBytes()).forEach(p -> errors.add(new FieldError("env", p)));
+        byte[] stdin = request.stdin().getBytes(StandardCharsets.UTF_8);
+        if (stdin.length > limits.maxStdinBytes()) {
+            tooLarge.add(new FieldError("stdin", "stdin is larger than " + limits.maxStdinBytes() + " bytes"));
+        }
+        Duration timeout = request.timeout().orElse(limits.timeout());
+        if (timeout.isNegative() || timeout.isZero()) {
+            errors.add(new FieldError("timeout", "timeout must be positive"));
+        } else if (timeout.compareTo(limits.maxTimeout()) > 0) {
+            errors.add(new FieldError("timeout", "timeout may be at most " + limits.maxTimeout().toSeconds() + "s"));
+        }
+        if (!errors.isEmpty() || !tooLarge.isEmpty()) {
+            List<FieldError> all = new ArrayList<>(errors);
+            all.addAll(tooLarge);
+            throw new InvalidRequestException(all, errors.isEmpty());
+        }
+        Limits runLimits = new Limits(timeout, limits.memoryBytes(), limits.maxProcesses(), limits.cpuSeconds(),
+                limits.maxFileBytes(), limits.tmpBytes(), limits.workspaceBytes(), limits.maxOutputBytes());
+        return new ValidatedRequest(language.get(), EnvironmentRequest.of(language.get(), packages), code,
+                request.env(), stdin, runLimits, request.network());
+    }
+
+    /**
+     * Validates at once (throwing {@link InvalidRequestException}), then returns a stream that runs
+     * the request when subscribed; cancelling the subscription kills the sandbox.
+     */
+    public Multi<ExecutionEvent> execute(ExecutionRequest request) {
+        return execute(validate(request));
+    }
+
+    public Multi<ExecutionEvent> execute(ValidatedRequest request) {
+        return Multi.createFrom().emitter(emitter -> {
+            java.util.concurrent.atomic.AtomicReference<Cancellable> sandboxRun = new java.util.concurrent.atomic.AtomicReference<>();
+            emitter.onTermination(() -> {
+                Cancellable run = sandboxRun.get();
+                if (run != null) {
+                    run.cancel();
+                }
+            });
+            Thread.ofVirtual().name("execution").start(() -> {
+                emitter.emit(new ExecutionEvent.Phase("building"));
+                Environment environment;
+                try {
+                    environment = environments.get(request.environment());
+                } catch (EnvironmentException e) {
+                    emitter.emit(new ExecutionEvent.Finished(ExecutionResult.error(e.code(), e.getMessage(), Optional.empty())));
+                    emitter.complete();
+                    return;
+                } catch (RuntimeException e) {
+                    LOG.error("environment lookup failed", e);
+                    emitter.emit(new ExecutionEvent.Finished(ExecutionResult.error("build_failed", e.getMessage(), Optional.empty())));
+                    emitter.complete();
+                    return;
+                }
+                if (emitter.isCancelled()) {
+                    return;
+                }
+                ExecutionResult.EnvironmentInfo info = new ExecutionResult.EnvironmentInfo(environment.storePath(),
+                        environment.nixpkgsRevision(), environment.cacheHit(), environment.buildMs());
+                SandboxSpec spec = new SandboxSpec(environment.storePath(), environment.closure(),
+                        request.language().fileName(), request.code(), request.language().command(), request.env(),
+                        request.stdin(), request.limits(), request.network());
+                emitter.emit(new ExecutionEvent.Phase("running"));
+                sandboxRun.set(sandbox.run(spec).subscribe().with(
+                        event -> {
+                            switch (event) {
+                                case SandboxEvent.Started started -> { }
+                                case SandboxEvent.Output output ->
+                                        emitter.emit(new ExecutionEvent.Output(output.stream(), output.data()));
+                                case SandboxEvent.Exited exited -> {
+                                    emitter.emit(new ExecutionEvent.Finished(finished(exited.result(), info)));
+                                    emitter.complete();
+                                }
+                            }
+                        },
+                        failure -> {
+                            LOG.warn("sandbox failed", failure);
+                            emitter.emit(new ExecutionEvent.Finished(ExecutionResult.error("sandbox_failed",
+                                    failure.getMessage(), Optional.of(info))));
+                            emitter.complete();
+                        }));
+            });
+        });
+    }
+
+    /** Runs to the end and returns the result (output also arrives in the result's captures). */
+    public ExecutionResult run(ExecutionRequest request) {
+        ValidatedRequest validated = validate(request);
+        return execute(validated).filter(e -> e instanceof ExecutionEvent.Finished)
+                .map(e -> ((ExecutionEvent.Finished) e).result())
+                .toUni().await().indefinitely();
+    }
+
+    private static ExecutionResult finished(SandboxResult r, ExecutionResult.EnvironmentInfo info) {
+        String status = r.timedOut() ? "timed_out" : r.exitCode() == 0 ? "succeeded" : "failed";
+        return new ExecutionResult(status, Optional.of(r.exitCode()), r.signal(), r.timedOut(), r.limitHit(),
+                r.durationMs(), r.stdout(), r.stderr(), Optional.of(info), Optional.empty());
+    }
+}

@@ -1,0 +1,41 @@
+package dev.nixexec.worker;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * What a caller asks to run, as received: {@link ExecutionEngine#validate} checks it. An empty
+ * timeout means the configured default.
+ */
+public record ExecutionRequest(String language, String code, List<String> packages, Map<String, String> env,
+        String stdin, Optional<Duration> timeout, boolean network) {
+
+    public ExecutionRequest {
+        packages = packages == null ? List.of() : List.copyOf(packages);
+        env = env == null ? Map.of() : Map.copyOf(env);
+        stdin = stdin == null ? "" : stdin;
+        timeout = timeout == null ? Optional.empty() : timeout;
+    }
+
+    public static ExecutionRequest of(String language, String code) {
+        return new ExecutionRequest(language, code, List.of(), Map.of(), "", Optional.empty(), false);
+    }
+
+    public ExecutionRequest withPackages(String... names) {
+        return new ExecutionRequest(language, code, List.of(names), env, stdin, timeout, network);
+    }
+
+    public ExecutionRequest withEnv(Map<String, String> variables) {
+        return new ExecutionRequest(language, code, packages, variables, stdin, timeout, network);
+    }
+
+    public ExecutionRequest withStdin(String input) {
+        return new ExecutionRequest(language, code, packages, env, input, timeout, network);
+    }
+
+    public ExecutionRequest withTimeout(Duration limit) {
+        return new ExecutionRequest(language, code, packages, env, stdin, Optional.of(limit), network);
+    }
+}

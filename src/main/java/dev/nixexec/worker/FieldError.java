@@ -1,0 +1,5 @@
+package dev.nixexec.worker;
+
+/** One problem with one field of a request, worded for the person or agent who sent it. */
+public record FieldError(String field, String message) {
+}

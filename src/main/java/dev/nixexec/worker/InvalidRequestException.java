@@ -1,0 +1,26 @@
+package dev.nixexec.worker;
+
+import java.util.List;
+import java.util.stream.Collectors;
+
+/** The request was refused before anything ran or was stored. */
+public class InvalidRequestException extends RuntimeException {
+
+    private final List<FieldError> errors;
+    private final boolean tooLarge;
+
+    public InvalidRequestException(List<FieldError> errors, boolean tooLarge) {
+        super(errors.stream().map(e -> e.field() + ": " + e.message()).collect(Collectors.joining("; ")));
+        this.errors = List.copyOf(errors);
+        this.tooLarge = tooLarge;
+    }
+
+    public List<FieldError> errors() {
+        return errors;
+    }
+
+    /** True when the refusal is about size (HTTP 413) rather than content (400). */
+    public boolean tooLarge() {
+        return tooLarge;
+    }
+}

@@ -1,0 +1,69 @@
+package dev.nixexec.nix;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** Haskell and Octave are not on the test machine: their Nix requests are checked here instead. */
+class EnvironmentRequestTest {
+
+    private static final NixpkgsPin PIN = new NixpkgsPin("path:/x", "path:/nix/store/abc-source?narHash=sha256-x", "sha256-x", "sha256-x");
+
+    private static EnvironmentRequest request(Language language, String... packages) {
+        return EnvironmentRequest.of(language, java.util.Arrays.stream(packages).map(PackageName::parse).toList());
+    }
+
+    @Test
+    void haskellPackagesGoIntoGhcWithPackages() {
+        Map<String, Object> nix = request(Language.HASKELL, "haskellPackages.text", "zlib").toNixRequest("x86_64-linux");
+        assertEquals(List.of("ghc"), nix.get("interpreter"));
+        assertEquals(List.of("haskellPackages", "ghcWithPackages"), nix.get("with_packages"));
+        assertEquals(List.of(Map.of("name", "haskellPackages.text", "path", List.of("text"))), nix.get("set_packages"));
+        assertEquals(List.of(Map.of("name", "zlib", "path", List.of("zlib"))), nix.get("packages"));
+        assertEquals(List.of("runhaskell"), Language.HASKELL.command());
+    }
+
+    @Test
+    void octavePackagesGoIntoOctaveWithPackages() {
+        Map<String, Object> nix = request(Language.OCTAVE, "octavePackages.statistics").toNixRequest("x86_64-linux");
+        assertEquals(List.of("octave"), nix.get("interpreter"));
+        assertEquals(List.of("octave", "withPackages"), nix.get("with_packages"));
+        assertEquals(List.of(Map.of("name", "octavePackages.statistics", "path", List.of("statistics"))),
+                nix.get("set_packages"));
+    }
+
+    @Test
+    void languagesWithoutASetTakeEverythingTopLevel() {
+        Map<String, Object> nix = request(Language.BASH, "jq", "python3Packages.numpy").toNixRequest("x86_64-linux");
+        assertNull(nix.get("with_packages"));
+        assertEquals(List.of(), nix.get("set_packages"));
+        assertEquals(2, ((List<?>) nix.get("packages")).size());
+    }
+
+    @Test
+    void anotherLanguagesSetIsTopLevel() {
+        Map<String, Object> nix = request(Language.PYTHON, "perlPackages.JSON").toNixRequest("x86_64-linux");
+        assertEquals(List.of(Map.of("name", "perlPackages.JSON", "path", List.of("perlPackages", "JSON"))),
+                nix.get("packages"));
+    }
+
+    @Test
+    void cacheKeyIgnoresOrderAndRepeatsButNotContent() {
+        String a = request(Language.PYTHON, "python3Packages.b", "python3Packages.a").cacheKey("x86_64-linux", PIN, "h");
+        String b = request(Language.PYTHON, "python3Packages.a", "python3Packages.b", "python3Packages.a")
+                .cacheKey("x86_64-linux", PIN, "h");
+        assertEquals(a, b);
+        assertNotEquals(a, request(Language.PYTHON, "python3Packages.a").cacheKey("x86_64-linux", PIN, "h"));
+        assertNotEquals(a, request(Language.PYTHON, "python3Packages.b", "python3Packages.a")
+                .cacheKey("aarch64-linux", PIN, "h"));
+        assertNotEquals(a, request(Language.PYTHON, "python3Packages.b", "python3Packages.a").cacheKey("x86_64-linux",
+                new NixpkgsPin("path:/x", "path:/nix/store/def-source", "sha256-y", "sha256-y"), "h"));
+        assertNotEquals(a, request(Language.PYTHON, "python3Packages.b", "python3Packages.a")
+                .cacheKey("x86_64-linux", PIN, "other-expression"));
+        assertNotEquals(a, request(Language.LUA, "python3Packages.b", "python3Packages.a").cacheKey("x86_64-linux", PIN, "h"));
+    }
+}

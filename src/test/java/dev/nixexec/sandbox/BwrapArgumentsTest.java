@@ -1,0 +1,84 @@
+package dev.nixexec.sandbox;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class BwrapArgumentsTest {
+
+    private static final Limits LIMITS = new Limits(Duration.ofSeconds(5), 1 << 28, 64, 0, 1 << 20, 1 << 20, 1 << 20, 1 << 20);
+    private static final String ENV = "/nix/store/aaaa-nixexec-env";
+
+    private static SandboxSpec spec(Map<String, String> env, boolean network) {
+        return new SandboxSpec(ENV, List.of(ENV, "/nix/store/bbbb-python3"), "main.py", new byte[0],
+                List.of("python3"), env, new byte[0], LIMITS, network);
+    }
+
+    private static List<String> argv(SandboxSpec spec, StoreView view) {
+        return BwrapArguments.build(Path.of("/usr/bin/bwrap"), spec, Path.of("/jobs/1/code"), Path.of("/jobs/1/etc"), view);
+    }
+
+    @Test
+    void commandFollowsDoubleDashAndNothingElseDoes() {
+        List<String> argv = argv(spec(Map.of("A", "--bind / /"), false), StoreView.WHOLE_STORE);
+        int dashes = argv.indexOf("--");
+        assertEquals(List.of(ENV + "/bin/python3", "/code/main.py"), argv.subList(dashes + 1, argv.size()));
+        assertEquals(1, Collections.frequency(argv, "--"));
+    }
+
+    @Test
+    void isolatesEverything() {
+        List<String> argv = argv(spec(Map.of(), false), StoreView.WHOLE_STORE);
+        for (String flag : List.of("--unshare-all", "--unshare-user", "--die-with-parent", "--new-session", "--clearenv",
+                "--disable-userns", "--assert-userns-disabled")) {
+            assertTrue(argv.contains(flag), flag);
+        }
+        assertEquals("ALL", argv.get(argv.indexOf("--cap-drop") + 1));
+        assertFalse(argv.contains("--share-net"));
+        assertEquals("/", argv.get(argv.indexOf("--remount-ro") + 1));
+        assertFalse(argv.contains("/etc/resolv.conf"));
+    }
+
+    @Test
+    void userVariablesAreSetEnvValuesAndCannotReplaceFixedOnes() {
+        List<String> argv = argv(spec(Map.of("GREETING", "$(id) ; rm -rf /"), false), StoreView.WHOLE_STORE);
+        int i = argv.indexOf("GREETING");
+        assertEquals("--setenv", argv.get(i - 1));
+        assertEquals("$(id) ; rm -rf /", argv.get(i + 1));
+        Map<String, String> env = BwrapArguments.environment(spec(Map.of("PATH", "/evil"), false));
+        assertEquals(ENV + "/bin", env.get("PATH"));
+    }
+
+    @Test
+    void networkOnlyWhenAsked() {
+        assertTrue(argv(spec(Map.of(), true), StoreView.WHOLE_STORE).contains("--share-net"));
+    }
+
+    @Test
+    void closureViewBindsEachPathAndNotTheStore() {
+        List<String> argv = argv(spec(Map.of(), false), StoreView.CLOSURE);
+        assertFalse(argv.contains("/nix/store"));
+        assertTrue(argv.contains("/nix/store/bbbb-python3"));
+        List<String> whole = argv(spec(Map.of(), false), StoreView.WHOLE_STORE);
+        assertTrue(whole.contains("/nix/store"));
+        assertFalse(whole.contains("/nix/store/bbbb-python3"));
+    }
+
+    @Test
+    void tmpAndWorkspaceAreSized() {
+        List<String> argv = argv(spec(Map.of(), false), StoreView.WHOLE_STORE);
+        int tmp = argv.indexOf("/tmp");
+        assertEquals("--tmpfs", argv.get(tmp - 1));
+        assertEquals(Long.toString(LIMITS.tmpBytes()), argv.get(tmp - 2));
+        int workspace = argv.indexOf("/workspace");
+        assertEquals("--tmpfs", argv.get(workspace - 1));
+        assertEquals(Long.toString(LIMITS.workspaceBytes()), argv.get(workspace - 2));
+    }
+}

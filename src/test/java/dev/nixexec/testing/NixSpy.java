@@ -1,0 +1,61 @@
+package dev.nixexec.testing;
+
+import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Puts logging wrappers in front of the real nix and nix-store, so tests can count how many nix
+ * processes the service started. The real Nix does every build.
+ */
+public class NixSpy implements QuarkusTestResourceLifecycleManager {
+
+    public static final Path DIR = Path.of(System.getProperty("nixexec-test.repo-dir", "."), "target", "nix-spy").toAbsolutePath();
+    public static final Path LOG = DIR.resolve("invocations.log");
+
+    @Override
+    public Map<String, String> start() {
+        try {
+            Files.createDirectories(DIR);
+            Files.writeString(LOG, "");
+            for (String tool : List.of("nix", "nix-store")) {
+                Path real = onPath(tool);
+                Path wrapper = DIR.resolve(tool);
+                Files.writeString(wrapper, "#!/bin/sh\necho \"" + tool + " $*\" >> '" + LOG + "'\nexec '" + real + "' \"$@\"\n");
+                Files.setPosixFilePermissions(wrapper, PosixFilePermissions.fromString("rwxr-xr-x"));
+            }
+            return Map.of("nixexec.executor.nix-command", DIR.resolve("nix").toString());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Override
+    public void stop() {
+    }
+
+    /** Every nix and nix-store invocation so far, one line each. */
+    public static List<String> invocations() {
+        try {
+            return Files.readAllLines(LOG);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static Path onPath(String tool) {
+        for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin").split(File.pathSeparator)) {
+            Path candidate = Path.of(dir, tool);
+            if (Files.isExecutable(candidate) && !candidate.startsWith(DIR)) {
+                return candidate;
+            }
+        }
+        throw new IllegalStateException(tool + " is not on PATH; the tests need a real Nix (apt-get install nix-bin)");
+    }
+}

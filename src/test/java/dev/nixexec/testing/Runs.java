@@ -1,0 +1,38 @@
+package dev.nixexec.testing;
+
+import dev.nixexec.worker.ExecutionEngine;
+import dev.nixexec.worker.ExecutionEvent;
+import dev.nixexec.worker.ExecutionRequest;
+import dev.nixexec.worker.ExecutionResult;
+import java.time.Duration;
+import java.util.List;
+
+/** Small conveniences for tests that run code through the real engine. */
+public final class Runs {
+
+    private Runs() {
+    }
+
+    public static ExecutionResult run(ExecutionEngine engine, String language, String code) {
+        return engine.run(ExecutionRequest.of(language, code));
+    }
+
+    public static String stdout(ExecutionResult result) {
+        return result.stdout().text();
+    }
+
+    public static String stderr(ExecutionResult result) {
+        return result.stderr().text();
+    }
+
+    /** All events of one execution, in order. */
+    public static List<ExecutionEvent> events(ExecutionEngine engine, ExecutionRequest request) {
+        return engine.execute(request).collect().asList().await().atMost(Duration.ofMinutes(5));
+    }
+
+    public static String describe(ExecutionResult result) {
+        return result.status() + " exit=" + result.exitCode().orElse(null) + " limit=" + result.limitHit().orElse(null)
+                + " error=" + result.error().orElse(null) + "\nstdout: " + result.stdout().text() + "\nstderr: "
+                + result.stderr().text();
+    }
+}

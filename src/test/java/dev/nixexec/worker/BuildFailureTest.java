@@ -1,0 +1,52 @@
+package dev.nixexec.worker;
+
+import static dev.nixexec.testing.Runs.describe;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.nixexec.testing.NixSpy;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
+import jakarta.inject.Inject;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** Build failures are platform errors with a useful message; the build has its own timeout. */
+@QuarkusTest
+@WithTestResource(NixSpy.class)
+@TestProfile(BuildFailureTest.ShortBuildTimeout.class)
+class BuildFailureTest {
+
+    public static class ShortBuildTimeout implements QuarkusTestProfile {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return Map.of("nixexec.executor.build-timeout", "4s");
+        }
+    }
+
+    @Inject
+    ExecutionEngine engine;
+
+    @Test
+    void failedBuildKeepsTheTailOfItsLog() {
+        ExecutionResult result = engine.run(ExecutionRequest.of("bash", "true").withPackages("broken"));
+        assertEquals("error", result.status());
+        assertEquals("build_failed", result.error().orElseThrow().code(), describe(result));
+        String message = result.error().orElseThrow().message();
+        assertTrue(message.contains("the compiler exploded"), message);
+        assertFalse(message.contains("log line 1\n"), "the whole log instead of its tail: " + message);
+    }
+
+    @Test
+    void slowBuildTimesOutOnItsOwnClock() {
+        long start = System.nanoTime();
+        ExecutionResult result = engine.run(ExecutionRequest.of("bash", "true").withPackages("slow"));
+        assertEquals("build_timeout", result.error().orElseThrow().code(), describe(result));
+        assertTrue((System.nanoTime() - start) / 1_000_000_000 < 30);
+        assertTrue(ProcessHandle.allProcesses().noneMatch(p -> p.info().commandLine().orElse("").contains("sleep 600")),
+                "the build's processes outlived its timeout");
+    }
+}
