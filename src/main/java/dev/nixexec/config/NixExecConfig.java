@@ -68,6 +68,10 @@ public interface NixExecConfig {
         @WithDefault("3200000")
         int hostUidBase();
 
+        /** Sandbox launchers kept started and waiting, so a run does not wait for cgroup set-up. */
+        @WithDefault("2")
+        int warmLaunchers();
+
         /** Parent cgroup for per-job cgroups; empty = the service's own cgroup. */
         Optional<String> cgroupParent();
 

@@ -28,6 +28,15 @@ public final class BwrapArguments {
     public static List<String> build(Path bwrap, SandboxSpec spec, Path codeDir, Path etcDir, StoreView view) {
         List<String> a = new ArrayList<>();
         a.add(bwrap.toString());
+        a.addAll(options(spec, codeDir, etcDir, view));
+        a.add("--");
+        a.addAll(command(spec));
+        return a;
+    }
+
+    /** Everything before {@code --}: namespaces, mounts, environment. */
+    public static List<String> options(SandboxSpec spec, Path codeDir, Path etcDir, StoreView view) {
+        List<String> a = new ArrayList<>();
         a.addAll(List.of("--unshare-all", "--unshare-user", "--die-with-parent", "--new-session",
                 "--cap-drop", "ALL", "--clearenv", "--disable-userns", "--assert-userns-disabled",
                 "--uid", Integer.toString(SANDBOX_UID), "--gid", Integer.toString(SANDBOX_UID),
@@ -58,11 +67,16 @@ public final class BwrapArguments {
         for (Map.Entry<String, String> e : environment(spec).entrySet()) {
             a.addAll(List.of("--setenv", e.getKey(), e.getValue()));
         }
-        a.add("--");
-        a.add(bin + "/" + spec.command().get(0));
-        a.addAll(spec.command().subList(1, spec.command().size()));
-        a.add(CODE_DIR + "/" + spec.codeFileName());
         return a;
+    }
+
+    /** The interpreter invocation: everything after {@code --}. */
+    public static List<String> command(SandboxSpec spec) {
+        List<String> c = new ArrayList<>();
+        c.add(spec.environmentPath() + "/bin/" + spec.command().get(0));
+        c.addAll(spec.command().subList(1, spec.command().size()));
+        c.add(CODE_DIR + "/" + spec.codeFileName());
+        return c;
     }
 
     /** The fixed variables, then the (validated) user's; the user's cannot replace the fixed ones. */

@@ -30,9 +30,9 @@ final class CgroupFiles {
         Files.writeString(file, value);
     }
 
-    /** Kills listed pids until the list stays empty, since a process may fork while we read. */
+    /** Kills listed pids until the list is empty, since a process may fork while we read. */
     static void killListed(Path procs) {
-        for (int round = 0; round < 50; round++) {
+        for (int round = 0; round < 1000; round++) {
             List<String> pids;
             try {
                 pids = Files.readAllLines(procs);
@@ -50,7 +50,7 @@ final class CgroupFiles {
                 }
             }
             try {
-                Thread.sleep(10);
+                Thread.sleep(1);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;

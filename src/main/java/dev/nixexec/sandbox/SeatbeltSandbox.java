@@ -110,11 +110,11 @@ public class SeatbeltSandbox implements Sandbox {
             long maxOutput = spec.limits().maxOutputBytes();
             OutputCapture stdout = new OutputCapture(maxOutput);
             OutputCapture stderr = new OutputCapture(maxOutput);
-            Thread stdinWriter = Thread.ofVirtual().start(() -> writeStdin(process.getOutputStream(), spec.stdin()));
+            Thread stdinWriter = Thread.ofVirtual().start(() -> ChildStreams.feed(process.getOutputStream(), new byte[0], spec.stdin()));
             Thread outReader = Thread.ofVirtual().start(
-                    () -> pump(process.getInputStream(), stdout, StreamName.STDOUT, maxOutput, emitter));
+                    () -> ChildStreams.pump(process.getInputStream(), stdout, StreamName.STDOUT, maxOutput, emitter));
             Thread errReader = Thread.ofVirtual().start(
-                    () -> pump(process.getErrorStream(), stderr, StreamName.STDERR, maxOutput, emitter));
+                    () -> ChildStreams.pump(process.getErrorStream(), stderr, StreamName.STDERR, maxOutput, emitter));
 
             boolean exited = waitRecordingTree(process, tree, started + spec.limits().timeout().toNanos());
             // Also after a normal exit: background processes the code left behind end with the run, as on Linux.
@@ -134,7 +134,7 @@ public class SeatbeltSandbox implements Sandbox {
             if (tree != null) {
                 tree.killAll();
             }
-            deleteTree(jobDir);
+            ChildStreams.deleteTree(jobDir);
         }
     }
 
@@ -202,50 +202,6 @@ public class SeatbeltSandbox implements Sandbox {
                 }
                 alive.forEach(ProcessHandle::destroyForcibly);
             }
-        }
-    }
-
-    private static void pump(InputStream in, OutputCapture capture, StreamName stream, long liveLimit,
-            MultiEmitter<? super SandboxEvent> emitter) {
-        byte[] buffer = new byte[CHUNK];
-        long emitted = 0;
-        try (in) {
-            int n;
-            while ((n = in.read(buffer)) >= 0) {
-                capture.append(buffer, 0, n);
-                if (emitted < liveLimit && !emitter.isCancelled()) {
-                    int live = (int) Math.min(n, liveLimit - emitted);
-                    emitter.emit(new SandboxEvent.Output(stream, Arrays.copyOf(buffer, live)));
-                    emitted += live;
-                }
-            }
-        } catch (IOException ignored) {
-            // the sandbox was killed; what was read is kept
-        }
-    }
-
-    private static void writeStdin(OutputStream out, byte[] stdin) {
-        try (out) {
-            if (stdin != null && stdin.length > 0) {
-                out.write(stdin);
-            }
-        } catch (IOException ignored) {
-            // the code exited without reading all of its input
-        }
-    }
-
-    /** Depth first, never following links; directories the code made unreadable are opened up first. */
-    private static void deleteTree(Path path) {
-        try {
-            if (Files.isDirectory(path, LinkOption.NOFOLLOW_LINKS)) {
-                Files.setPosixFilePermissions(path, PosixFilePermissions.fromString("rwx------"));
-                try (Stream<Path> children = Files.list(path)) {
-                    children.toList().forEach(SeatbeltSandbox::deleteTree);
-                }
-            }
-            Files.deleteIfExists(path);
-        } catch (IOException e) {
-            LOG.warnf("cannot delete %s: %s", path, e.getMessage());
         }
     }
 }

@@ -12,7 +12,8 @@ import java.util.Map;
 
 /**
  * Puts logging wrappers in front of the real nix and nix-store, so tests can count how many nix
- * processes the service started. The real Nix does every build.
+ * processes the service started (the real Nix does every build), and gives each application start a
+ * fresh state directory, so no environment is cached from an earlier run.
  */
 public class NixSpy implements QuarkusTestResourceLifecycleManager {
 
@@ -30,7 +31,9 @@ public class NixSpy implements QuarkusTestResourceLifecycleManager {
                 Files.writeString(wrapper, "#!/bin/sh\necho \"" + tool + " $*\" >> '" + LOG + "'\nexec '" + real + "' \"$@\"\n");
                 Files.setPosixFilePermissions(wrapper, PosixFilePermissions.fromString("rwxr-xr-x"));
             }
-            return Map.of("nixexec.executor.nix-command", DIR.resolve("nix").toString());
+            Path state = Files.createDirectories(DIR.getParent().resolve("test-state"));
+            return Map.of("nixexec.executor.nix-command", DIR.resolve("nix").toString(),
+                    "nixexec.state-dir", Files.createTempDirectory(state, "run-").toString());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -1,0 +1,29 @@
+package dev.nixexec.sandbox;
+
+import java.nio.file.Path;
+import java.util.Optional;
+import java.util.OptionalInt;
+
+/**
+ * A sandbox entry started ahead of its run: it already sits in its cgroup, under its rlimits and
+ * host uid, blocked reading its first line of input. The run writes the bubblewrap options and
+ * command into {@code runDir}, then the CPU limit line, and the launcher execs bubblewrap.
+ */
+record Launcher(LauncherKey key, Process process, OptionalInt uid, Optional<JobCgroup> cgroup, Path runDir) {
+
+    Path codeDir() {
+        return runDir.resolve("code");
+    }
+
+    Path etcDir() {
+        return runDir.resolve("etc");
+    }
+
+    Path optionsFile() {
+        return runDir.resolve("options");
+    }
+
+    Path commandFile() {
+        return runDir.resolve("command");
+    }
+}

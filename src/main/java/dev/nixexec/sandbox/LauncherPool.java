@@ -1,0 +1,221 @@
+package dev.nixexec.sandbox;
+
+import dev.nixexec.config.ExecutableLookup;
+import dev.nixexec.config.NixExecConfig;
+import dev.nixexec.config.StatePaths;
+import jakarta.annotation.PreDestroy;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Stream;
+import org.jboss.logging.Logger;
+
+/**
+ * Starts sandbox launchers ahead of demand. Joining a cgroup costs an RCU grace period (~5 ms per
+ * hierarchy here) and each exec in the chain about 1 ms; a waiting launcher has paid all of that
+ * before its run arrives. Runs with other limits than the configured ones get a launcher started on
+ * the spot.
+ *
+ * <p>The chain, every step a fixed argv: {@code sh JOIN} (as the service: join the cgroup) →
+ * {@code prlimit} → {@code setpriv} (root only: drop to the run's uid) → {@code sh WAIT} (read the
+ * CPU limit line, open the options file as fd 3, read the command words) → {@code bwrap --args 3 --
+ * command}. The scripts are constants; paths and words reach them only as argv or as lines read
+ * into quoted variables, never as shell text.
+ */
+@ApplicationScoped
+public class LauncherPool {
+
+    private static final Logger LOG = Logger.getLogger(LauncherPool.class);
+
+    static final String JOIN_CGROUP =
+            "while [ \"$1\" != -- ]; do echo $$ > \"$1\" || exit 125; shift; done; shift; exec \"$@\"";
+    static final String WAIT_FOR_RUN = String.join("\n",
+            "read -r cpu || exit 125",
+            "ulimit -S -t \"$cpu\" || exit 125",
+            "exec 3< \"$1\" || exit 125",
+            "command=$2",
+            "shift 2",
+            "set -- \"$@\" --args 3 --",
+            "while IFS= read -r word; do set -- \"$@\" \"$word\"; done < \"$command\"",
+            "exec \"$@\"");
+
+    private final StatePaths paths;
+    private final Cgroups cgroups;
+    private final HostUids uids;
+    private final int warm;
+    private final long cpuCeilingSeconds;
+    private final LauncherKey defaultKey;
+    private final Optional<Path> bwrap;
+    private final Optional<Path> prlimit;
+    private final Optional<Path> setpriv;
+    private final Optional<Path> sh;
+    private final ConcurrentLinkedQueue<Launcher> idle = new ConcurrentLinkedQueue<>();
+    private final AtomicBoolean refilling = new AtomicBoolean();
+    private volatile boolean closed;
+
+    public LauncherPool(NixExecConfig config, StatePaths paths, Cgroups cgroups, HostUids uids) {
+        this.paths = paths;
+        this.cgroups = cgroups;
+        this.uids = uids;
+        NixExecConfig.Sandbox sandbox = config.sandbox();
+        this.warm = sandbox.warmLaunchers();
+        this.cpuCeilingSeconds = Math.max(sandbox.cpuSeconds(), sandbox.maxTimeout().toSeconds() + 1);
+        this.defaultKey = new LauncherKey(sandbox.memoryBytes(), sandbox.maxProcesses(), sandbox.maxFileBytes(),
+                cpuCeilingSeconds);
+        this.bwrap = ExecutableLookup.find(config.executor().bwrapCommand());
+        this.prlimit = ExecutableLookup.find("prlimit");
+        this.setpriv = ExecutableLookup.find("setpriv");
+        this.sh = ExecutableLookup.find("/bin/sh");
+    }
+
+    /** Why launchers cannot start here, if they cannot. */
+    Optional<String> unavailableReason(String bwrapName) {
+        if (bwrap.isEmpty()) {
+            return Optional.of("bubblewrap (" + bwrapName + ") is not installed or not on PATH");
+        }
+        if (prlimit.isEmpty()) {
+            return Optional.of("prlimit (util-linux) is not on PATH");
+        }
+        if (uids.switching() && setpriv.isEmpty()) {
+            return Optional.of("setpriv (util-linux) is not on PATH");
+        }
+        if (sh.isEmpty()) {
+            return Optional.of("/bin/sh is missing");
+        }
+        return Optional.empty();
+    }
+
+    /** A launcher for these limits: a waiting one when there is one, else one started now. */
+    Launcher take(Limits limits) throws IOException {
+        LauncherKey key = LauncherKey.of(limits, cpuCeilingSeconds);
+        Launcher launcher = null;
+        if (key.equals(defaultKey)) {
+            for (Launcher candidate = idle.poll(); candidate != null; candidate = idle.poll()) {
+                if (candidate.process().isAlive()) {
+                    launcher = candidate;
+                    break;
+                }
+                LOG.warnf("a waiting sandbox launcher died: exit %d", candidate.process().exitValue());
+                release(candidate);
+            }
+            refillLater();
+        }
+        return launcher != null ? launcher : start(key);
+    }
+
+    /** Kills whatever is left of the launcher's run and removes its cgroup, directory and uid. */
+    void release(Launcher launcher) {
+        if (launcher.process().isAlive()) {
+            launcher.process().destroyForcibly();
+        }
+        launcher.cgroup().ifPresent(c -> {
+            c.killAll();
+            c.remove();
+        });
+        ChildStreams.deleteTree(launcher.runDir());
+        uids.release(launcher.uid());
+    }
+
+    @PreDestroy
+    void close() {
+        closed = true;
+        for (Launcher launcher = idle.poll(); launcher != null; launcher = idle.poll()) {
+            release(launcher);
+        }
+    }
+
+    private void refillLater() {
+        if (warm <= 0 || closed || !refilling.compareAndSet(false, true)) {
+            return;
+        }
+        Thread.ofVirtual().name("launcher-refill").start(() -> {
+            try {
+                while (!closed && idle.size() < warm) {
+                    idle.add(start(defaultKey));
+                }
+            } catch (IOException | RuntimeException e) {
+                LOG.warnf("cannot start a waiting sandbox launcher: %s", e.getMessage());
+            } finally {
+                refilling.set(false);
+            }
+            if (closed) {
+                close();
+            }
+        });
+    }
+
+    private Launcher start(LauncherKey key) throws IOException {
+        OptionalInt uid = uids.acquire();
+        String name = UUID.randomUUID().toString();
+        Path runDir = paths.jobsDir().resolve(name);
+        Optional<JobCgroup> cgroup = Optional.empty();
+        try {
+            prepareRunDir(runDir, uid);
+            cgroup = cgroups.create("run-" + name, key.memoryBytes(), key.maxProcesses());
+            List<String> argv = new ArrayList<>();
+            cgroup.ifPresent(c -> {
+                argv.addAll(List.of(sh.orElseThrow().toString(), "-c", JOIN_CGROUP, "nix-exec-join"));
+                c.procsFiles().forEach(f -> argv.add(f.toString()));
+                argv.add("--");
+            });
+            argv.addAll(List.of(prlimit.orElseThrow().toString(),
+                    "--cpu=" + key.cpuCeilingSeconds() + ":" + (key.cpuCeilingSeconds() + 1),
+                    "--fsize=" + key.maxFileBytes(), "--core=0", "--nofile=1024"));
+            if (uid.isPresent()) {
+                // RLIMIT_NPROC counts per uid, so it is a per-run limit only with a per-run uid.
+                argv.add("--nproc=" + key.maxProcesses());
+            }
+            if (cgroup.isEmpty()) {
+                // Address space is a poor stand-in for memory, used only when no cgroup can be had.
+                argv.add("--as=" + key.memoryBytes());
+            }
+            argv.add("--");
+            uid.ifPresent(u -> argv.addAll(List.of(setpriv.orElseThrow().toString(), "--reuid=" + u, "--regid=" + u,
+                    "--clear-groups", "--")));
+            argv.addAll(List.of(sh.orElseThrow().toString(), "-c", WAIT_FOR_RUN, "nix-exec-wait",
+                    runDir.resolve("options").toString(), runDir.resolve("command").toString(),
+                    bwrap.orElseThrow().toString()));
+            ProcessBuilder builder = new ProcessBuilder(argv).directory(runDir.toFile());
+            builder.environment().clear();
+            return new Launcher(key, builder.start(), uid, cgroup, runDir);
+        } catch (IOException | RuntimeException e) {
+            cgroup.ifPresent(JobCgroup::remove);
+            ChildStreams.deleteTree(runDir);
+            uids.release(uid);
+            throw e;
+        }
+    }
+
+    private static void prepareRunDir(Path runDir, OptionalInt uid) throws IOException {
+        Files.createDirectory(runDir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        Files.createDirectory(runDir.resolve("code"));
+        Path etc = Files.createDirectory(runDir.resolve("etc"));
+        for (Map.Entry<String, String> file : BwrapArguments.etcFiles().entrySet()) {
+            Files.writeString(etc.resolve(file.getKey()), file.getValue());
+        }
+        try (Stream<Path> all = Files.walk(runDir)) {
+            for (Path p : all.toList()) {
+                owned(p, uid);
+            }
+        }
+    }
+
+    /** Gives a path in a run directory to the run's uid, so the unprivileged launcher can read it. */
+    static void owned(Path path, OptionalInt uid) throws IOException {
+        Files.setPosixFilePermissions(path, PosixFilePermissions.fromString(Files.isDirectory(path) ? "rwx------" : "r--------"));
+        if (uid.isPresent()) {
+            Files.setAttribute(path, "unix:uid", uid.getAsInt());
+            Files.setAttribute(path, "unix:gid", uid.getAsInt());
+        }
+    }
+}

@@ -1,0 +1,191 @@
+package dev.nixexec.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.nixexec.nix.EnvironmentCache;
+import dev.nixexec.nix.EnvironmentRequest;
+import dev.nixexec.nix.Language;
+import dev.nixexec.nix.PackageName;
+import dev.nixexec.sandbox.BwrapArguments;
+import dev.nixexec.sandbox.Limits;
+import dev.nixexec.sandbox.SandboxSpec;
+import dev.nixexec.sandbox.StoreView;
+import dev.nixexec.worker.ExecutionEngine;
+import dev.nixexec.worker.ExecutionRequest;
+import dev.nixexec.worker.ExecutionResult;
+import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Medians over repeated runs on this machine: run with {@code ./mvnw test -Pbenchmark}; the table
+ * is printed and written to target/benchmarks.md. Not a timed test: it asserts nothing about speed.
+ */
+@QuarkusTest
+@Tag("benchmark")
+class EngineBenchmark {
+
+    private static final int RUNS = Integer.getInteger("bench.runs", 40);
+    private static final Path REPO = Path.of(System.getProperty("nixexec-test.repo-dir", ".")).toAbsolutePath();
+    private static final Limits LIMITS = new Limits(Duration.ofSeconds(30), 512L << 20, 256, 0, 100L << 20,
+            64L << 20, 256L << 20, 1 << 20);
+
+    @Inject
+    ExecutionEngine engine;
+
+    @Inject
+    EnvironmentCache cache;
+
+    @Inject
+    ObjectMapper json;
+
+    private final List<String> rows = new ArrayList<>();
+
+    @Test
+    void measure() throws Exception {
+        String bwrap = which("bwrap");
+
+        // (a) cached python3 -c 'print(1)' through the engine vs the same bwrap command directly.
+        ExecutionRequest print = ExecutionRequest.of("python", "print(1)");
+        ExecutionResult warm = engine.run(print);
+        assertEquals("1\n", warm.stdout().text());
+        String env = warm.environment().orElseThrow().storePath();
+        double[] engineMs = time(() -> engine.run(print));
+        Path job = Files.createTempDirectory("bench");
+        Files.createDirectories(job.resolve("code"));
+        Files.writeString(job.resolve("code/main.py"), "print(1)");
+        Files.createDirectories(job.resolve("etc"));
+        for (Map.Entry<String, String> f : BwrapArguments.etcFiles().entrySet()) {
+            Files.writeString(job.resolve("etc").resolve(f.getKey()), f.getValue());
+        }
+        SandboxSpec spec = new SandboxSpec(env, List.of(), "main.py", new byte[0], List.of("python3"), Map.of(),
+                new byte[0], LIMITS, false);
+        List<String> direct = BwrapArguments.build(Path.of(bwrap), spec, job.resolve("code"), job.resolve("etc"),
+                StoreView.WHOLE_STORE);
+        double[] directMs = time(() -> exec(direct));
+        row("(a) engine, cached python `print(1)`", engineMs, directMs);
+        row("(a) same bwrap argv run directly", directMs, directMs);
+
+        // (b) the cache-hit lookup the engine does before every run.
+        EnvironmentRequest request = EnvironmentRequest.of(Language.PYTHON, List.<PackageName>of());
+        int lookups = 20_000;
+        double[] lookupUs = new double[lookups];
+        for (int i = 0; i < lookups; i++) {
+            long t = System.nanoTime();
+            cache.get(request);
+            lookupUs[i] = (System.nanoTime() - t) / 1000.0;
+        }
+        rows.add(String.format("| (b) cache-hit lookup (µs) | %.1f | %.1f | — |", median(lookupUs), percentile(lookupUs, 0.9)));
+
+        // (c) sandbox start-up for a 1-path and a ~200-path closure, both store views.
+        String busybox = build("busybox");
+        List<String> one = List.of(busybox);
+        String many = build("manyPaths");
+        List<String> twoHundred = new ArrayList<>(closure(many));
+        twoHundred.add(busybox);
+        for (StoreView view : StoreView.values()) {
+            for (List<String> closure : List.of(one, twoHundred)) {
+                SandboxSpec start = new SandboxSpec(busybox, closure, "main.sh", new byte[0], List.of("true"), Map.of(),
+                        new byte[0], LIMITS, false);
+                List<String> argv = new ArrayList<>(BwrapArguments.build(Path.of(bwrap), start, job.resolve("code"),
+                        job.resolve("etc"), view));
+                argv.removeLast();
+                double[] ms = time(() -> exec(argv));
+                rows.add(String.format("| (c) sandbox start-up, %d-path closure, %s | %.1f | %.1f | — |",
+                        closure.size(), view.name().toLowerCase().replace('_', '-'), median(ms), percentile(ms, 0.9)));
+            }
+        }
+        report();
+    }
+
+    private interface Action {
+        void run() throws Exception;
+    }
+
+    private static double[] time(Action action) throws Exception {
+        for (int i = 0; i < 3; i++) {
+            action.run();
+        }
+        double[] ms = new double[RUNS];
+        for (int i = 0; i < RUNS; i++) {
+            long t = System.nanoTime();
+            action.run();
+            ms[i] = (System.nanoTime() - t) / 1e6;
+        }
+        return ms;
+    }
+
+    private static void exec(List<String> argv) throws IOException, InterruptedException {
+        ProcessBuilder builder = new ProcessBuilder(argv).redirectErrorStream(true);
+        builder.environment().clear();
+        Process p = builder.start();
+        byte[] out = p.getInputStream().readAllBytes();
+        if (p.waitFor() != 0) {
+            throw new IllegalStateException("benchmark command failed: " + new String(out, StandardCharsets.UTF_8));
+        }
+    }
+
+    private void row(String name, double[] ms, double[] baseline) {
+        rows.add(String.format("| %s (ms) | %.1f | %.1f | %.2f× (+%.1f ms) |", name, median(ms), percentile(ms, 0.9),
+                median(ms) / median(baseline), median(ms) - median(baseline)));
+    }
+
+    private void report() throws IOException {
+        StringBuilder table = new StringBuilder();
+        table.append("Measured ").append(Instant.now()).append(" on ").append(Runtime.getRuntime().availableProcessors())
+                .append(" cores, ").append(RUNS).append(" runs each after 3 warm-ups\n\n")
+                .append("| what | p50 | p90 | vs direct |\n|---|---|---|---|\n");
+        rows.forEach(r -> table.append(r).append('\n'));
+        System.out.println(table);
+        Files.writeString(REPO.resolve("target/benchmarks.md"), table.toString());
+    }
+
+    private String build(String attribute) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(which("nix"), "build", "--extra-experimental-features", "nix-command flakes",
+                "--option", "substituters", "", "--option", "sandbox", "false", "--json", "--no-link",
+                "path:" + REPO.resolve("nix/testing/nixpkgs") + "#" + attribute).redirectError(ProcessBuilder.Redirect.INHERIT)
+                .start();
+        JsonNode result = json.readTree(p.getInputStream().readAllBytes());
+        p.waitFor();
+        return result.path(0).path("outputs").path("out").asText();
+    }
+
+    private List<String> closure(String path) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(which("nix-store"), "--query", "--requisites", path).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        p.waitFor();
+        return Arrays.stream(out.split("\n")).filter(s -> !s.isBlank()).toList();
+    }
+
+    private static String which(String tool) {
+        for (String dir : System.getenv("PATH").split(":")) {
+            if (Files.isExecutable(Path.of(dir, tool))) {
+                return Path.of(dir, tool).toString();
+            }
+        }
+        throw new IllegalStateException(tool + " not on PATH");
+    }
+
+    private static double median(double[] values) {
+        return percentile(values, 0.5);
+    }
+
+    private static double percentile(double[] values, double p) {
+        double[] sorted = values.clone();
+        Arrays.sort(sorted);
+        return sorted[(int) Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
+    }
+}
