@@ -108,7 +108,6 @@ public class LauncherPool {
                 LOG.warnf("a waiting sandbox launcher died: exit %d", candidate.process().exitValue());
                 release(candidate);
             }
-            refillLater();
         }
         return launcher != null ? launcher : start(key);
     }
@@ -124,6 +123,9 @@ public class LauncherPool {
         });
         ChildStreams.deleteTree(launcher.runDir());
         uids.release(launcher.uid());
+        // Refilled after a run rather than when it starts, so the new launcher's start-up does not
+        // compete with the run for CPU.
+        refillLater();
     }
 
     @PreDestroy

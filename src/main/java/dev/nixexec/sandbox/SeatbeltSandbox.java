@@ -6,14 +6,10 @@ import io.smallrye.mutiny.subscription.MultiEmitter;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Typed;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -36,7 +32,6 @@ import org.jboss.logging.Logger;
 public class SeatbeltSandbox implements Sandbox {
 
     private static final Logger LOG = Logger.getLogger(SeatbeltSandbox.class);
-    private static final int CHUNK = 64 * 1024;
     /** How often the run's process tree is recorded, so processes orphaned by their parent are still killed. */
     private static final Duration TREE_SAMPLE_INTERVAL = Duration.ofMillis(100);
 
@@ -110,7 +105,8 @@ public class SeatbeltSandbox implements Sandbox {
             long maxOutput = spec.limits().maxOutputBytes();
             OutputCapture stdout = new OutputCapture(maxOutput);
             OutputCapture stderr = new OutputCapture(maxOutput);
-            Thread stdinWriter = Thread.ofVirtual().start(() -> ChildStreams.feed(process.getOutputStream(), new byte[0], spec.stdin()));
+            Thread stdinWriter = Thread.ofVirtual().start(
+                    () -> ChildStreams.feed(process.getOutputStream(), new byte[0], spec.stdin()));
             Thread outReader = Thread.ofVirtual().start(
                     () -> ChildStreams.pump(process.getInputStream(), stdout, StreamName.STDOUT, maxOutput, emitter));
             Thread errReader = Thread.ofVirtual().start(

@@ -1,0 +1,38 @@
+package dev.nixexec.worker;
+
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
+
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** Without nix and bubblewrap the service still starts, says why, and is not ready. */
+@QuarkusTest
+@TestProfile(HostReadinessTest.MissingTools.class)
+class HostReadinessTest {
+
+    public static class MissingTools implements QuarkusTestProfile {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return Map.of("nixexec.executor.nix-command", "/nonexistent/nix",
+                    "nixexec.executor.bwrap-command", "/nonexistent/bwrap");
+        }
+    }
+
+    @Test
+    void readinessIsDownAndSaysWhy() {
+        given().get("/q/health/ready").then().statusCode(503)
+                .body("status", equalTo("DOWN"))
+                .body("checks[0].data.nix", equalTo("missing"))
+                .body("checks[0].data.sandbox", containsString("bubblewrap (/nonexistent/bwrap) is not installed"));
+    }
+
+    @Test
+    void livenessIsUnaffected() {
+        given().get("/q/health/live").then().statusCode(200);
+    }
+}

@@ -1,0 +1,21 @@
+package dev.nixexec.worker;
+
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.equalTo;
+
+import dev.nixexec.testing.NixSpy;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import org.junit.jupiter.api.Test;
+
+@QuarkusTest
+@WithTestResource(NixSpy.class)
+class HostReadyTest {
+
+    @Test
+    void readyWithNixAndBubblewrap() {
+        given().get("/q/health/ready").then().statusCode(200)
+                .body("status", equalTo("UP"))
+                .body("checks[0].data.sandbox", equalTo("ok"));
+    }
+}
