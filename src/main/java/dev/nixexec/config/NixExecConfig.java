@@ -14,9 +14,77 @@ public interface NixExecConfig {
     /** Embedded database, GC roots, job directories. Default: $XDG_DATA_HOME/nix-exec. */
     Optional<Path> stateDir();
 
+    /** JDBC URL of the database ({@code NIXEXEC_DB_URL}); unset: an embedded PostgreSQL starts. */
+    Optional<String> dbUrl();
+
     Sandbox sandbox();
 
     Executor executor();
+
+    Node node();
+
+    Auth auth();
+
+    Jobs jobs();
+
+    interface Node {
+        /** {@code all} (intake and worker), {@code api} (intake only) or {@code worker}. */
+        @WithDefault("all")
+        String role();
+
+        /** Jobs this node runs at once. */
+        @WithDefault("2")
+        int concurrency();
+
+        /** This node's name in the fleet; default: host name and a random suffix. */
+        Optional<String> id();
+    }
+
+    interface Auth {
+        /** Off: single-user local mode, every request acts as the admin of one default tenant. */
+        @WithDefault("true")
+        boolean enabled();
+
+        /** An admin key with this secret is made sure to exist at start-up (idempotent). */
+        Optional<String> bootstrapAdminKey();
+    }
+
+    interface Jobs {
+        /** How long a claim holds without a heartbeat before the reaper takes the job back. */
+        @WithDefault("30s")
+        Duration lease();
+
+        /** Heartbeat and reaper period. */
+        @WithDefault("5s")
+        Duration heartbeat();
+
+        /** Claims of a job whose user code never started before it ends as an error. */
+        @WithDefault("3")
+        int maxAttempts();
+
+        /** The longest {@code wait} a request may ask for. */
+        @WithDefault("60s")
+        Duration maxWait();
+
+        /** Fallback poll when no notification arrives. */
+        @WithDefault("2s")
+        Duration poll();
+
+        /** Default caps of a tenant without its own. */
+        @WithDefault("1000")
+        int maxQueuedPerTenant();
+
+        @WithDefault("16")
+        int maxRunningPerTenant();
+
+        /** Finished jobs, their events and audit records older than this are deleted. */
+        @WithDefault("30d")
+        Duration retention();
+
+        /** How long running jobs may finish on shutdown before they are ended. */
+        @WithDefault("20s")
+        Duration shutdownGrace();
+    }
 
     interface Sandbox {
         /** Wall-clock limit of one run, unless the request asks for less. */

@@ -48,7 +48,8 @@ public class StatePaths {
         return true;
     }
 
-    private static Path defaultStateDir() {
+    /** $XDG_DATA_HOME/nix-exec, or ~/.local/share/nix-exec. */
+    public static Path defaultStateDir() {
         String xdg = System.getenv("XDG_DATA_HOME");
         Path base = xdg != null && !xdg.isBlank()
                 ? Path.of(xdg)

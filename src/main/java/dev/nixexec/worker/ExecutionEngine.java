@@ -122,6 +122,17 @@ public class ExecutionEngine {
     }
 
     public Multi<ExecutionEvent> execute(ValidatedRequest request) {
+        return execute(request, environment -> true);
+    }
+
+    /**
+     * As {@link #execute(ValidatedRequest)}, with {@code beforeRun} called once the environment is
+     * there and before any user code starts; when it returns false, nothing runs and the result is
+     * the error {@code not_started}. The job queue uses it to record "started" first, so a lost
+     * worker never leads to a second run.
+     */
+    public Multi<ExecutionEvent> execute(ValidatedRequest request,
+            java.util.function.Predicate<ExecutionResult.EnvironmentInfo> beforeRun) {
         return Multi.createFrom().emitter(emitter -> {
             java.util.concurrent.atomic.AtomicReference<Cancellable> sandboxRun = new java.util.concurrent.atomic.AtomicReference<>();
             emitter.onTermination(() -> {
@@ -153,6 +164,13 @@ public class ExecutionEngine {
                 SandboxSpec spec = new SandboxSpec(environment.storePath(), environment.closure(),
                         request.language().fileName(), request.code(), request.language().command(), request.env(),
                         request.stdin(), request.limits(), request.network());
+                emitter.emit(new ExecutionEvent.EnvironmentReady(info));
+                if (!beforeRun.test(info)) {
+                    emitter.emit(new ExecutionEvent.Finished(ExecutionResult.error("not_started",
+                            "the run was called off before its code started", Optional.of(info))));
+                    emitter.complete();
+                    return;
+                }
                 emitter.emit(new ExecutionEvent.Phase("running"));
                 sandboxRun.set(sandbox.run(spec).subscribe().with(
                         event -> {

@@ -9,6 +9,10 @@ public sealed interface ExecutionEvent {
     record Phase(String status) implements ExecutionEvent {
     }
 
+    /** The environment is there (built or cached); the code starts next. */
+    record EnvironmentReady(ExecutionResult.EnvironmentInfo environment) implements ExecutionEvent {
+    }
+
     record Output(StreamName stream, byte[] data) implements ExecutionEvent {
     }
 

@@ -1,0 +1,99 @@
+package dev.nixexec.api;
+
+import dev.nixexec.job.JobProblem;
+import dev.nixexec.tenant.Caller;
+import dev.nixexec.tenant.Role;
+import dev.nixexec.tenant.Tenant;
+import dev.nixexec.tenant.TenantPolicy;
+import dev.nixexec.tenant.Tenants;
+import dev.nixexec.worker.FieldError;
+import dev.nixexec.worker.InvalidRequestException;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.DELETE;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.time.OffsetDateTime;
+import java.util.List;
+import java.util.UUID;
+
+/** {@code /v1/admin}: tenants and keys (admin role). */
+@Path("/v1/admin")
+@Produces(MediaType.APPLICATION_JSON)
+@Consumes(MediaType.APPLICATION_JSON)
+public class AdminResource {
+
+    private final Tenants tenants;
+    private final CallerContext caller;
+
+    public AdminResource(Tenants tenants, CallerContext caller) {
+        this.tenants = tenants;
+        this.caller = caller;
+    }
+
+    public record TenantBody(String name, TenantPolicy policy) {
+    }
+
+    public record TenantView(UUID id, String name, TenantPolicy policy, OffsetDateTime createdAt) {
+    }
+
+    public record KeyBody(String role) {
+    }
+
+    public record KeyView(UUID id, UUID tenantId, String role, String key) {
+    }
+
+    @POST
+    @Path("tenants")
+    public Response createTenant(TenantBody body) {
+        Caller admin = admin();
+        if (body == null || body.name() == null || !body.name().matches("[A-Za-z0-9][A-Za-z0-9_.-]{0,62}")) {
+            throw new InvalidRequestException(List.of(new FieldError("name",
+                    "1 to 63 letters, digits, '_', '.', '-', starting with a letter or digit")), false);
+        }
+        try {
+            Tenant tenant = tenants.create(body.name(), body.policy(), admin);
+            return Response.status(201).entity(new TenantView(tenant.id, tenant.name, tenants.policy(tenant), tenant.createdAt)).build();
+        } catch (Tenants.NameTakenException e) {
+            throw new JobProblem(JobProblem.Kind.CONFLICT, e.getMessage());
+        }
+    }
+
+    @POST
+    @Path("tenants/{id}/keys")
+    public Response createKey(@PathParam("id") String tenantId, KeyBody body) {
+        Caller admin = admin();
+        Role role = body == null || body.role() == null ? null : Role.byId(body.role()).orElse(null);
+        if (role == null) {
+            throw new InvalidRequestException(List.of(new FieldError("role", "one of admin, member, auditor")), false);
+        }
+        UUID id = JobsResource.jobIdOr404(tenantId, "no tenant " + tenantId);
+        if (tenants.find(id).isEmpty()) {
+            throw new JobProblem(JobProblem.Kind.NOT_FOUND, "no tenant " + tenantId);
+        }
+        Tenants.CreatedKey key = tenants.createKey(id, role, admin);
+        return Response.status(201).entity(new KeyView(key.id(), key.tenantId(), role.id(), key.secret())).build();
+    }
+
+    @DELETE
+    @Path("keys/{id}")
+    public Response revoke(@PathParam("id") String keyId) {
+        Caller admin = admin();
+        UUID id = JobsResource.jobIdOr404(keyId, "no key " + keyId);
+        if (!tenants.revoke(id, admin)) {
+            throw new JobProblem(JobProblem.Kind.NOT_FOUND, "no key " + keyId);
+        }
+        return Response.noContent().build();
+    }
+
+    private Caller admin() {
+        Caller who = caller.get();
+        if (who.role() != Role.ADMIN) {
+            throw new JobProblem(JobProblem.Kind.FORBIDDEN, "this needs an admin key");
+        }
+        return who;
+    }
+}

@@ -1,0 +1,188 @@
+package dev.nixexec.api;
+
+import dev.nixexec.job.JobEvents;
+import dev.nixexec.job.JobProblem;
+import dev.nixexec.job.JobService;
+import dev.nixexec.job.JobStatus;
+import dev.nixexec.job.JobView;
+import dev.nixexec.worker.FieldError;
+import dev.nixexec.worker.InvalidRequestException;
+import io.smallrye.common.annotation.RunOnVirtualThread;
+import io.smallrye.mutiny.Multi;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.HeaderParam;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.sse.OutboundSseEvent;
+import jakarta.ws.rs.sse.Sse;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import org.jboss.resteasy.reactive.RestStreamElementType;
+
+/** {@code /v1/jobs}: a thin adapter over {@link JobService}. */
+@Path("/v1/jobs")
+@Produces(MediaType.APPLICATION_JSON)
+public class JobsResource {
+
+    private static final int MAX_LIMIT = 200;
+
+    private final JobService jobs;
+    private final CallerContext caller;
+
+    public JobsResource(JobService jobs, CallerContext caller) {
+        this.jobs = jobs;
+        this.caller = caller;
+    }
+
+    @POST
+    @Consumes(MediaType.APPLICATION_JSON)
+    @RunOnVirtualThread
+    public Response submit(SubmitBody body, @QueryParam("wait") String wait,
+            @HeaderParam("Idempotency-Key") String idempotencyKey) {
+        if (body == null) {
+            throw new InvalidRequestException(List.of(new FieldError("body", "a JSON object is required")), false);
+        }
+        JobService.Submitted submitted = jobs.submit(caller.get(), body.submission(), idempotencyKey);
+        JobView job = submitted.job();
+        Duration waitFor = waitParam(wait);
+        if (!waitFor.isZero()) {
+            job = jobs.await(caller.get(), job.id(), waitFor);
+        }
+        int status = submitted.created() && !job.terminal() ? 201 : 200;
+        return Response.status(status).entity(job).header("Location", "/v1/jobs/" + job.id()).build();
+    }
+
+    @GET
+    @Path("{id}")
+    @RunOnVirtualThread
+    public JobView get(@PathParam("id") String id, @QueryParam("wait") String wait) {
+        return jobs.await(caller.get(), jobId(id), waitParam(wait));
+    }
+
+    @POST
+    @Path("{id}/cancel")
+    @RunOnVirtualThread
+    public Response cancel(@PathParam("id") String id) {
+        return Response.accepted(jobs.cancel(caller.get(), jobId(id))).build();
+    }
+
+    /** The list page, as {@code {items, next_cursor}}. */
+    public record ListBody(List<JobView> items, String nextCursor) {
+    }
+
+    @GET
+    @RunOnVirtualThread
+    public ListBody list(@QueryParam("status") String status, @QueryParam("language") String language,
+            @QueryParam("since") String since, @QueryParam("until") String until, @QueryParam("limit") Integer limit,
+            @QueryParam("cursor") String cursor) {
+        JobStatus statusFilter = status == null ? null : JobStatus.byId(status).orElseThrow(() ->
+                new InvalidRequestException(List.of(new FieldError("status", "unknown status '" + status + "'")), false));
+        int pageSize = limit == null ? 50 : limit;
+        if (pageSize < 1 || pageSize > MAX_LIMIT) {
+            throw new InvalidRequestException(List.of(new FieldError("limit", "must be 1 to " + MAX_LIMIT)), false);
+        }
+        JobService.Page page = jobs.list(caller.get(),
+                new JobService.Filter(statusFilter, language, time("since", since), time("until", until)), pageSize, cursor);
+        return new ListBody(page.items(), page.nextCursor());
+    }
+
+    /**
+     * Server-Sent Events: {@code status}, {@code stdout}, {@code stderr} and finally {@code result};
+     * the id is the event's sequence number, so {@code Last-Event-ID} resumes. Events come from the
+     * database, so any API node can follow a job that runs on another.
+     */
+    @GET
+    @Path("{id}/events")
+    @io.smallrye.common.annotation.Blocking
+    @Produces(MediaType.SERVER_SENT_EVENTS)
+    @RestStreamElementType(MediaType.TEXT_PLAIN)
+    public Multi<OutboundSseEvent> events(@PathParam("id") String id, @HeaderParam("Last-Event-ID") String lastEventId,
+            @jakarta.ws.rs.core.Context Sse sse) {
+        UUID jobId = jobId(id);
+        var who = caller.get();
+        int after = parseLastEventId(lastEventId);
+        jobs.events(who, jobId, after);
+        return Multi.createFrom().emitter(emitter -> {
+            Semaphore changed = new Semaphore(0);
+            Thread follower = Thread.ofVirtual().name("sse-" + jobId).start(() -> {
+                int seq = after;
+                try (AutoCloseable watch = jobs.watch(jobId, changed::release)) {
+                    while (!emitter.isCancelled()) {
+                        List<JobEvents.Event> events = jobs.events(who, jobId, seq);
+                        for (JobEvents.Event e : events) {
+                            emitter.emit(sse.newEventBuilder().id(Integer.toString(e.seq())).name(e.kind())
+                                    .data(e.data()).build());
+                            seq = e.seq();
+                            if (e.kind().equals("result")) {
+                                emitter.complete();
+                                return;
+                            }
+                        }
+                        if (events.isEmpty()) {
+                            changed.tryAcquire(1, TimeUnit.SECONDS);
+                            changed.drainPermits();
+                        }
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } catch (Exception e) {
+                    emitter.fail(e);
+                }
+            });
+            emitter.onTermination(follower::interrupt);
+        });
+    }
+
+    private static int parseLastEventId(String value) {
+        if (value == null || value.isBlank()) {
+            return 0;
+        }
+        try {
+            return Math.max(0, Integer.parseInt(value.strip()));
+        } catch (NumberFormatException e) {
+            throw new InvalidRequestException(List.of(new FieldError("Last-Event-ID", "must be an event id")), false);
+        }
+    }
+
+    static UUID jobId(String id) {
+        return jobIdOr404(id, "no job " + id);
+    }
+
+    static UUID jobIdOr404(String id, String message) {
+        try {
+            return UUID.fromString(id);
+        } catch (IllegalArgumentException e) {
+            throw new JobProblem(JobProblem.Kind.NOT_FOUND, message);
+        }
+    }
+
+    private static Duration waitParam(String wait) {
+        if (wait == null || wait.isBlank()) {
+            return Duration.ZERO;
+        }
+        return SubmitBody.duration("wait", wait.matches("\\d+") ? com.fasterxml.jackson.databind.node.IntNode.valueOf(
+                Integer.parseInt(wait)) : com.fasterxml.jackson.databind.node.TextNode.valueOf(wait)).orElse(Duration.ZERO);
+    }
+
+    private static OffsetDateTime time(String field, String value) {
+        if (value == null) {
+            return null;
+        }
+        try {
+            return OffsetDateTime.parse(value);
+        } catch (DateTimeParseException e) {
+            throw new InvalidRequestException(List.of(new FieldError(field, "an RFC 3339 time like 2026-01-31T12:00:00Z")), false);
+        }
+    }
+}

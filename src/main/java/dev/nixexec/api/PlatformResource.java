@@ -1,0 +1,96 @@
+package dev.nixexec.api;
+
+import dev.nixexec.audit.AuditLog;
+import dev.nixexec.job.JobProblem;
+import dev.nixexec.job.JobQueue;
+import dev.nixexec.nix.Language;
+import dev.nixexec.tenant.Caller;
+import dev.nixexec.tenant.Role;
+import dev.nixexec.worker.FieldError;
+import dev.nixexec.worker.InvalidRequestException;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+import java.time.OffsetDateTime;
+import java.util.Arrays;
+import java.util.List;
+import java.util.UUID;
+
+/** {@code /v1/languages}, {@code /v1/audit}, {@code /v1/nodes}. */
+@Path("/v1")
+@Produces(MediaType.APPLICATION_JSON)
+public class PlatformResource {
+
+    private final AuditLog audit;
+    private final JobQueue queue;
+    private final CallerContext caller;
+
+    public PlatformResource(AuditLog audit, JobQueue queue, CallerContext caller) {
+        this.audit = audit;
+        this.queue = queue;
+        this.caller = caller;
+    }
+
+    public record LanguageView(String language, String interpreter, String packageSet, String examplePackage) {
+    }
+
+    @GET
+    @Path("languages")
+    public List<LanguageView> languages() {
+        caller.get();
+        return Arrays.stream(Language.values()).map(l -> new LanguageView(l.id(), l.interpreter(),
+                l.packageSet().orElse(null), l.examplePackage())).toList();
+    }
+
+    public record AuditPage(List<AuditLog.Entry> items, String nextCursor) {
+    }
+
+    @GET
+    @Path("audit")
+    public AuditPage audit(@QueryParam("job_id") String jobId, @QueryParam("since") String since,
+            @QueryParam("limit") Integer limit, @QueryParam("cursor") String cursor) {
+        Caller who = caller.get();
+        if (who.role() == Role.MEMBER) {
+            throw new JobProblem(JobProblem.Kind.FORBIDDEN, "the audit log needs an auditor or admin key");
+        }
+        int size = limit == null ? 100 : limit;
+        if (size < 1 || size > 500) {
+            throw new InvalidRequestException(List.of(new FieldError("limit", "must be 1 to 500")), false);
+        }
+        UUID job = jobId == null ? null : JobsResource.jobId(jobId);
+        OffsetDateTime from = null;
+        if (since != null) {
+            try {
+                from = OffsetDateTime.parse(since);
+            } catch (RuntimeException e) {
+                throw new InvalidRequestException(List.of(new FieldError("since", "an RFC 3339 time")), false);
+            }
+        }
+        Long before = null;
+        if (cursor != null) {
+            try {
+                before = Long.parseLong(cursor);
+            } catch (NumberFormatException e) {
+                throw new InvalidRequestException(List.of(new FieldError("cursor", "not a cursor this service gave out")), false);
+            }
+        }
+        List<AuditLog.Entry> items = audit.list(who.tenantId(), job, from, before, size + 1);
+        String next = null;
+        if (items.size() > size) {
+            items = items.subList(0, size);
+            next = Long.toString(items.get(size - 1).id());
+        }
+        return new AuditPage(items, next);
+    }
+
+    @GET
+    @Path("nodes")
+    public List<JobQueue.NodeView> nodes() {
+        if (caller.get().role() != Role.ADMIN) {
+            throw new JobProblem(JobProblem.Kind.FORBIDDEN, "the node list needs an admin key");
+        }
+        return queue.nodes();
+    }
+}

@@ -1,0 +1,83 @@
+package dev.nixexec.api;
+
+import dev.nixexec.job.JobProblem;
+import dev.nixexec.worker.FieldError;
+import dev.nixexec.worker.InvalidRequestException;
+import jakarta.ws.rs.WebApplicationException;
+import jakarta.ws.rs.core.Response;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.jboss.logging.Logger;
+import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
+
+/** Every error as {@code application/problem+json}: type, title, status, detail, and field errors. */
+public class Problems {
+
+    private static final Logger LOG = Logger.getLogger(Problems.class);
+    static final String MEDIA_TYPE = "application/problem+json";
+
+    static Response response(int status, String title, String detail, List<FieldError> errors) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("type", "https://nix-exec.dev/problems/" + title.toLowerCase(java.util.Locale.ROOT).replace(' ', '-'));
+        body.put("title", title);
+        body.put("status", status);
+        body.put("detail", detail);
+        if (errors != null && !errors.isEmpty()) {
+            body.put("errors", errors);
+        }
+        return Response.status(status).type(MEDIA_TYPE).entity(body).build();
+    }
+
+    @ServerExceptionMapper
+    public Response invalid(InvalidRequestException e) {
+        return e.tooLarge()
+                ? response(413, "Payload Too Large", e.getMessage(), e.errors())
+                : response(400, "Bad Request", e.getMessage(), e.errors());
+    }
+
+    @ServerExceptionMapper
+    public Response refused(JobProblem e) {
+        String title = switch (e.kind()) {
+            case UNAUTHENTICATED -> "Unauthorized";
+            case FORBIDDEN -> "Forbidden";
+            case NOT_FOUND -> "Not Found";
+            case CONFLICT -> "Conflict";
+            case TOO_MANY -> "Too Many Requests";
+            case UNAVAILABLE -> "Service Unavailable";
+        };
+        return response(e.kind().status, title, e.getMessage(), null);
+    }
+
+    @ServerExceptionMapper
+    public Response mismatched(com.fasterxml.jackson.databind.exc.MismatchedInputException e) {
+        return unreadable(e);
+    }
+
+    @ServerExceptionMapper
+    public Response malformed(com.fasterxml.jackson.core.JsonParseException e) {
+        return unreadable(e);
+    }
+
+    @ServerExceptionMapper
+    public Response unreadable(com.fasterxml.jackson.core.JsonProcessingException e) {
+        String detail = e instanceof com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException unknown
+                ? "unknown field '" + unknown.getPropertyName() + "'"
+                : "the request body is not valid JSON of the expected shape: " + e.getOriginalMessage();
+        return response(400, "Bad Request", detail, null);
+    }
+
+    @ServerExceptionMapper
+    public Response web(WebApplicationException e) {
+        int status = e.getResponse().getStatus();
+        String detail = status == 400 || status == 415 ? "the request body is not valid JSON of the expected shape"
+                : e.getMessage();
+        return response(status, e.getResponse().getStatusInfo().getReasonPhrase(), detail, null);
+    }
+
+    @ServerExceptionMapper
+    public Response unexpected(RuntimeException e) {
+        LOG.error("unexpected error", e);
+        return response(500, "Internal Server Error", "unexpected error; see the service log", null);
+    }
+}

@@ -1,0 +1,52 @@
+package dev.nixexec.api;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.nixexec.job.JobService;
+import dev.nixexec.worker.FieldError;
+import dev.nixexec.worker.InvalidRequestException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/** The body of {@code POST /v1/jobs}. */
+public record SubmitBody(String language, String code, List<String> packages, Map<String, String> env, String stdin,
+        JsonNode timeout, String network, Map<String, Object> metadata) {
+
+    private static final Pattern DURATION = Pattern.compile("(\\d{1,7})(ms|s|m|h)?");
+
+    JobService.Submission submission() {
+        if (network != null && !network.equals("off") && !network.equals("full")) {
+            throw new InvalidRequestException(List.of(new FieldError("network", "must be \"off\" or \"full\"")), false);
+        }
+        return new JobService.Submission(language, code, packages, env, stdin, duration("timeout", timeout),
+                "full".equals(network), metadata);
+    }
+
+    /** {@code "90s"}, {@code "2m"}, {@code "1h"}, {@code "500ms"} or a number of seconds. */
+    static Optional<Duration> duration(String field, JsonNode value) {
+        if (value == null || value.isNull()) {
+            return Optional.empty();
+        }
+        if (value.isNumber() && value.asDouble() > 0 && value.asDouble() < 1e7) {
+            return Optional.of(Duration.ofMillis(Math.round(value.asDouble() * 1000)));
+        }
+        if (value.isTextual()) {
+            Matcher m = DURATION.matcher(value.asText().strip());
+            if (m.matches()) {
+                long n = Long.parseLong(m.group(1));
+                String unit = m.group(2) == null ? "s" : m.group(2);
+                return Optional.of(switch (unit) {
+                    case "ms" -> Duration.ofMillis(n);
+                    case "m" -> Duration.ofMinutes(n);
+                    case "h" -> Duration.ofHours(n);
+                    default -> Duration.ofSeconds(n);
+                });
+            }
+        }
+        throw new InvalidRequestException(List.of(new FieldError(field,
+                "a duration like \"90s\", \"2m\" or a number of seconds, not " + value)), false);
+    }
+}

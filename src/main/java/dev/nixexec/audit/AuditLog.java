@@ -1,0 +1,79 @@
+package dev.nixexec.audit;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.transaction.Transactional;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * Appends audit records (in the caller's transaction, so a record exists exactly when the change
+ * it describes does) and reads them back, tenant-scoped.
+ */
+@ApplicationScoped
+public class AuditLog {
+
+    private final ObjectMapper json;
+
+    public AuditLog(ObjectMapper json) {
+        this.json = json;
+    }
+
+    /** What one record says; {@code detail} is free-form. */
+    public record Entry(long id, UUID tenantId, UUID jobId, UUID keyId, String nodeId, String kind,
+            Map<String, Object> detail, OffsetDateTime at) {
+    }
+
+    @Transactional(Transactional.TxType.MANDATORY)
+    public void record(String kind, UUID tenantId, UUID jobId, UUID keyId, String nodeId, Map<String, ?> detail) {
+        AuditEvent event = new AuditEvent();
+        event.kind = kind;
+        event.tenantId = tenantId;
+        event.jobId = jobId;
+        event.keyId = keyId;
+        event.nodeId = nodeId;
+        event.at = OffsetDateTime.now(ZoneOffset.UTC);
+        try {
+            event.detail = json.writeValueAsString(detail);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException(e);
+        }
+        event.persist();
+    }
+
+    /** Newest first; {@code beforeId} is the keyset cursor. */
+    @Transactional
+    public List<Entry> list(UUID tenantId, UUID jobId, OffsetDateTime since, Long beforeId, int limit) {
+        StringBuilder query = new StringBuilder("tenantId = :tenant");
+        var params = new java.util.HashMap<String, Object>();
+        params.put("tenant", tenantId);
+        if (jobId != null) {
+            query.append(" and jobId = :job");
+            params.put("job", jobId);
+        }
+        if (since != null) {
+            query.append(" and at >= :since");
+            params.put("since", since);
+        }
+        if (beforeId != null) {
+            query.append(" and id < :before");
+            params.put("before", beforeId);
+        }
+        query.append(" order by id desc");
+        List<AuditEvent> events = AuditEvent.<AuditEvent>find(query.toString(), params).page(0, limit).list();
+        return events.stream().map(this::entry).toList();
+    }
+
+    @SuppressWarnings("unchecked")
+    private Entry entry(AuditEvent e) {
+        try {
+            return new Entry(e.id, e.tenantId, e.jobId, e.keyId, e.nodeId, e.kind, json.readValue(e.detail, Map.class), e.at);
+        } catch (JsonProcessingException ex) {
+            throw new IllegalStateException(ex);
+        }
+    }
+}

@@ -1,0 +1,11 @@
+package dev.nixexec.job;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/** What a worker needs to run a job it claimed. */
+public record ClaimedJob(UUID id, UUID tenantId, int attempt, String language, String code, List<String> packages,
+        Map<String, String> env, String stdin, Duration timeout, boolean network) {
+}

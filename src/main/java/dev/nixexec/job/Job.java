@@ -1,0 +1,97 @@
+package dev.nixexec.job;
+
+import io.quarkus.hibernate.orm.panache.PanacheEntityBase;
+import jakarta.persistence.Column;
+import jakarta.persistence.Entity;
+import jakarta.persistence.Id;
+import jakarta.persistence.Table;
+import java.time.OffsetDateTime;
+import java.util.UUID;
+import org.hibernate.annotations.JdbcTypeCode;
+import org.hibernate.type.SqlTypes;
+
+/** A submitted job, its lease while a worker holds it, and its result. */
+@Entity
+@Table(name = "jobs")
+public class Job extends PanacheEntityBase {
+
+    @Id
+    public UUID id;
+    @Column(name = "tenant_id")
+    public UUID tenantId;
+    @Column(name = "key_id")
+    public UUID keyId;
+    public String status;
+    public String language;
+    public String code;
+    @JdbcTypeCode(SqlTypes.JSON)
+    public String packages;
+    @JdbcTypeCode(SqlTypes.JSON)
+    public String env;
+    public String stdin;
+    @Column(name = "timeout_ms")
+    public long timeoutMs;
+    public boolean network;
+    @JdbcTypeCode(SqlTypes.JSON)
+    public String metadata;
+    @Column(name = "idempotency_key")
+    public String idempotencyKey;
+    @Column(name = "request_hash")
+    public String requestHash;
+    public int attempt;
+    @Column(name = "max_attempts")
+    public int maxAttempts;
+    @Column(name = "node_id")
+    public String nodeId;
+    @Column(name = "lease_until")
+    public OffsetDateTime leaseUntil;
+    @Column(name = "run_after")
+    public OffsetDateTime runAfter;
+    @Column(name = "cancel_requested")
+    public boolean cancelRequested;
+    @Column(name = "cancelled_by")
+    public UUID cancelledBy;
+    @Column(name = "created_at")
+    public OffsetDateTime createdAt;
+    @Column(name = "claimed_at")
+    public OffsetDateTime claimedAt;
+    @Column(name = "started_at")
+    public OffsetDateTime startedAt;
+    @Column(name = "finished_at")
+    public OffsetDateTime finishedAt;
+    @Column(name = "exit_code")
+    public Integer exitCode;
+    public Integer signal;
+    @Column(name = "timed_out")
+    public boolean timedOut;
+    @Column(name = "limit_hit")
+    public String limitHit;
+    @Column(name = "duration_ms")
+    public Long durationMs;
+    public String stdout;
+    public String stderr;
+    @Column(name = "stdout_bytes")
+    public long stdoutBytes;
+    @Column(name = "stderr_bytes")
+    public long stderrBytes;
+    @Column(name = "stdout_truncated")
+    public boolean stdoutTruncated;
+    @Column(name = "stderr_truncated")
+    public boolean stderrTruncated;
+    @Column(name = "store_path")
+    public String storePath;
+    @Column(name = "nixpkgs_revision")
+    public String nixpkgsRevision;
+    @Column(name = "cache_hit")
+    public Boolean cacheHit;
+    @Column(name = "build_ms")
+    public Long buildMs;
+    @Column(name = "error_code")
+    public String errorCode;
+    @Column(name = "error_message")
+    public String errorMessage;
+
+    public JobStatus jobStatus() {
+        return JobStatus.byId(status).orElseThrow();
+    }
+}

@@ -1,0 +1,28 @@
+package dev.nixexec.job;
+
+import jakarta.persistence.EntityManager;
+import java.util.List;
+import java.util.UUID;
+
+/** A job's ordered event stream in {@code job_events}: what live followers on any node read. */
+public final class JobEvents {
+
+    /** {@code kind} is status, stdout, stderr or result; {@code seq} is the SSE id. */
+    public record Event(int seq, String kind, String data) {
+    }
+
+    private JobEvents() {
+    }
+
+    /** Appends in the current transaction; the sequence number follows the job's last one. */
+    static void append(EntityManager em, UUID jobId, String kind, String data) {
+        em.createNativeQuery("INSERT INTO job_events (job_id, seq, kind, data) "
+                        + "SELECT ?1, coalesce(max(seq), 0) + 1, ?2, ?3 FROM job_events WHERE job_id = ?1")
+                .setParameter(1, jobId).setParameter(2, kind).setParameter(3, data).executeUpdate();
+    }
+
+    static List<Event> after(UUID jobId, int afterSeq) {
+        return JobEvent.<JobEvent>find("jobId = ?1 and seq > ?2 order by seq", jobId, afterSeq).page(0, 1000).list()
+                .stream().map(e -> new Event(e.seq, e.kind, e.data)).toList();
+    }
+}

@@ -1,0 +1,127 @@
+package dev.nixexec.job;
+
+import io.agroal.api.AgroalDataSource;
+import io.quarkus.runtime.ShutdownEvent;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import jakarta.persistence.EntityManager;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArraySet;
+import java.util.function.Consumer;
+import org.jboss.logging.Logger;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
+
+/**
+ * PostgreSQL LISTEN/NOTIFY across the fleet: a submitted job wakes idle workers, a change to a job
+ * wakes whoever waits for or follows it, a cancel reaches the node running it. Notifications are
+ * sent inside the transaction that makes the change, so they arrive only if it commits. Everyone
+ * also polls slowly, in case a notification is missed while reconnecting.
+ */
+@ApplicationScoped
+public class JobNotifications {
+
+    private static final Logger LOG = Logger.getLogger(JobNotifications.class);
+    static final String SUBMITTED = "nixexec_submitted";
+    static final String CHANGED = "nixexec_job";
+    static final String CANCEL = "nixexec_cancel";
+
+    private final AgroalDataSource dataSource;
+    private final Set<Runnable> submitted = new CopyOnWriteArraySet<>();
+    private final Map<UUID, Set<Runnable>> changed = new ConcurrentHashMap<>();
+    private final Set<Consumer<UUID>> cancels = new CopyOnWriteArraySet<>();
+    private volatile boolean stopped;
+    private volatile Thread listener;
+
+    public JobNotifications(AgroalDataSource dataSource) {
+        this.dataSource = dataSource;
+    }
+
+    /** Sends a notification when the current transaction commits. */
+    static void notify(EntityManager em, String channel, String payload) {
+        em.createNativeQuery("SELECT pg_notify(?1, ?2)").setParameter(1, channel).setParameter(2, payload).getSingleResult();
+    }
+
+    public void onSubmitted(Runnable action) {
+        submitted.add(action);
+        ensureListening();
+    }
+
+    public void onCancel(Consumer<UUID> action) {
+        cancels.add(action);
+        ensureListening();
+    }
+
+    /** Calls {@code action} whenever the job changes, until the returned handle is closed. */
+    public AutoCloseable watch(UUID jobId, Runnable action) {
+        changed.computeIfAbsent(jobId, id -> new CopyOnWriteArraySet<>()).add(action);
+        ensureListening();
+        return () -> changed.computeIfPresent(jobId, (id, actions) -> {
+            actions.remove(action);
+            return actions.isEmpty() ? null : actions;
+        });
+    }
+
+    void stop(@Observes ShutdownEvent event) {
+        stopped = true;
+        Thread thread = listener;
+        if (thread != null) {
+            thread.interrupt();
+        }
+    }
+
+    private synchronized void ensureListening() {
+        if (listener == null && !stopped) {
+            listener = Thread.ofVirtual().name("pg-listen").start(this::listen);
+        }
+    }
+
+    private void listen() {
+        while (!stopped) {
+            try (Connection connection = dataSource.getConnection()) {
+                connection.setAutoCommit(true);
+                try (Statement statement = connection.createStatement()) {
+                    statement.execute("LISTEN " + SUBMITTED + "; LISTEN " + CHANGED + "; LISTEN " + CANCEL);
+                }
+                PGConnection pg = connection.unwrap(PGConnection.class);
+                while (!stopped) {
+                    PGNotification[] notifications = pg.getNotifications(500);
+                    if (notifications != null) {
+                        for (PGNotification n : notifications) {
+                            dispatch(n.getName(), n.getParameter());
+                        }
+                    }
+                }
+            } catch (SQLException | RuntimeException e) {
+                if (!stopped) {
+                    LOG.warnf("listening for job notifications failed, retrying: %s", e.getMessage());
+                    try {
+                        Thread.sleep(500);
+                    } catch (InterruptedException interrupted) {
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    private void dispatch(String channel, String payload) {
+        switch (channel) {
+            case SUBMITTED -> submitted.forEach(Runnable::run);
+            case CHANGED -> {
+                Set<Runnable> actions = changed.get(UUID.fromString(payload));
+                if (actions != null) {
+                    actions.forEach(Runnable::run);
+                }
+            }
+            case CANCEL -> cancels.forEach(c -> c.accept(UUID.fromString(payload)));
+            default -> LOG.debugf("ignoring notification on %s", channel);
+        }
+    }
+}

@@ -1,0 +1,31 @@
+package dev.nixexec.job;
+
+/** A refusal with an HTTP-like status: the REST and MCP adapters render it, each in its own way. */
+public class JobProblem extends RuntimeException {
+
+    /** The kinds of refusal, each with the status the contract gives it. */
+    public enum Kind {
+        UNAUTHENTICATED(401), FORBIDDEN(403), NOT_FOUND(404), CONFLICT(409), TOO_MANY(429), UNAVAILABLE(503);
+
+        public final int status;
+
+        Kind(int status) {
+            this.status = status;
+        }
+    }
+
+    private final Kind kind;
+
+    public JobProblem(Kind kind, String message) {
+        super(message);
+        this.kind = kind;
+    }
+
+    public Kind kind() {
+        return kind;
+    }
+
+    public static JobProblem notFound(Object id) {
+        return new JobProblem(Kind.NOT_FOUND, "no job " + id);
+    }
+}

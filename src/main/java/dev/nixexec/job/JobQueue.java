@@ -1,0 +1,308 @@
+package dev.nixexec.job;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.nixexec.audit.AuditLog;
+import dev.nixexec.config.NixExecConfig;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.persistence.EntityManager;
+import jakarta.transaction.Transactional;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * The worker's side of the queue: claim, mark started, stream output, finish, keep leases, and the
+ * reaper that takes back jobs of nodes that stopped heartbeating. All of it is SQL on {@code jobs};
+ * every state change is guarded by the expected status and owning node, so a job that was taken
+ * back is never finished twice.
+ */
+@ApplicationScoped
+public class JobQueue {
+
+    /**
+     * Fairness: one candidate per tenant (its oldest queued job), tenants with fewer running jobs
+     * first, then age; tenants at their running cap are skipped. SKIP LOCKED lets many claimers
+     * run this at once without ever taking the same row.
+     */
+    static final String CLAIM = """
+            WITH running AS (
+                SELECT tenant_id, count(*) AS n FROM jobs WHERE status IN ('building', 'running') GROUP BY tenant_id
+            ), candidates AS (
+                SELECT DISTINCT ON (j.tenant_id) j.id, j.tenant_id, j.created_at
+                FROM jobs j
+                WHERE j.status = 'queued' AND j.run_after <= now()
+                ORDER BY j.tenant_id, j.created_at
+            ), ranked AS (
+                SELECT c.id FROM candidates c
+                JOIN tenants t ON t.id = c.tenant_id
+                LEFT JOIN running r ON r.tenant_id = c.tenant_id
+                WHERE coalesce(r.n, 0) < coalesce((t.policy ->> 'max_running')::int, ?3)
+                ORDER BY coalesce(r.n, 0), c.created_at
+                LIMIT ?2
+            )
+            UPDATE jobs SET status = 'building', node_id = ?1, attempt = attempt + 1,
+                   lease_until = now() + make_interval(secs => ?4), claimed_at = now()
+            WHERE id IN (SELECT id FROM jobs WHERE id IN (SELECT id FROM ranked) AND status = 'queued'
+                         FOR UPDATE SKIP LOCKED)
+            RETURNING id
+            """;
+
+    private final NixExecConfig config;
+    private final EntityManager em;
+    private final AuditLog audit;
+    private final JobService jobs;
+    private final ObjectMapper json;
+
+    public JobQueue(NixExecConfig config, EntityManager em, AuditLog audit, JobService jobs, ObjectMapper json) {
+        this.config = config;
+        this.em = em;
+        this.audit = audit;
+        this.jobs = jobs;
+        this.json = json;
+    }
+
+    /** Claims up to {@code count} jobs for this node. */
+    @Transactional
+    public List<ClaimedJob> claim(String nodeId, int count) {
+        @SuppressWarnings("unchecked")
+        List<UUID> ids = em.createNativeQuery(CLAIM, UUID.class)
+                .setParameter(1, nodeId).setParameter(2, count)
+                .setParameter(3, config.jobs().maxRunningPerTenant())
+                .setParameter(4, (double) config.jobs().lease().toSeconds())
+                .getResultList();
+        List<ClaimedJob> claimed = new ArrayList<>();
+        for (UUID id : ids) {
+            Job job = Job.findById(id);
+            em.refresh(job);
+            JobEvents.append(em, id, "status", "building");
+            audit.record("claimed", job.tenantId, id, null, nodeId, Map.of("attempt", job.attempt));
+            JobNotifications.notify(em, JobNotifications.CHANGED, id.toString());
+            claimed.add(new ClaimedJob(id, job.tenantId, job.attempt, job.language, job.code,
+                    read(job.packages, new TypeReference<List<String>>() { }),
+                    read(job.env, new TypeReference<Map<String, String>>() { }), job.stdin,
+                    Duration.ofMillis(job.timeoutMs), job.network));
+        }
+        return claimed;
+    }
+
+    /** Records the environment; false when the job is no longer this node's. */
+    @Transactional
+    public boolean environmentReady(UUID id, String nodeId, String storePath, String revision, boolean cacheHit, long buildMs) {
+        int updated = em.createNativeQuery("UPDATE jobs SET store_path = ?3, nixpkgs_revision = ?4, cache_hit = ?5, "
+                        + "build_ms = ?6 WHERE id = ?1 AND node_id = ?2 AND status = 'building'")
+                .setParameter(1, id).setParameter(2, nodeId).setParameter(3, storePath).setParameter(4, revision)
+                .setParameter(5, cacheHit).setParameter(6, buildMs).executeUpdate();
+        if (updated == 1) {
+            Job job = Job.findById(id);
+            audit.record("environment", job.tenantId, id, null, nodeId,
+                    Map.of("store_path", storePath, "nixpkgs_revision", revision, "cache_hit", cacheHit, "build_ms", buildMs));
+        }
+        return updated == 1;
+    }
+
+    /**
+     * Marks that user code is about to start: from here on a lost worker means {@code worker_lost},
+     * never a retry. False when the job is no longer this node's (or was cancelled).
+     */
+    @Transactional
+    public boolean started(UUID id, String nodeId) {
+        int updated = em.createNativeQuery("UPDATE jobs SET status = 'running', started_at = now() "
+                        + "WHERE id = ?1 AND node_id = ?2 AND status = 'building' AND NOT cancel_requested")
+                .setParameter(1, id).setParameter(2, nodeId).executeUpdate();
+        if (updated == 1) {
+            JobEvents.append(em, id, "status", "running");
+            Job job = Job.findById(id);
+            audit.record("started", job.tenantId, id, null, nodeId, Map.of());
+            JobNotifications.notify(em, JobNotifications.CHANGED, id.toString());
+        }
+        return updated == 1;
+    }
+
+    /** Appends an output chunk for live followers. */
+    @Transactional
+    public void output(UUID id, String stream, String text) {
+        JobEvents.append(em, id, stream, text);
+        JobNotifications.notify(em, JobNotifications.CHANGED, id.toString());
+    }
+
+    /** How a run ended, in the job's terms. */
+    public record Outcome(String status, Integer exitCode, Integer signal, boolean timedOut, String limitHit,
+            Long durationMs, String stdout, String stderr, long stdoutBytes, long stderrBytes, boolean stdoutTruncated,
+            boolean stderrTruncated, String errorCode, String errorMessage) {
+    }
+
+    /** Stores the result if the job is still this node's; returns whether it was. */
+    @Transactional
+    public boolean finish(UUID id, String nodeId, Outcome o) {
+        Job job = Job.findById(id);
+        if (job == null) {
+            return false;
+        }
+        em.lock(job, jakarta.persistence.LockModeType.PESSIMISTIC_WRITE);
+        em.refresh(job);
+        if (job.jobStatus().terminal() || !nodeId.equals(job.nodeId)) {
+            return false;
+        }
+        String status = job.cancelRequested && !o.status().equals("succeeded") ? "cancelled" : o.status();
+        job.status = status;
+        job.finishedAt = OffsetDateTime.now(ZoneOffset.UTC);
+        job.leaseUntil = null;
+        job.exitCode = o.exitCode();
+        job.signal = o.signal();
+        job.timedOut = o.timedOut();
+        job.limitHit = o.limitHit();
+        job.durationMs = o.durationMs();
+        job.stdout = o.stdout();
+        job.stderr = o.stderr();
+        job.stdoutBytes = o.stdoutBytes();
+        job.stderrBytes = o.stderrBytes();
+        job.stdoutTruncated = o.stdoutTruncated();
+        job.stderrTruncated = o.stderrTruncated();
+        job.errorCode = o.errorCode();
+        job.errorMessage = o.errorMessage();
+        end(job, nodeId, status.equals("cancelled") ? job.cancelledBy : null);
+        return true;
+    }
+
+    /** Extends the leases of this node's jobs; returns the ids whose cancel was requested. */
+    @Transactional
+    public List<UUID> heartbeat(String nodeId, String role, int concurrency, int running) {
+        em.createNativeQuery("INSERT INTO nodes (id, role, concurrency, running) VALUES (?1, ?2, ?3, ?4) "
+                        + "ON CONFLICT (id) DO UPDATE SET role = ?2, concurrency = ?3, running = ?4, heartbeat_at = now()")
+                .setParameter(1, nodeId).setParameter(2, role).setParameter(3, concurrency).setParameter(4, running)
+                .executeUpdate();
+        em.createNativeQuery("UPDATE jobs SET lease_until = now() + make_interval(secs => ?2) "
+                        + "WHERE node_id = ?1 AND status IN ('building', 'running')")
+                .setParameter(1, nodeId).setParameter(2, (double) config.jobs().lease().toSeconds()).executeUpdate();
+        @SuppressWarnings("unchecked")
+        List<UUID> cancels = em.createNativeQuery("SELECT id FROM jobs WHERE node_id = ?1 "
+                + "AND status IN ('building', 'running') AND cancel_requested", UUID.class).setParameter(1, nodeId).getResultList();
+        return cancels;
+    }
+
+    /** A job this node claimed but will not run (shutting down before its code started): queued again. */
+    @Transactional
+    public boolean giveBack(UUID id, String nodeId) {
+        int updated = em.createNativeQuery("UPDATE jobs SET status = 'queued', node_id = NULL, lease_until = NULL, "
+                        + "attempt = attempt - 1, run_after = now() WHERE id = ?1 AND node_id = ?2 AND status = 'building'")
+                .setParameter(1, id).setParameter(2, nodeId).executeUpdate();
+        if (updated == 1) {
+            JobEvents.append(em, id, "status", "queued");
+            Job job = Job.findById(id);
+            audit.record("requeued", job.tenantId, id, null, nodeId, Map.of("reason", "node shutting down"));
+            JobNotifications.notify(em, JobNotifications.SUBMITTED, "");
+            JobNotifications.notify(em, JobNotifications.CHANGED, id.toString());
+        }
+        return updated == 1;
+    }
+
+    /** A worker node as {@code GET /v1/nodes} shows it. */
+    public record NodeView(String id, String role, int concurrency, int running, OffsetDateTime startedAt,
+            OffsetDateTime heartbeatAt) {
+    }
+
+    @Transactional
+    public List<NodeView> nodes() {
+        @SuppressWarnings("unchecked")
+        List<Object[]> rows = em.createNativeQuery("SELECT id, role, concurrency, running, started_at, heartbeat_at "
+                + "FROM nodes ORDER BY id").getResultList();
+        return rows.stream().map(r -> new NodeView((String) r[0], (String) r[1], ((Number) r[2]).intValue(),
+                ((Number) r[3]).intValue(), toOffset(r[4]), toOffset(r[5]))).toList();
+    }
+
+    private static OffsetDateTime toOffset(Object value) {
+        return switch (value) {
+            case OffsetDateTime odt -> odt;
+            case java.time.Instant instant -> instant.atOffset(ZoneOffset.UTC);
+            case java.sql.Timestamp ts -> ts.toInstant().atOffset(ZoneOffset.UTC);
+            default -> OffsetDateTime.parse(value.toString());
+        };
+    }
+
+    @Transactional
+    public void leave(String nodeId) {
+        em.createNativeQuery("DELETE FROM nodes WHERE id = ?1").setParameter(1, nodeId).executeUpdate();
+    }
+
+    /**
+     * Takes back jobs whose lease ran out: one whose user code never started is queued again (until
+     * its attempts are used up); one that had started ends as {@code error}/{@code worker_lost},
+     * so user code runs at most once. A cancel that was requested wins.
+     */
+    @Transactional
+    public int reap() {
+        @SuppressWarnings("unchecked")
+        List<Job> expired = em.createNativeQuery("SELECT * FROM jobs WHERE status IN ('building', 'running') "
+                + "AND lease_until < now() FOR UPDATE SKIP LOCKED", Job.class).getResultList();
+        for (Job job : expired) {
+            String lostNode = job.nodeId;
+            if (job.cancelRequested) {
+                job.status = JobStatus.CANCELLED.id();
+                job.finishedAt = OffsetDateTime.now(ZoneOffset.UTC);
+                end(job, lostNode, job.cancelledBy);
+            } else if (job.jobStatus() == JobStatus.BUILDING && job.attempt < job.maxAttempts) {
+                job.status = JobStatus.QUEUED.id();
+                job.nodeId = null;
+                job.leaseUntil = null;
+                job.runAfter = OffsetDateTime.now(ZoneOffset.UTC);
+                JobEvents.append(em, job.id, "status", "queued");
+                audit.record("requeued", job.tenantId, job.id, null, lostNode, Map.of("attempt", job.attempt));
+                JobNotifications.notify(em, JobNotifications.SUBMITTED, "");
+                JobNotifications.notify(em, JobNotifications.CHANGED, job.id.toString());
+            } else {
+                boolean codeStarted = job.jobStatus() == JobStatus.RUNNING;
+                job.status = JobStatus.ERROR.id();
+                job.finishedAt = OffsetDateTime.now(ZoneOffset.UTC);
+                job.errorCode = "worker_lost";
+                job.errorMessage = codeStarted
+                        ? "the node running the job stopped responding; the job is not retried because its code had started"
+                        : "the job's node stopped responding " + job.attempt + " times before its code started";
+                end(job, lostNode, null);
+            }
+        }
+        em.createNativeQuery("DELETE FROM nodes WHERE heartbeat_at < now() - make_interval(secs => ?1)")
+                .setParameter(1, (double) config.jobs().lease().toSeconds() * 4).executeUpdate();
+        return expired.size();
+    }
+
+    /** Deletes finished jobs (with their events) and audit records older than the retention. */
+    @Transactional
+    public int expire(Duration retention) {
+        double seconds = retention.toSeconds();
+        int jobsDeleted = em.createNativeQuery("DELETE FROM jobs WHERE finished_at < now() - make_interval(secs => ?1)")
+                .setParameter(1, seconds).executeUpdate();
+        em.createNativeQuery("DELETE FROM audit_events WHERE at < now() - make_interval(secs => ?1)")
+                .setParameter(1, seconds).executeUpdate();
+        return jobsDeleted;
+    }
+
+    private void end(Job job, String nodeId, UUID cancelledBy) {
+        job.leaseUntil = null;
+        JobEvents.append(em, job.id, "status", job.status);
+        JobEvents.append(em, job.id, "result", jobs.write(jobs.view(job)));
+        Map<String, Object> detail = new java.util.HashMap<>();
+        detail.put("status", job.status);
+        if (job.exitCode != null) {
+            detail.put("exit_code", job.exitCode);
+        }
+        if (job.errorCode != null) {
+            detail.put("error_code", job.errorCode);
+        }
+        audit.record(job.status.equals("cancelled") ? "cancelled" : "finished", job.tenantId, job.id, cancelledBy, nodeId, detail);
+        JobNotifications.notify(em, JobNotifications.CHANGED, job.id.toString());
+    }
+
+    private <T> T read(String text, TypeReference<T> type) {
+        try {
+            return json.readValue(text, type);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,389 @@
+package dev.nixexec.job;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.nixexec.audit.AuditLog;
+import dev.nixexec.config.NixExecConfig;
+import dev.nixexec.nix.PackageName;
+import dev.nixexec.nix.PackagePolicy;
+import dev.nixexec.tenant.Caller;
+import dev.nixexec.tenant.TenantPolicy;
+import dev.nixexec.tenant.Tenants;
+import dev.nixexec.worker.ExecutionEngine;
+import dev.nixexec.worker.ExecutionRequest;
+import dev.nixexec.worker.FieldError;
+import dev.nixexec.worker.InvalidRequestException;
+import io.quarkus.narayana.jta.QuarkusTransaction;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.PersistenceException;
+import jakarta.transaction.Transactional;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Submitting, reading, listing, cancelling and waiting for jobs: the service methods REST and MCP
+ * both call. Every read is scoped to the caller's tenant; another tenant's job is "not found".
+ */
+@ApplicationScoped
+public class JobService {
+
+    /** What a caller submits. An empty timeout means the service default. */
+    public record Submission(String language, String code, List<String> packages, Map<String, String> env,
+            String stdin, Optional<Duration> timeout, boolean network, Map<String, Object> metadata) {
+
+        public Submission {
+            packages = packages == null ? List.of() : List.copyOf(packages);
+            env = env == null ? Map.of() : Map.copyOf(env);
+            stdin = stdin == null ? "" : stdin;
+            timeout = timeout == null ? Optional.empty() : timeout;
+            metadata = metadata == null ? Map.of() : Map.copyOf(metadata);
+        }
+
+        ExecutionRequest execution() {
+            return new ExecutionRequest(language, code, packages, env, stdin, timeout, network);
+        }
+    }
+
+    /** A submitted (or, for a repeated idempotency key, the earlier) job, and whether it is new. */
+    public record Submitted(JobView job, boolean created) {
+    }
+
+    /** One page of a list, newest first; {@code nextCursor} is null on the last page. */
+    public record Page(List<JobView> items, String nextCursor) {
+    }
+
+    /** Filters of a list; null fields do not filter. */
+    public record Filter(JobStatus status, String language, OffsetDateTime since, OffsetDateTime until) {
+    }
+
+    private final NixExecConfig config;
+    private final ExecutionEngine engine;
+    private final Tenants tenants;
+    private final AuditLog audit;
+    private final JobNotifications notifications;
+    private final EntityManager em;
+    private final ObjectMapper json;
+    private final ObjectMapper canonical;
+
+    public JobService(NixExecConfig config, ExecutionEngine engine, Tenants tenants, AuditLog audit,
+            JobNotifications notifications, EntityManager em, ObjectMapper json) {
+        this.config = config;
+        this.engine = engine;
+        this.tenants = tenants;
+        this.audit = audit;
+        this.notifications = notifications;
+        this.em = em;
+        this.json = json;
+        this.canonical = json.copy().configure(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true);
+    }
+
+    public Submitted submit(Caller caller, Submission submission, String idempotencyKey) {
+        if (!caller.role().canSubmit()) {
+            throw new JobProblem(JobProblem.Kind.FORBIDDEN, "an " + caller.role().id() + " key cannot submit jobs");
+        }
+        engine.validate(submission.execution());
+        TenantPolicy policy = tenants.policy(caller.tenantId());
+        checkPolicy(submission, policy);
+        if (idempotencyKey != null && (idempotencyKey.isBlank() || idempotencyKey.length() > 200)) {
+            throw new InvalidRequestException(List.of(new FieldError("Idempotency-Key", "must be 1 to 200 characters")), false);
+        }
+        String hash = requestHash(submission);
+        try {
+            return QuarkusTransaction.requiringNew().call(() -> insert(caller, submission, idempotencyKey, hash, policy));
+        } catch (JobProblem e) {
+            throw e;
+        } catch (RuntimeException e) {
+            // two submissions with one idempotency key raced: the loser returns the winner's job
+            if (idempotencyKey != null && causedBy(e, PersistenceException.class)) {
+                return QuarkusTransaction.requiringNew().call(() -> existing(caller, idempotencyKey, hash)
+                        .orElseThrow(() -> e));
+            }
+            throw e;
+        }
+    }
+
+    private Submitted insert(Caller caller, Submission s, String idempotencyKey, String hash, TenantPolicy policy) {
+        if (idempotencyKey != null) {
+            Optional<Submitted> earlier = existing(caller, idempotencyKey, hash);
+            if (earlier.isPresent()) {
+                return earlier.get();
+            }
+        }
+        int maxQueued = Optional.ofNullable(policy.maxQueued()).orElse(config.jobs().maxQueuedPerTenant());
+        long queued = Job.count("tenantId = ?1 and status = 'queued'", caller.tenantId());
+        if (queued >= maxQueued) {
+            throw new JobProblem(JobProblem.Kind.TOO_MANY, "the tenant has " + queued + " queued jobs, its cap is " + maxQueued);
+        }
+        Job job = new Job();
+        job.id = UUID.randomUUID();
+        job.tenantId = caller.tenantId();
+        job.keyId = caller.keyId();
+        job.status = JobStatus.QUEUED.id();
+        job.language = s.language().toLowerCase(java.util.Locale.ROOT);
+        job.code = s.code();
+        job.packages = write(s.packages());
+        job.env = write(s.env());
+        job.stdin = s.stdin();
+        job.timeoutMs = s.timeout().orElse(config.sandbox().timeout()).toMillis();
+        job.network = s.network();
+        job.metadata = write(s.metadata());
+        job.idempotencyKey = idempotencyKey;
+        job.requestHash = hash;
+        job.maxAttempts = config.jobs().maxAttempts();
+        OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
+        job.createdAt = now;
+        job.runAfter = now;
+        job.persist();
+        em.flush();
+        JobEvents.append(em, job.id, "status", "queued");
+        audit.record("submitted", job.tenantId, job.id, caller.keyId(), null,
+                Map.of("language", job.language, "packages", s.packages(), "env_names", new ArrayList<>(new TreeMap<>(s.env()).keySet())));
+        JobNotifications.notify(em, JobNotifications.SUBMITTED, "");
+        return new Submitted(view(job), true);
+    }
+
+    private Optional<Submitted> existing(Caller caller, String idempotencyKey, String hash) {
+        return Job.<Job>find("tenantId = ?1 and idempotencyKey = ?2", caller.tenantId(), idempotencyKey)
+                .firstResultOptional().map(job -> {
+                    if (!hash.equals(job.requestHash)) {
+                        throw new JobProblem(JobProblem.Kind.CONFLICT,
+                                "Idempotency-Key '" + idempotencyKey + "' was used for a different request");
+                    }
+                    return new Submitted(view(job), false);
+                });
+    }
+
+    private void checkPolicy(Submission s, TenantPolicy policy) {
+        List<FieldError> errors = new ArrayList<>();
+        String language = s.language().toLowerCase(java.util.Locale.ROOT);
+        if (policy.languages() != null && !policy.languages().contains(language)) {
+            errors.add(new FieldError("language", "language '" + language + "' is not allowed for this tenant; allowed: "
+                    + String.join(", ", policy.languages())));
+        }
+        PackagePolicy packages = new PackagePolicy(Optional.ofNullable(policy.packageDenylist()).orElse(List.of()),
+                Optional.ofNullable(policy.packageAllowlist()));
+        for (int i = 0; i < s.packages().size(); i++) {
+            packages.rejection(PackageName.parse(s.packages().get(i)))
+                    .ifPresent(reason -> errors.add(new FieldError("packages", reason)));
+        }
+        if (s.network() && !policy.networkAllowed()) {
+            errors.add(new FieldError("network", "network \"full\" is not allowed for this tenant"));
+        }
+        if (policy.maxTimeoutSeconds() != null && s.timeout().isPresent()
+                && s.timeout().get().toSeconds() > policy.maxTimeoutSeconds()) {
+            errors.add(new FieldError("timeout", "timeout may be at most " + policy.maxTimeoutSeconds() + "s for this tenant"));
+        }
+        if (!errors.isEmpty()) {
+            throw new InvalidRequestException(errors, false);
+        }
+    }
+
+    /** The job, if it belongs to the caller's tenant. */
+    @Transactional
+    public JobView get(Caller caller, UUID id) {
+        return view(owned(caller, id));
+    }
+
+    /** The job once it is terminal, or as it is when {@code wait} is up; never busy-polls. */
+    public JobView await(Caller caller, UUID id, Duration wait) {
+        JobView job = get(caller, id);
+        if (job.terminal() || wait.isZero() || wait.isNegative()) {
+            return job;
+        }
+        Duration max = wait.compareTo(config.jobs().maxWait()) > 0 ? config.jobs().maxWait() : wait;
+        long deadline = System.nanoTime() + max.toNanos();
+        Semaphore changed = new Semaphore(0);
+        try (AutoCloseable watch = notifications.watch(id, changed::release)) {
+            while (!job.terminal()) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    break;
+                }
+                changed.tryAcquire(Math.min(left, config.jobs().poll().toNanos()), TimeUnit.NANOSECONDS);
+                changed.drainPermits();
+                job = get(caller, id);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+        return job;
+    }
+
+    @Transactional
+    public Page list(Caller caller, Filter filter, int limit, String cursor) {
+        StringBuilder query = new StringBuilder("tenantId = :tenant");
+        Map<String, Object> params = new LinkedHashMap<>();
+        params.put("tenant", caller.tenantId());
+        if (filter.status() != null) {
+            query.append(" and status = :status");
+            params.put("status", filter.status().id());
+        }
+        if (filter.language() != null) {
+            query.append(" and language = :language");
+            params.put("language", filter.language());
+        }
+        if (filter.since() != null) {
+            query.append(" and createdAt >= :since");
+            params.put("since", filter.since());
+        }
+        if (filter.until() != null) {
+            query.append(" and createdAt < :until");
+            params.put("until", filter.until());
+        }
+        if (cursor != null) {
+            String[] parts = decodeCursor(cursor);
+            query.append(" and (createdAt < :cursorAt or (createdAt = :cursorAt and id < :cursorId))");
+            params.put("cursorAt", OffsetDateTime.parse(parts[0]));
+            params.put("cursorId", UUID.fromString(parts[1]));
+        }
+        query.append(" order by createdAt desc, id desc");
+        List<Job> jobs = Job.<Job>find(query.toString(), params).page(0, limit + 1).list();
+        String next = null;
+        if (jobs.size() > limit) {
+            jobs = jobs.subList(0, limit);
+            Job last = jobs.get(limit - 1);
+            next = Base64.getUrlEncoder().withoutPadding()
+                    .encodeToString((last.createdAt + "|" + last.id).getBytes(StandardCharsets.UTF_8));
+        }
+        return new Page(jobs.stream().map(this::view).toList(), next);
+    }
+
+    /**
+     * Cancels: a queued job ends at once; a building or running one is flagged and its node told,
+     * and ends {@code cancelled} when its sandbox is gone. A terminal job is left as it is.
+     */
+    @Transactional
+    public JobView cancel(Caller caller, UUID id) {
+        if (!caller.role().canSubmit()) {
+            throw new JobProblem(JobProblem.Kind.FORBIDDEN, "an " + caller.role().id() + " key cannot cancel jobs");
+        }
+        Job job = owned(caller, id);
+        em.lock(job, jakarta.persistence.LockModeType.PESSIMISTIC_WRITE);
+        em.refresh(job);
+        JobStatus status = job.jobStatus();
+        if (status.terminal() || job.cancelRequested) {
+            return view(job);
+        }
+        job.cancelRequested = true;
+        job.cancelledBy = caller.keyId();
+        if (status == JobStatus.QUEUED) {
+            job.status = JobStatus.CANCELLED.id();
+            job.finishedAt = OffsetDateTime.now(ZoneOffset.UTC);
+            JobEvents.append(em, job.id, "status", "cancelled");
+            JobEvents.append(em, job.id, "result", write(view(job)));
+            audit.record("cancelled", job.tenantId, job.id, caller.keyId(), null, Map.of("was", status.id()));
+            JobNotifications.notify(em, JobNotifications.CHANGED, job.id.toString());
+        } else {
+            audit.record("cancel_requested", job.tenantId, job.id, caller.keyId(), null, Map.of("was", status.id()));
+            JobNotifications.notify(em, JobNotifications.CANCEL, job.id.toString());
+        }
+        return view(job);
+    }
+
+    /** The job's events after {@code afterSeq}, if the job is the caller's tenant's. */
+    @Transactional
+    public List<JobEvents.Event> events(Caller caller, UUID id, int afterSeq) {
+        owned(caller, id);
+        return JobEvents.after(id, afterSeq);
+    }
+
+    public AutoCloseable watch(UUID id, Runnable onChange) {
+        return notifications.watch(id, onChange);
+    }
+
+    private Job owned(Caller caller, UUID id) {
+        Job job = Job.findById(id);
+        if (job == null || !job.tenantId.equals(caller.tenantId())) {
+            throw JobProblem.notFound(id);
+        }
+        return job;
+    }
+
+    JobView view(Job job) {
+        JobView.EnvironmentView environment = job.storePath == null && job.cacheHit == null ? null
+                : new JobView.EnvironmentView(job.storePath, job.nixpkgsRevision, job.cacheHit, job.buildMs);
+        JobView.ErrorView error = job.errorCode == null ? null : new JobView.ErrorView(job.errorCode, job.errorMessage);
+        return new JobView(job.id, job.status, job.language, read(job.packages, new TypeReference<List<String>>() { }),
+                read(job.metadata, new TypeReference<Map<String, Object>>() { }), job.createdAt, job.startedAt,
+                job.finishedAt, job.exitCode, job.signal, job.timedOut, job.limitHit, job.durationMs, job.stdout,
+                job.stderr, job.stdoutBytes, job.stderrBytes, job.stdoutTruncated, job.stderrTruncated, environment,
+                error, job.attempt, job.nodeId);
+    }
+
+    private String requestHash(Submission s) {
+        try {
+            Map<String, Object> fields = new TreeMap<>();
+            fields.put("language", s.language());
+            fields.put("code", s.code());
+            fields.put("packages", s.packages());
+            fields.put("env", new TreeMap<>(s.env()));
+            fields.put("stdin", s.stdin());
+            fields.put("timeout_ms", s.timeout().map(Duration::toMillis).orElse(null));
+            fields.put("network", s.network());
+            fields.put("metadata", s.metadata());
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(canonical.writeValueAsBytes(fields));
+            return HexFormat.of().formatHex(digest);
+        } catch (JsonProcessingException | NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static boolean causedBy(Throwable e, Class<? extends Throwable> type) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (type.isInstance(t)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static String[] decodeCursor(String cursor) {
+        try {
+            String[] parts = new String(Base64.getUrlDecoder().decode(cursor), StandardCharsets.UTF_8).split("\\|", 2);
+            if (parts.length != 2) {
+                throw new IllegalArgumentException();
+            }
+            OffsetDateTime.parse(parts[0]);
+            UUID.fromString(parts[1]);
+            return parts;
+        } catch (RuntimeException e) {
+            throw new InvalidRequestException(List.of(new FieldError("cursor", "not a cursor this service gave out")), false);
+        }
+    }
+
+    String write(Object value) {
+        try {
+            return json.writeValueAsString(value);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException(e);
+        }
+    }
+
+    private <T> T read(String text, TypeReference<T> type) {
+        try {
+            return json.readValue(text, type);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

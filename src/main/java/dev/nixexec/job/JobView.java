@@ -1,0 +1,24 @@
+package dev.nixexec.job;
+
+import java.time.OffsetDateTime;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/** A job as clients see it (the contract's Job object). */
+public record JobView(UUID id, String status, String language, List<String> packages, Map<String, Object> metadata,
+        OffsetDateTime createdAt, OffsetDateTime startedAt, OffsetDateTime finishedAt, Integer exitCode,
+        Integer signal, boolean timedOut, String limitHit, Long durationMs, String stdout, String stderr,
+        long stdoutBytes, long stderrBytes, boolean stdoutTruncated, boolean stderrTruncated,
+        EnvironmentView environment, ErrorView error, int attempt, String nodeId) {
+
+    public record EnvironmentView(String storePath, String nixpkgsRevision, Boolean cacheHit, Long buildMs) {
+    }
+
+    public record ErrorView(String code, String message) {
+    }
+
+    public boolean terminal() {
+        return JobStatus.byId(status).map(JobStatus::terminal).orElse(false);
+    }
+}

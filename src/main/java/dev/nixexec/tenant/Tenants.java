@@ -1,0 +1,153 @@
+package dev.nixexec.tenant;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.nixexec.audit.AuditLog;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.transaction.Transactional;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.Base64;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+
+/** Tenants and their API keys. Keys are stored as SHA-256 hashes; a secret is returned only when made. */
+@ApplicationScoped
+public class Tenants {
+
+    /** Name of the tenant of local mode and of the bootstrap admin key. */
+    public static final String DEFAULT_TENANT = "default";
+    private static final String SECRET_PREFIX = "nx_";
+
+    private final ObjectMapper json;
+    private final AuditLog audit;
+    private final SecureRandom random = new SecureRandom();
+
+    public Tenants(ObjectMapper json, AuditLog audit) {
+        this.json = json;
+        this.audit = audit;
+    }
+
+    /** A made key: {@code secret} is shown to the caller once and never again. */
+    public record CreatedKey(UUID id, UUID tenantId, Role role, String secret) {
+    }
+
+    public static class NameTakenException extends RuntimeException {
+        public NameTakenException(String name) {
+            super("a tenant named '" + name + "' exists");
+        }
+    }
+
+    @Transactional
+    public Tenant create(String name, TenantPolicy policy, Caller by) {
+        if (Tenant.count("name", name) > 0) {
+            throw new NameTakenException(name);
+        }
+        Tenant tenant = new Tenant();
+        tenant.id = UUID.randomUUID();
+        tenant.name = name;
+        tenant.policy = write(policy);
+        tenant.createdAt = OffsetDateTime.now(ZoneOffset.UTC);
+        tenant.persist();
+        audit.record("tenant_created", tenant.id, null, by == null ? null : by.keyId(), null, Map.of("name", name));
+        return tenant;
+    }
+
+    @Transactional
+    public Optional<Tenant> find(UUID id) {
+        return Tenant.findByIdOptional(id);
+    }
+
+    /** The tenant with this name, made with default policy if it does not exist. */
+    @Transactional
+    public Tenant named(String name) {
+        return Tenant.<Tenant>find("name", name).firstResultOptional().orElseGet(() -> create(name, TenantPolicy.defaults(), null));
+    }
+
+    public TenantPolicy policy(Tenant tenant) {
+        try {
+            return json.readValue(tenant.policy, TenantPolicy.class);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("unreadable policy of tenant " + tenant.id, e);
+        }
+    }
+
+    @Transactional
+    public TenantPolicy policy(UUID tenantId) {
+        return policy(Tenant.<Tenant>findByIdOptional(tenantId).orElseThrow());
+    }
+
+    @Transactional
+    public CreatedKey createKey(UUID tenantId, Role role, Caller by) {
+        byte[] bytes = new byte[32];
+        random.nextBytes(bytes);
+        String secret = SECRET_PREFIX + Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+        return storeKey(tenantId, role, secret, by);
+    }
+
+    /** Makes sure an admin key with this secret exists (for automation that starts from nothing). */
+    @Transactional
+    public void ensureAdminKey(String secret) {
+        if (ApiKey.count("secretHash", hash(secret)) == 0) {
+            storeKey(named(DEFAULT_TENANT).id, Role.ADMIN, secret, null);
+        }
+    }
+
+    private CreatedKey storeKey(UUID tenantId, Role role, String secret, Caller by) {
+        ApiKey key = new ApiKey();
+        key.id = UUID.randomUUID();
+        key.tenantId = tenantId;
+        key.role = role.id();
+        key.secretHash = hash(secret);
+        key.createdAt = OffsetDateTime.now(ZoneOffset.UTC);
+        key.persist();
+        audit.record("key_created", tenantId, null, by == null ? null : by.keyId(), null,
+                Map.of("key_id", key.id.toString(), "role", role.id()));
+        return new CreatedKey(key.id, tenantId, role, secret);
+    }
+
+    /** The caller a bearer secret stands for, if it is a live key. */
+    @Transactional
+    public Optional<Caller> authenticate(String secret) {
+        if (secret == null || secret.isBlank()) {
+            return Optional.empty();
+        }
+        return ApiKey.<ApiKey>find("secretHash = ?1 and revokedAt is null", hash(secret)).firstResultOptional()
+                .map(k -> new Caller(k.tenantId, k.id, Role.byId(k.role).orElseThrow()));
+    }
+
+    /** Revokes a key; false when there is no such key. */
+    @Transactional
+    public boolean revoke(UUID keyId, Caller by) {
+        ApiKey key = ApiKey.findById(keyId);
+        if (key == null) {
+            return false;
+        }
+        if (key.revokedAt == null) {
+            key.revokedAt = OffsetDateTime.now(ZoneOffset.UTC);
+            audit.record("key_revoked", key.tenantId, null, by.keyId(), null, Map.of("key_id", keyId.toString()));
+        }
+        return true;
+    }
+
+    private String write(TenantPolicy policy) {
+        try {
+            return json.writeValueAsString(policy == null ? TenantPolicy.defaults() : policy);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException(e);
+        }
+    }
+
+    static byte[] hash(String secret) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(secret.getBytes(StandardCharsets.UTF_8));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

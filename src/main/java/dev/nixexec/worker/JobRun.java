@@ -1,0 +1,187 @@
+package dev.nixexec.worker;
+
+import dev.nixexec.job.ClaimedJob;
+import dev.nixexec.job.JobQueue;
+import dev.nixexec.sandbox.Limits;
+import dev.nixexec.sandbox.OutputCapture;
+import dev.nixexec.sandbox.StreamName;
+import dev.nixexec.tenant.TenantPolicy;
+import dev.nixexec.tenant.Tenants;
+import io.smallrye.mutiny.subscription.Cancellable;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.nio.charset.StandardCharsets;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+import org.jboss.logging.Logger;
+
+/**
+ * One claimed job run end to end on this node: the engine's events become the job's events and
+ * result. A cancel kills the sandbox and ends the job {@code cancelled} with the output so far.
+ */
+final class JobRun {
+
+    private static final Logger LOG = Logger.getLogger(JobRun.class);
+
+    /** Makes runs; a bean so runs get the engine, queue and tenants. */
+    @ApplicationScoped
+    static class Factory {
+        private final ExecutionEngine engine;
+        private final JobQueue queue;
+        private final Tenants tenants;
+
+        Factory(ExecutionEngine engine, JobQueue queue, Tenants tenants) {
+            this.engine = engine;
+            this.queue = queue;
+            this.tenants = tenants;
+        }
+
+        JobRun create(ClaimedJob job, String nodeId, Consumer<UUID> whenDone) {
+            return new JobRun(this, job, nodeId, whenDone);
+        }
+    }
+
+    private final Factory deps;
+    private final ClaimedJob job;
+    private final String nodeId;
+    private final Consumer<UUID> whenDone;
+    private final AtomicReference<Cancellable> subscription = new AtomicReference<>();
+    private final AtomicBoolean ended = new AtomicBoolean();
+    private final AtomicBoolean started = new AtomicBoolean();
+    private volatile String stopReason;
+    private OutputCapture stdout;
+    private OutputCapture stderr;
+
+    private JobRun(Factory deps, ClaimedJob job, String nodeId, Consumer<UUID> whenDone) {
+        this.deps = deps;
+        this.job = job;
+        this.nodeId = nodeId;
+        this.whenDone = whenDone;
+    }
+
+    void start() {
+        Thread.ofVirtual().name("job-" + job.id()).start(this::run);
+    }
+
+    /** The tenant asked to cancel. */
+    void cancel() {
+        stop("cancelled");
+    }
+
+    /** The node is shutting down and cannot wait for this job any longer. */
+    void abandon() {
+        stop("shutdown");
+    }
+
+    private void stop(String reason) {
+        stopReason = reason;
+        Cancellable running = subscription.get();
+        if (running != null) {
+            running.cancel();
+            end(stopped());
+        }
+    }
+
+    private void run() {
+        ExecutionEngine.ValidatedRequest request;
+        try {
+            request = deps.engine.validate(new ExecutionRequest(job.language(), job.code(), job.packages(), job.env(),
+                    job.stdin(), Optional.of(job.timeout()), job.network()));
+            TenantPolicy policy = deps.tenants.policy(job.tenantId());
+            if (policy.maxOutputBytes() != null && policy.maxOutputBytes() < request.limits().maxOutputBytes()) {
+                Limits l = request.limits();
+                request = request.withLimits(new Limits(l.timeout(), l.memoryBytes(), l.maxProcesses(), l.cpuSeconds(),
+                        l.maxFileBytes(), l.tmpBytes(), l.workspaceBytes(), policy.maxOutputBytes()));
+            }
+        } catch (InvalidRequestException e) {
+            end(error("invalid_request", e.getMessage()));
+            return;
+        } catch (RuntimeException e) {
+            LOG.errorf(e, "job %s could not be prepared", job.id());
+            end(error("internal_error", String.valueOf(e.getMessage())));
+            return;
+        }
+        stdout = new OutputCapture(request.limits().maxOutputBytes());
+        stderr = new OutputCapture(request.limits().maxOutputBytes());
+        subscription.set(deps.engine.execute(request, this::beforeRun).subscribe().with(this::onEvent, failure -> {
+            LOG.errorf(failure, "job %s failed in the engine", job.id());
+            end(error("internal_error", String.valueOf(failure.getMessage())));
+        }));
+        if (stopReason != null) {
+            subscription.get().cancel();
+            end(stopped());
+        }
+    }
+
+    private boolean beforeRun(ExecutionResult.EnvironmentInfo environment) {
+        if (stopReason != null) {
+            return false;
+        }
+        boolean mine = deps.queue.environmentReady(job.id(), nodeId, environment.storePath(),
+                environment.nixpkgsRevision(), environment.cacheHit(), environment.buildMs())
+                && deps.queue.started(job.id(), nodeId);
+        started.set(mine);
+        return mine;
+    }
+
+    private void onEvent(ExecutionEvent event) {
+        switch (event) {
+            case ExecutionEvent.Output output -> {
+                (output.stream() == StreamName.STDOUT ? stdout : stderr).append(output.data(), 0, output.data().length);
+                deps.queue.output(job.id(), output.stream().id(), new String(output.data(), StandardCharsets.UTF_8));
+            }
+            case ExecutionEvent.Finished finished -> end(outcome(finished.result()));
+            case ExecutionEvent.Phase phase -> { }
+            case ExecutionEvent.EnvironmentReady ready -> { }
+        }
+    }
+
+    private JobQueue.Outcome outcome(ExecutionResult r) {
+        if (r.error().isPresent() && r.error().get().code().equals("not_started")) {
+            return stopped();
+        }
+        OutputCapture.Captured out = r.stdout();
+        OutputCapture.Captured err = r.stderr();
+        return new JobQueue.Outcome(r.status(), r.exitCode().orElse(null), r.signal().orElse(null), r.timedOut(),
+                r.limitHit().orElse(null), r.status().equals("error") ? null : r.durationMs(), out.text(), err.text(),
+                out.totalBytes(), err.totalBytes(), out.truncated(), err.truncated(),
+                r.error().map(ExecutionResult.ErrorInfo::code).orElse(null),
+                r.error().map(ExecutionResult.ErrorInfo::message).orElse(null));
+    }
+
+    /** Ended from outside: cancelled by the tenant, or abandoned by a node shutting down. */
+    private JobQueue.Outcome stopped() {
+        OutputCapture.Captured out = stdout == null ? OutputCapture.Captured.empty() : stdout.result();
+        OutputCapture.Captured err = stderr == null ? OutputCapture.Captured.empty() : stderr.result();
+        if ("shutdown".equals(stopReason)) {
+            return new JobQueue.Outcome("error", null, null, false, null, null, out.text(), err.text(), out.totalBytes(),
+                    err.totalBytes(), out.truncated(), err.truncated(), "worker_shutdown",
+                    "the node shut down while the job ran");
+        }
+        return new JobQueue.Outcome("cancelled", null, null, false, null, null, out.text(), err.text(), out.totalBytes(),
+                err.totalBytes(), out.truncated(), err.truncated(), null, null);
+    }
+
+    private JobQueue.Outcome error(String code, String message) {
+        return new JobQueue.Outcome("error", null, null, false, null, null, "", "", 0, 0, false, false, code, message);
+    }
+
+    private void end(JobQueue.Outcome outcome) {
+        if (!ended.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            if ("shutdown".equals(stopReason) && !started.get()) {
+                deps.queue.giveBack(job.id(), nodeId);
+            } else {
+                deps.queue.finish(job.id(), nodeId, outcome);
+            }
+        } catch (RuntimeException e) {
+            LOG.errorf(e, "could not store the end of job %s; the reaper will take it back", job.id());
+        } finally {
+            whenDone.accept(job.id());
+        }
+    }
+}

@@ -1,0 +1,185 @@
+package dev.nixexec.worker;
+
+import dev.nixexec.config.NixExecConfig;
+import dev.nixexec.job.ClaimedJob;
+import dev.nixexec.job.JobNotifications;
+import dev.nixexec.job.JobQueue;
+import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.runtime.StartupEvent;
+import io.quarkus.scheduler.Scheduled;
+import jakarta.annotation.Priority;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.jboss.logging.Logger;
+
+/**
+ * This node's workers: a claim loop woken by NOTIFY on submit (polling slowly as a fallback), one
+ * {@link JobRun} per claimed job up to {@code nixexec.node.concurrency}, a heartbeat that keeps
+ * the leases and picks up cancels, the reaper and retention.
+ */
+@ApplicationScoped
+public class WorkerPool {
+
+    private static final Logger LOG = Logger.getLogger(WorkerPool.class);
+
+    private final NixExecConfig config;
+    private final JobQueue queue;
+    private final JobNotifications notifications;
+    private final JobRun.Factory runs;
+    private final String nodeId;
+    private final boolean working;
+    private final Semaphore slots;
+    private final Semaphore wake = new Semaphore(0);
+    private final Map<UUID, JobRun> active = new ConcurrentHashMap<>();
+    private volatile boolean claiming;
+    private Thread claimLoop;
+
+    public WorkerPool(NixExecConfig config, JobQueue queue, JobNotifications notifications, JobRun.Factory runs) {
+        this.config = config;
+        this.queue = queue;
+        this.notifications = notifications;
+        this.runs = runs;
+        this.nodeId = config.node().id().orElseGet(WorkerPool::defaultNodeId);
+        String role = config.node().role();
+        if (!List.of("all", "api", "worker").contains(role)) {
+            throw new IllegalArgumentException("nixexec.node.role must be all, api or worker, not " + role);
+        }
+        this.working = !role.equals("api");
+        this.slots = new Semaphore(config.node().concurrency());
+    }
+
+    public String nodeId() {
+        return nodeId;
+    }
+
+    void start(@Observes StartupEvent event) {
+        if (!working) {
+            return;
+        }
+        queue.heartbeat(nodeId, config.node().role(), config.node().concurrency(), 0);
+        notifications.onSubmitted(wake::release);
+        notifications.onCancel(id -> {
+            JobRun run = active.get(id);
+            if (run != null) {
+                run.cancel();
+            }
+        });
+        claiming = true;
+        claimLoop = Thread.ofVirtual().name("claim-loop").start(this::claimLoop);
+        LOG.infof("worker node %s: %d slots", nodeId, config.node().concurrency());
+    }
+
+    private void claimLoop() {
+        while (claiming) {
+            int free = slots.availablePermits();
+            int claimed = 0;
+            if (free > 0) {
+                try {
+                    for (ClaimedJob job : queue.claim(nodeId, free)) {
+                        slots.acquireUninterruptibly();
+                        JobRun run = runs.create(job, nodeId, this::finished);
+                        active.put(job.id(), run);
+                        run.start();
+                        claimed++;
+                    }
+                } catch (RuntimeException e) {
+                    LOG.warnf("claiming failed: %s", e.getMessage());
+                }
+            }
+            if (claimed == 0 || slots.availablePermits() == 0) {
+                try {
+                    wake.tryAcquire(config.jobs().poll().toMillis(), TimeUnit.MILLISECONDS);
+                    wake.drainPermits();
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }
+    }
+
+    private void finished(UUID jobId) {
+        active.remove(jobId);
+        slots.release();
+        wake.release();
+    }
+
+    @Scheduled(every = "${nixexec.jobs.heartbeat:5s}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    void heartbeat() {
+        if (!working || !claiming) {
+            return;
+        }
+        for (UUID id : queue.heartbeat(nodeId, config.node().role(), config.node().concurrency(), active.size())) {
+            JobRun run = active.get(id);
+            if (run != null) {
+                run.cancel();
+            }
+        }
+    }
+
+    @Scheduled(every = "${nixexec.jobs.heartbeat:5s}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    void reap() {
+        int reaped = queue.reap();
+        if (reaped > 0) {
+            LOG.infof("took back %d jobs of nodes that stopped heartbeating", reaped);
+        }
+    }
+
+    @Scheduled(every = "1h", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    void expire() {
+        int deleted = queue.expire(config.jobs().retention());
+        if (deleted > 0) {
+            LOG.infof("retention: deleted %d finished jobs", deleted);
+        }
+    }
+
+    /** Stops claiming, lets running jobs finish within the grace period, then ends the rest honestly. */
+    void stop(@Observes @Priority(1) ShutdownEvent event) {
+        if (!working || !claiming) {
+            return;
+        }
+        claiming = false;
+        if (claimLoop != null) {
+            claimLoop.interrupt();
+        }
+        long deadline = System.nanoTime() + config.jobs().shutdownGrace().toNanos();
+        while (!active.isEmpty() && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                break;
+            }
+        }
+        active.values().forEach(JobRun::abandon);
+        long abandonDeadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        while (!active.isEmpty() && System.nanoTime() < abandonDeadline) {
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                break;
+            }
+        }
+        queue.leave(nodeId);
+    }
+
+    private static String defaultNodeId() {
+        String host;
+        try {
+            host = InetAddress.getLocalHost().getHostName();
+        } catch (java.io.IOException e) {
+            host = "node";
+        }
+        byte[] suffix = new byte[3];
+        ThreadLocalRandom.current().nextBytes(suffix);
+        return host + "-" + HexFormat.of().formatHex(suffix);
+    }
+}

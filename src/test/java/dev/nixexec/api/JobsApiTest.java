@@ -1,0 +1,238 @@
+package dev.nixexec.api;
+
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.contains;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.hasItem;
+import static org.hamcrest.Matchers.notNullValue;
+import static org.hamcrest.Matchers.startsWith;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.nixexec.testing.NixSpy;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.response.Response;
+import io.restassured.specification.RequestSpecification;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The REST contract end to end: real PostgreSQL, real nix, real bubblewrap. */
+@QuarkusTest
+@WithTestResource(NixSpy.class)
+class JobsApiTest {
+
+    static final String ADMIN = "nx_test_bootstrap_admin_secret";
+
+    String memberA;
+    String memberB;
+    String auditorA;
+
+    static RequestSpecification as(String key) {
+        return given().header("Authorization", "Bearer " + key).contentType("application/json");
+    }
+
+    static String tenant(String prefix, Map<String, Object> policy) {
+        Map<String, Object> body = policy == null ? Map.of("name", prefix + "-" + UUID.randomUUID().toString().substring(0, 8))
+                : Map.of("name", prefix + "-" + UUID.randomUUID().toString().substring(0, 8), "policy", policy);
+        return as(ADMIN).body(body).post("/v1/admin/tenants").then().statusCode(201).extract().path("id");
+    }
+
+    static String key(String tenantId, String role) {
+        return as(ADMIN).body(Map.of("role", role)).post("/v1/admin/tenants/" + tenantId + "/keys")
+                .then().statusCode(201).body("key", startsWith("nx_")).extract().path("key");
+    }
+
+    static String submit(String key, Map<String, Object> body) {
+        return as(key).body(body).post("/v1/jobs").then().statusCode(201).extract().path("id");
+    }
+
+    @BeforeEach
+    void tenants() {
+        String a = tenant("a", null);
+        memberA = key(a, "member");
+        auditorA = key(a, "auditor");
+        memberB = key(tenant("b", null), "member");
+    }
+
+    @Test
+    void submitWaitAndRead() {
+        String id = submit(memberA, Map.of("language", "python", "code", "import sys\nprint('hello', sys.stdin.read())",
+                "stdin", "world", "metadata", Map.of("ticket", 7)));
+        as(memberA).get("/v1/jobs/" + id + "?wait=60").then().statusCode(200)
+                .body("status", equalTo("succeeded"))
+                .body("exit_code", equalTo(0))
+                .body("stdout", equalTo("hello world\n"))
+                .body("stdout_bytes", equalTo(12))
+                .body("stdout_truncated", equalTo(false))
+                .body("environment.store_path", startsWith("/nix/store/"))
+                .body("environment.nixpkgs_revision", notNullValue())
+                .body("metadata.ticket", equalTo(7))
+                .body("error", equalTo(null))
+                .body("started_at", notNullValue())
+                .body("finished_at", notNullValue());
+    }
+
+    @Test
+    void submitWithWaitReturnsTheFinishedJob() {
+        as(memberA).body(Map.of("language", "bash", "code", "echo hi; exit 3")).post("/v1/jobs?wait=60")
+                .then().statusCode(200).body("status", equalTo("failed")).body("exit_code", equalTo(3))
+                .body("stdout", equalTo("hi\n"));
+    }
+
+    @Test
+    void unknownPackageIsAJobError() {
+        as(memberA).body(Map.of("language", "python", "code", "1", "packages", List.of("python3Packages.nosuch")))
+                .post("/v1/jobs?wait=60").then().statusCode(200).body("status", equalTo("error"))
+                .body("error.code", equalTo("unknown_package"))
+                .body("error.message", containsString("python3Packages.nosuch"));
+    }
+
+    @Test
+    void tenantsSeeOnlyTheirOwnJobs() {
+        String id = submit(memberA, Map.of("language", "bash", "code", "echo secret"));
+        as(memberB).get("/v1/jobs/" + id).then().statusCode(404).contentType("application/problem+json");
+        as(memberB).post("/v1/jobs/" + id + "/cancel").then().statusCode(404);
+        as(memberB).get("/v1/jobs/" + id + "/events").then().statusCode(404);
+        List<String> listed = as(memberB).get("/v1/jobs").then().statusCode(200).extract().path("items.id");
+        assertTrue(!listed.contains(id));
+        as(auditorA).get("/v1/jobs/" + id).then().statusCode(200);
+        as(memberA).get("/v1/jobs?limit=10").then().statusCode(200).body("items.id", hasItem(id));
+    }
+
+    @Test
+    void authentication() {
+        given().get("/v1/jobs").then().statusCode(401).contentType("application/problem+json")
+                .body("status", equalTo(401));
+        as("nx_not_a_key").get("/v1/jobs").then().statusCode(401);
+        given().header("Authorization", "Basic abc").get("/v1/languages").then().statusCode(401);
+        as(auditorA).body(Map.of("language", "bash", "code", "true")).post("/v1/jobs").then().statusCode(403);
+        as(memberA).body(Map.of("name", "x")).post("/v1/admin/tenants").then().statusCode(403);
+        as(memberA).get("/v1/nodes").then().statusCode(403);
+        as(memberA).get("/v1/audit").then().statusCode(403);
+    }
+
+    @Test
+    void revokedKeysStopWorking() {
+        String tenantId = tenant("r", null);
+        Response created = as(ADMIN).body(Map.of("role", "member")).post("/v1/admin/tenants/" + tenantId + "/keys");
+        String key = created.path("key");
+        as(key).get("/v1/jobs").then().statusCode(200);
+        as(ADMIN).delete("/v1/admin/keys/" + created.path("id")).then().statusCode(204);
+        as(key).get("/v1/jobs").then().statusCode(401);
+        as(ADMIN).delete("/v1/admin/keys/" + UUID.randomUUID()).then().statusCode(404);
+    }
+
+    @Test
+    void badInputIsRefusedAndNothingIsStored() {
+        int before = as(memberA).get("/v1/jobs?limit=200").then().extract().path("items.size()");
+        as(memberA).body(Map.of("language", "cobol", "code", "x")).post("/v1/jobs").then().statusCode(400)
+                .contentType("application/problem+json").body("errors[0].field", equalTo("language"));
+        as(memberA).body(Map.of("language", "python", "code", "1", "packages", List.of("--impure"))).post("/v1/jobs")
+                .then().statusCode(400).body("errors[0].field", equalTo("packages[0]"));
+        as(memberA).body(Map.of("language", "python", "code", "1", "env", Map.of("LD_PRELOAD", "/x.so"))).post("/v1/jobs")
+                .then().statusCode(400).body("errors[0].field", equalTo("env"));
+        as(memberA).body(Map.of("language", "python", "code", "1", "timeout", "soon")).post("/v1/jobs")
+                .then().statusCode(400).body("errors[0].field", equalTo("timeout"));
+        as(memberA).body(Map.of("language", "python", "code", "")).post("/v1/jobs").then().statusCode(400);
+        as(memberA).body(Map.of("language", "python", "code", "1", "pakages", List.of())).post("/v1/jobs")
+                .then().statusCode(400).body("detail", containsString("pakages"));
+        as(memberA).body("{not json").post("/v1/jobs").then().statusCode(400);
+        as(memberA).body(Map.of("language", "python", "code", "#" + "x".repeat(2 << 20))).post("/v1/jobs")
+                .then().statusCode(413).contentType("application/problem+json");
+        as(memberA).body(Map.of("language", "python", "code", "1", "network", "full")).post("/v1/jobs")
+                .then().statusCode(400).body("errors[0].field", equalTo("network"));
+        as(memberA).get("/v1/jobs?status=nonsense").then().statusCode(400);
+        as(memberA).get("/v1/jobs/not-a-uuid").then().statusCode(404);
+        int after = as(memberA).get("/v1/jobs?limit=200").then().extract().path("items.size()");
+        assertEquals(before, after);
+    }
+
+    @Test
+    void idempotencyKeyGivesTheSameJobBack() {
+        Map<String, Object> body = Map.of("language", "bash", "code", "echo once");
+        String first = as(memberA).header("Idempotency-Key", "k-1").body(body).post("/v1/jobs")
+                .then().statusCode(201).extract().path("id");
+        String again = as(memberA).header("Idempotency-Key", "k-1").body(body).post("/v1/jobs")
+                .then().statusCode(200).extract().path("id");
+        assertEquals(first, again);
+        as(memberA).header("Idempotency-Key", "k-1").body(Map.of("language", "bash", "code", "echo other"))
+                .post("/v1/jobs").then().statusCode(409).contentType("application/problem+json");
+        String otherTenant = as(memberB).header("Idempotency-Key", "k-1").body(body).post("/v1/jobs")
+                .then().statusCode(201).extract().path("id");
+        assertNotEquals(first, otherTenant);
+    }
+
+    @Test
+    void capsAndCancelOfAQueuedJob() {
+        String held = tenant("held", Map.of("max_running", 0, "max_queued", 1));
+        String member = key(held, "member");
+        String id = submit(member, Map.of("language", "bash", "code", "echo never"));
+        as(member).body(Map.of("language", "bash", "code", "echo two")).post("/v1/jobs").then().statusCode(429)
+                .contentType("application/problem+json");
+        as(member).get("/v1/jobs/" + id + "?wait=1").then().body("status", equalTo("queued"));
+        as(member).post("/v1/jobs/" + id + "/cancel").then().statusCode(202).body("status", equalTo("cancelled"));
+        as(member).get("/v1/jobs/" + id).then().body("status", equalTo("cancelled"));
+        as(member).post("/v1/jobs/" + id + "/cancel").then().statusCode(202).body("status", equalTo("cancelled"));
+    }
+
+    @Test
+    void cancelOfARunningJob() throws InterruptedException {
+        String id = submit(memberA, Map.of("language", "python",
+                "code", "import time\nprint('started', flush=True)\ntime.sleep(60)", "timeout", "90s"));
+        String status = "queued";
+        for (int i = 0; i < 300 && !status.equals("running"); i++) {
+            Thread.sleep(100);
+            status = as(memberA).get("/v1/jobs/" + id).path("status");
+        }
+        assertEquals("running", status);
+        Thread.sleep(500);
+        long start = System.nanoTime();
+        as(memberA).post("/v1/jobs/" + id + "/cancel").then().statusCode(202);
+        as(memberA).get("/v1/jobs/" + id + "?wait=10").then().body("status", equalTo("cancelled"))
+                .body("stdout", equalTo("started\n"));
+        assertTrue((System.nanoTime() - start) / 1_000_000 < 5_000, "cancel took too long");
+    }
+
+    @Test
+    void timeoutKeepsTheOutputPrintedSoFar() {
+        String id = submit(memberA, Map.of("language", "python",
+                "code", "import time\nprint('before', flush=True)\ntime.sleep(30)", "timeout", 1));
+        as(memberA).get("/v1/jobs/" + id + "?wait=60").then().body("status", equalTo("timed_out"))
+                .body("timed_out", equalTo(true)).body("stdout", equalTo("before\n"));
+    }
+
+    @Test
+    void eventsFollowAJobAndResume() {
+        String id = submit(memberA, Map.of("language", "bash", "code", "echo one; sleep 1; echo two >&2"));
+        String stream = as(memberA).accept("text/event-stream").get("/v1/jobs/" + id + "/events")
+                .then().statusCode(200).extract().asString();
+        assertTrue(stream.contains("event:stdout") && stream.contains("data:one"), stream);
+        assertTrue(stream.contains("event:stderr") && stream.contains("data:two"), stream);
+        assertTrue(stream.contains("event:result"), stream);
+        assertTrue(stream.indexOf("data:queued") < stream.indexOf("data:running"), stream);
+        String resumed = as(memberA).accept("text/event-stream").header("Last-Event-ID", "3")
+                .get("/v1/jobs/" + id + "/events").then().statusCode(200).extract().asString();
+        assertTrue(!resumed.contains("data:queued") && resumed.contains("event:result"), resumed);
+    }
+
+    @Test
+    void languagesNodesAndAudit() {
+        as(memberA).get("/v1/languages").then().statusCode(200)
+                .body("language", contains("python", "bash", "node", "haskell", "lua", "ruby", "perl", "octave"))
+                .body("find { it.language == 'python' }.package_set", equalTo("python3Packages"));
+        as(ADMIN).get("/v1/nodes").then().statusCode(200).body("size()", org.hamcrest.Matchers.greaterThan(0))
+                .body("[0].concurrency", notNullValue());
+        String id = submit(memberA, Map.of("language", "bash", "code", "echo audited", "env", Map.of("SECRET_NAME", "value")));
+        as(memberA).get("/v1/jobs/" + id + "?wait=60").then().body("status", equalTo("succeeded"));
+        List<String> kinds = as(auditorA).get("/v1/audit?job_id=" + id).then().statusCode(200).extract().path("items.kind");
+        assertTrue(kinds.containsAll(List.of("submitted", "claimed", "environment", "started", "finished")), kinds.toString());
+        String audit = as(auditorA).get("/v1/audit?job_id=" + id).asString();
+        assertTrue(audit.contains("SECRET_NAME") && !audit.contains("value\""), audit);
+    }
+}
