@@ -23,14 +23,53 @@ public class StatePaths {
 
     /**
      * A root service drops to an unprivileged uid for the sandbox, which must traverse the path to
-     * its job directory; root's own home is not traversable, so jobs then live under /var/tmp.
+     * its job directory; root's own home is not traversable, so jobs then live under /run, where
+     * only root can create anything (unlike /var/tmp, where another user could plant it first).
      */
     private static Path defaultJobsDir(Path stateDir) {
         Path jobs = stateDir.resolve("jobs");
         if (!"root".equals(System.getProperty("user.name")) || traversableByOthers(stateDir)) {
             return jobs;
         }
-        return Path.of("/var/tmp/nix-exec-jobs");
+        return privateRunDir().resolve("jobs");
+    }
+
+    /** Host-wide runtime directory of the service: /run/nix-exec as root, else under the temp dir. */
+    public static Path privateRunDir() {
+        return "root".equals(System.getProperty("user.name"))
+                ? Path.of("/run/nix-exec")
+                : Path.of(System.getProperty("java.io.tmpdir"), "nix-exec-" + System.getProperty("user.name"));
+    }
+
+    /**
+     * Creates the directory (traversable, not listable, by others) or checks an existing one: it
+     * must be a real directory owned by this service and writable by nobody else, since the service
+     * writes files there that a root launcher reads back.
+     */
+    public static Path ensurePrivate(Path dir) throws IOException {
+        if (!Files.exists(dir, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            if (dir.getParent() != null) {
+                Files.createDirectories(dir.getParent());
+            }
+            try {
+                Files.createDirectory(dir);
+                Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx--x--x"));
+            } catch (java.nio.file.FileAlreadyExistsException raced) {
+                // checked below like any existing directory
+            }
+        }
+        var attributes = Files.readAttributes(dir, java.nio.file.attribute.PosixFileAttributes.class,
+                java.nio.file.LinkOption.NOFOLLOW_LINKS);
+        String me = System.getProperty("user.name");
+        var perms = attributes.permissions();
+        if (!attributes.isDirectory() || !attributes.owner().getName().equals(me)
+                || perms.contains(java.nio.file.attribute.PosixFilePermission.GROUP_WRITE)
+                || perms.contains(java.nio.file.attribute.PosixFilePermission.OTHERS_WRITE)) {
+            throw new IOException(dir + " must be a directory owned by " + me + " and writable by no one else (it is "
+                    + (attributes.isSymbolicLink() ? "a symbolic link" : "owned by " + attributes.owner().getName()
+                    + " with " + PosixFilePermissions.toString(perms)) + ")");
+        }
+        return dir;
     }
 
     private static boolean traversableByOthers(Path dir) {
@@ -73,13 +112,9 @@ public class StatePaths {
 
     private static Path ensure(Path dir) {
         try {
-            if (!Files.isDirectory(dir)) {
-                Files.createDirectories(dir);
-                Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx--x--x"));
-            }
-            return dir;
+            return ensurePrivate(dir);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot create state directory " + dir, e);
+            throw new UncheckedIOException("unusable state directory: " + e.getMessage(), e);
         }
     }
 }

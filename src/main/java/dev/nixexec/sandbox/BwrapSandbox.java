@@ -89,7 +89,9 @@ public class BwrapSandbox implements Sandbox {
             OutputCapture stdout = new OutputCapture(maxOutput);
             OutputCapture stderr = new OutputCapture(maxOutput);
             long started = System.nanoTime();
-            byte[] go = (spec.limits().effectiveCpuSeconds() + "\n").getBytes(StandardCharsets.US_ASCII);
+            long cpu = spec.limits().effectiveCpuSeconds();
+            // soft limit: SIGXCPU; hard limit one second later: SIGKILL, even for code that ignores SIGXCPU
+            byte[] go = (cpu + " " + (cpu + 1) + "\n").getBytes(StandardCharsets.US_ASCII);
             Thread stdinWriter = Thread.ofVirtual().start(
                     () -> ChildStreams.feed(process.getOutputStream(), go, spec.stdin()));
             Thread outReader = Thread.ofVirtual().start(

@@ -1,14 +1,25 @@
 package dev.nixexec.sandbox;
 
 import dev.nixexec.config.NixExecConfig;
+import dev.nixexec.config.StatePaths;
 import jakarta.enterprise.context.ApplicationScoped;
-import java.util.BitSet;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.OptionalInt;
+import java.util.stream.Stream;
 
 /**
  * When the service runs as root, each concurrent run gets its own unprivileged host uid from a
  * range: RLIMIT_NPROC counts processes per uid across the host, so a shared uid would let one run's
- * processes count against another's.
+ * processes count against another's, and a per-run uid lets every process of a run be found and
+ * killed. A lock file per uid keeps several services on one host from handing out the same uid.
  */
 @ApplicationScoped
 public class HostUids {
@@ -17,11 +28,13 @@ public class HostUids {
 
     private final int base;
     private final boolean root;
-    private final BitSet inUse = new BitSet(RANGE);
+    private final Path lockDir;
+    private final Map<Integer, FileLock> held = new HashMap<>();
 
     public HostUids(NixExecConfig config) {
         this.base = config.sandbox().hostUidBase();
         this.root = "root".equals(System.getProperty("user.name"));
+        this.lockDir = StatePaths.privateRunDir().resolve("uids");
     }
 
     /** True when runs switch uid (the service is root); otherwise they run as the service user. */
@@ -33,15 +46,85 @@ public class HostUids {
         if (!root) {
             return OptionalInt.empty();
         }
-        int free = inUse.nextClearBit(0);
-        if (free >= RANGE) {
-            throw new IllegalStateException("more than " + RANGE + " concurrent sandboxes");
+        try {
+            StatePaths.ensurePrivate(lockDir);
+            for (int i = 0; i < RANGE; i++) {
+                int uid = base + i;
+                if (held.containsKey(uid)) {
+                    continue;
+                }
+                FileChannel channel = FileChannel.open(lockDir.resolve(Integer.toString(uid)), StandardOpenOption.CREATE,
+                        StandardOpenOption.WRITE);
+                FileLock lock = channel.tryLock();
+                if (lock == null) {
+                    channel.close();
+                    continue;
+                }
+                killProcessesOf(uid);
+                held.put(uid, lock);
+                return OptionalInt.of(uid);
+            }
+        } catch (IOException e) {
+            throw new SandboxException("cannot reserve a host uid for the run: " + e.getMessage());
         }
-        inUse.set(free);
-        return OptionalInt.of(base + free);
+        throw new SandboxException("all " + RANGE + " sandbox host uids are in use");
     }
 
     public synchronized void release(OptionalInt uid) {
-        uid.ifPresent(u -> inUse.clear(u - base));
+        if (uid.isEmpty()) {
+            return;
+        }
+        FileLock lock = held.remove(uid.getAsInt());
+        if (lock != null) {
+            try {
+                lock.channel().close();
+            } catch (IOException ignored) {
+                // closing releases the lock; nothing else to do
+            }
+        }
+    }
+
+    /**
+     * Kills every process whose real uid is {@code uid}, until none is left. Only ever called for a
+     * per-run uid, so it reaches exactly that run's processes, wherever they hid.
+     */
+    static void killProcessesOf(int uid) {
+        for (int round = 0; round < 200; round++) {
+            List<Long> pids = processesOf(uid);
+            if (pids.isEmpty()) {
+                return;
+            }
+            pids.forEach(pid -> ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly));
+            try {
+                Thread.sleep(5);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    private static List<Long> processesOf(int uid) {
+        try (Stream<Path> proc = Files.list(Path.of("/proc"))) {
+            return proc.filter(p -> p.getFileName().toString().chars().allMatch(Character::isDigit))
+                    .filter(p -> realUid(p) == uid)
+                    .map(p -> Long.parseLong(p.getFileName().toString()))
+                    .toList();
+        } catch (IOException e) {
+            return List.of();
+        }
+    }
+
+    private static int realUid(Path process) {
+        try {
+            for (String line : Files.readAllLines(process.resolve("status"))) {
+                if (line.startsWith("Uid:")) {
+                    return Integer.parseInt(line.split("\\s+")[1]);
+                }
+            }
+        } catch (IOException | RuntimeException ignored) {
+            // the process exited while we looked
+        }
+        return -1;
     }
 }

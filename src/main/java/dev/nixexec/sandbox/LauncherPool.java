@@ -28,7 +28,8 @@ import org.jboss.logging.Logger;
  *
  * <p>The chain, every step a fixed argv: {@code sh JOIN} (as the service: join the cgroup) →
  * {@code prlimit} → {@code setpriv} (root only: drop to the run's uid) → {@code sh WAIT} (read the
- * CPU limit line, open the options file as fd 3, read the command words) → {@code bwrap --args 3 --
+ * CPU limits line, lower both CPU limits to the run's, open the options file as fd 3, read the
+ * command words) → {@code bwrap --args 3 --
  * command}. The scripts are constants; paths and words reach them only as argv or as lines read
  * into quoted variables, never as shell text.
  */
@@ -40,8 +41,8 @@ public class LauncherPool {
     static final String JOIN_CGROUP =
             "while [ \"$1\" != -- ]; do echo $$ > \"$1\" || exit 125; shift; done; shift; exec \"$@\"";
     static final String WAIT_FOR_RUN = String.join("\n",
-            "read -r cpu || exit 125",
-            "ulimit -S -t \"$cpu\" || exit 125",
+            "read -r cpu hard || exit 125",
+            "ulimit -S -t \"$cpu\" && ulimit -H -t \"$hard\" || exit 125",
             "exec 3< \"$1\" || exit 125",
             "command=$2",
             "shift 2",
@@ -121,6 +122,10 @@ public class LauncherPool {
             c.killAll();
             c.remove();
         });
+        if (launcher.cgroup().isEmpty()) {
+            // Without a cgroup, code that untied itself from bubblewrap is still found by its uid.
+            launcher.uid().ifPresent(HostUids::killProcessesOf);
+        }
         ChildStreams.deleteTree(launcher.runDir());
         uids.release(launcher.uid());
         // Refilled after a run rather than when it starts, so the new launcher's start-up does not

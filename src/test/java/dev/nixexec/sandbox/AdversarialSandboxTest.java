@@ -489,7 +489,7 @@ class AdversarialSandboxTest {
     @Test
     void stdinCannotSpoofTheLaunchersCpuLine() {
         long soft = config.sandbox().timeout().toSeconds();
-        long hard = Math.max(config.sandbox().cpuSeconds(), config.sandbox().maxTimeout().toSeconds() + 1) + 1;
+        long hard = soft + 1;
         String stdin = "0\n\n; touch /tmp/pwned #\n$(id) `id`\n--bind / /host\nunlimited";
         ExecutionResult result = engine.run(ExecutionRequest.of("python", """
                 import sys, os, resource
@@ -719,8 +719,8 @@ class AdversarialSandboxTest {
                 "processes of the run outlived it");
     }
 
+    /** Was a finding: without cgroups nothing killed the untied child; now every process of the run's uid is. */
     @Test
-    @Disabled("FINDING: without cgroups (documented fallback) code can ptrace bwrap's pid 1, clear --die-with-parent, and outlive its timeout indefinitely")
     void withoutCgroupsUntyingBubblewrapsInitDoesNotOutliveTheTimeout() throws Exception {
         NixExecConfig.Sandbox sandboxConfig = override(NixExecConfig.Sandbox.class, config.sandbox(),
                 Map.of("cgroupParent", Optional.of("/proc/nixexec-adversarial-no-cgroups"), "warmLaunchers", 0));
@@ -747,8 +747,8 @@ class AdversarialSandboxTest {
         }
     }
 
+    /** Was a finding: only the soft CPU limit was lowered; now the hard one follows one second later. */
     @Test
-    @Disabled("FINDING: cpu-seconds is advisory: code raises its soft RLIMIT_CPU to the hard ceiling (max-timeout+2) or ignores SIGXCPU")
     void cpuSecondsCannotBeRaisedOrIgnored() {
         Limits oneCpuSecond = new Limits(Duration.ofSeconds(10), SMALL.memoryBytes(), SMALL.maxProcesses(), 1,
                 SMALL.maxFileBytes(), SMALL.tmpBytes(), SMALL.workspaceBytes(), SMALL.maxOutputBytes());
@@ -771,15 +771,15 @@ class AdversarialSandboxTest {
                 burn(3)
                 print('burned 3 cpu seconds under a 1 second limit')
                 """, oneCpuSecond);
-        assertEquals("cpu_time", raised.limitHit().orElse("none"), describe(raised));
+        // the soft limit gives cpu_time (SIGXCPU); code that escapes it meets the hard limit's SIGKILL
+        assertTrue(raised.limitHit().equals(Optional.of("cpu_time")) || raised.signal().equals(Optional.of(9)), describe(raised));
         assertEquals("", stdout(raised), describe(raised));
-        assertEquals("cpu_time", ignored.limitHit().orElse("none"), describe(ignored));
+        assertTrue(ignored.limitHit().equals(Optional.of("cpu_time")) || ignored.signal().equals(Optional.of(9)), describe(ignored));
         assertEquals("", stdout(ignored), describe(ignored));
     }
 
+    /** Was a finding: a planted jobs directory was trusted; now one not owned by the service is refused. */
     @Test
-    @Disabled("FINDING: a pre-existing jobs directory (e.g. /var/tmp/nix-exec-jobs made by a local user) is trusted as is: "
-            + "another user can swap run directories and the options file read by the root launcher")
     void aJobsDirectoryOwnedBySomeoneElseIsNotTrusted() throws Exception {
         Path base = Files.createTempDirectory("nixexec-adversarial-");
         Path planted = base.resolve("jobs");
