@@ -63,9 +63,15 @@ public class EmbeddedDatabaseSource implements ConfigSourceFactory {
                 return null;
             }
             if (name.equals(URL)) {
-                return EmbeddedDatabases.INSTANCE.url(dataDir);
+                // Building the application reads every value too; only a running service starts a database.
+                return readByTheBuild() ? null : EmbeddedDatabases.INSTANCE.url(dataDir);
             }
             return "postgres";
+        }
+
+        private static boolean readByTheBuild() {
+            return StackWalker.getInstance().walk(frames ->
+                    frames.anyMatch(f -> f.getClassName().startsWith("io.quarkus.deployment.configuration.")));
         }
 
         @Override

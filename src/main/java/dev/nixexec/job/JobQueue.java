@@ -26,29 +26,36 @@ import java.util.UUID;
 public class JobQueue {
 
     /**
-     * Fairness: one candidate per tenant (its oldest queued job), tenants with fewer running jobs
-     * first, then age; tenants at their running cap are skipped. SKIP LOCKED lets many claimers
-     * run this at once without ever taking the same row.
+     * Fairness: each tenant's oldest queued jobs are ranked 1, 2, 3… and a job's turn is its
+     * tenant's running count plus its rank, so tenants with fewer running jobs go first and tenants
+     * interleave; a tenant at its running cap gets nothing. SKIP LOCKED lets many claimers run this
+     * at once without ever taking the same row. Parameters: ?1 node, ?2 how many, ?3 default
+     * running cap, ?4 lease seconds.
      */
-    static final String CLAIM = """
+    public static final String CLAIM = """
             WITH running AS (
                 SELECT tenant_id, count(*) AS n FROM jobs WHERE status IN ('building', 'running') GROUP BY tenant_id
+            ), waiting AS (
+                SELECT DISTINCT tenant_id FROM jobs WHERE status = 'queued'
             ), candidates AS (
-                SELECT DISTINCT ON (j.tenant_id) j.id, j.tenant_id, j.created_at
-                FROM jobs j
-                WHERE j.status = 'queued' AND j.run_after <= now()
-                ORDER BY j.tenant_id, j.created_at
-            ), ranked AS (
+                SELECT q.id, q.created_at, w.tenant_id, row_number() OVER (PARTITION BY w.tenant_id ORDER BY q.created_at) AS k
+                FROM waiting w
+                CROSS JOIN LATERAL (
+                    SELECT j.id, j.created_at FROM jobs j
+                    WHERE j.tenant_id = w.tenant_id AND j.status = 'queued' AND j.run_after <= now()
+                    ORDER BY j.created_at LIMIT ?2
+                ) q
+            ), picked AS (
                 SELECT c.id FROM candidates c
                 JOIN tenants t ON t.id = c.tenant_id
                 LEFT JOIN running r ON r.tenant_id = c.tenant_id
-                WHERE coalesce(r.n, 0) < coalesce((t.policy ->> 'max_running')::int, ?3)
-                ORDER BY coalesce(r.n, 0), c.created_at
+                WHERE coalesce(r.n, 0) + c.k <= coalesce((t.policy ->> 'max_running')::int, ?3)
+                ORDER BY coalesce(r.n, 0) + c.k, c.created_at
                 LIMIT ?2
             )
             UPDATE jobs SET status = 'building', node_id = ?1, attempt = attempt + 1,
                    lease_until = now() + make_interval(secs => ?4), claimed_at = now()
-            WHERE id IN (SELECT id FROM jobs WHERE id IN (SELECT id FROM ranked) AND status = 'queued'
+            WHERE id IN (SELECT id FROM jobs WHERE id IN (SELECT id FROM picked) AND status = 'queued'
                          FOR UPDATE SKIP LOCKED)
             RETURNING id
             """;

@@ -1,0 +1,97 @@
+package dev.nixexec.job;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.nixexec.tenant.Caller;
+import dev.nixexec.tenant.Role;
+import dev.nixexec.tenant.Tenants;
+import dev.nixexec.testing.NixSpy;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
+import jakarta.inject.Inject;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Several claimers (as many nodes would) race over one real PostgreSQL queue: every job is claimed
+ * exactly once. This node only takes requests, so the claimers here are the only ones.
+ */
+@QuarkusTest
+@WithTestResource(NixSpy.class)
+@TestProfile(ClaimRaceTest.ApiOnly.class)
+class ClaimRaceTest {
+
+    public static class ApiOnly implements QuarkusTestProfile {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return Map.of("nixexec.node.role", "api");
+        }
+    }
+
+    @Inject
+    JobService jobs;
+
+    @Inject
+    JobQueue queue;
+
+    @Inject
+    Tenants tenants;
+
+    @Test
+    void fiveHundredJobsFourClaimersEachJobOnce() throws InterruptedException {
+        int total = 500;
+        UUID tenant = tenants.create("race-" + UUID.randomUUID().toString().substring(0, 8),
+                new dev.nixexec.tenant.TenantPolicy(null, null, null, null, null, null, total, 1000), null).id;
+        Caller caller = new Caller(tenant, null, Role.MEMBER);
+        Set<UUID> submitted = ConcurrentHashMap.newKeySet();
+        for (int i = 0; i < total; i++) {
+            submitted.add(jobs.submit(caller, new JobService.Submission("bash", "true", List.of(), Map.of(), "",
+                    Optional.empty(), false, Map.of()), null).job().id());
+        }
+        ConcurrentLinkedQueue<UUID> claimed = new ConcurrentLinkedQueue<>();
+        AtomicInteger finishedByOtherNode = new AtomicInteger();
+        CountDownLatch done = new CountDownLatch(4);
+        for (int n = 0; n < 4; n++) {
+            String node = "race-node-" + n;
+            Thread.ofVirtual().start(() -> {
+                try {
+                    int idle = 0;
+                    while (idle < 3) {
+                        List<ClaimedJob> batch = queue.claim(node, 7);
+                        idle = batch.isEmpty() ? idle + 1 : 0;
+                        for (ClaimedJob job : batch) {
+                            if (submitted.contains(job.id())) {
+                                claimed.add(job.id());
+                            }
+                            boolean mine = queue.finish(job.id(), node, new JobQueue.Outcome("succeeded", 0, null, false,
+                                    null, 1L, "", "", 0, 0, false, false, null, null));
+                            if (!mine) {
+                                finishedByOtherNode.incrementAndGet();
+                            }
+                        }
+                    }
+                } finally {
+                    done.countDown();
+                }
+            });
+        }
+        assertTrue(done.await(5, java.util.concurrent.TimeUnit.MINUTES));
+        assertEquals(total, claimed.size(), "claims of this test's jobs");
+        assertEquals(total, Set.copyOf(claimed).size(), "a job was claimed twice");
+        assertEquals(0, finishedByOtherNode.get());
+        for (UUID id : submitted) {
+            assertEquals("succeeded", jobs.get(caller, id).status());
+        }
+    }
+}
