@@ -98,34 +98,25 @@ public class JobQueue {
         return claimed;
     }
 
-    /** Records the environment; false when the job is no longer this node's. */
+    /**
+     * Records the environment and marks that user code is about to start, in one transaction: from
+     * here on a lost worker means {@code worker_lost}, never a retry. False when the job is no
+     * longer this node's, or its cancel was requested.
+     */
     @Transactional
-    public boolean environmentReady(UUID id, String nodeId, String storePath, String revision, boolean cacheHit, long buildMs) {
-        int updated = em.createNativeQuery("UPDATE jobs SET store_path = ?3, nixpkgs_revision = ?4, cache_hit = ?5, "
-                        + "build_ms = ?6 WHERE id = ?1 AND node_id = ?2 AND status = 'building'")
+    public boolean started(UUID id, String nodeId, String storePath, String revision, boolean cacheHit, long buildMs) {
+        int updated = em.createNativeQuery("UPDATE jobs SET status = 'running', started_at = now(), store_path = ?3, "
+                        + "nixpkgs_revision = ?4, cache_hit = ?5, build_ms = ?6 "
+                        + "WHERE id = ?1 AND node_id = ?2 AND status = 'building' AND NOT cancel_requested")
                 .setParameter(1, id).setParameter(2, nodeId).setParameter(3, storePath).setParameter(4, revision)
                 .setParameter(5, cacheHit).setParameter(6, buildMs).executeUpdate();
         if (updated == 1) {
-            Job job = Job.findById(id);
-            audit.record("environment", job.tenantId, id, null, nodeId,
+            UUID tenant = (UUID) em.createNativeQuery("SELECT tenant_id FROM jobs WHERE id = ?1", UUID.class)
+                    .setParameter(1, id).getSingleResult();
+            audit.record("environment", tenant, id, null, nodeId,
                     Map.of("store_path", storePath, "nixpkgs_revision", revision, "cache_hit", cacheHit, "build_ms", buildMs));
-        }
-        return updated == 1;
-    }
-
-    /**
-     * Marks that user code is about to start: from here on a lost worker means {@code worker_lost},
-     * never a retry. False when the job is no longer this node's (or was cancelled).
-     */
-    @Transactional
-    public boolean started(UUID id, String nodeId) {
-        int updated = em.createNativeQuery("UPDATE jobs SET status = 'running', started_at = now() "
-                        + "WHERE id = ?1 AND node_id = ?2 AND status = 'building' AND NOT cancel_requested")
-                .setParameter(1, id).setParameter(2, nodeId).executeUpdate();
-        if (updated == 1) {
+            audit.record("started", tenant, id, null, nodeId, Map.of());
             JobEvents.append(em, id, "status", "running");
-            Job job = Job.findById(id);
-            audit.record("started", job.tenantId, id, null, nodeId, Map.of());
             JobNotifications.notify(em, JobNotifications.CHANGED, id.toString());
         }
         return updated == 1;

@@ -42,10 +42,17 @@ public class HostUids {
         return root;
     }
 
-    public synchronized OptionalInt acquire() {
+    public OptionalInt acquire() {
         if (!root) {
             return OptionalInt.empty();
         }
+        int uid = reserve();
+        // a crashed earlier service may have left processes under this uid
+        killProcessesOf(uid);
+        return OptionalInt.of(uid);
+    }
+
+    private synchronized int reserve() {
         try {
             StatePaths.ensurePrivate(lockDir);
             for (int i = 0; i < RANGE; i++) {
@@ -60,9 +67,8 @@ public class HostUids {
                     channel.close();
                     continue;
                 }
-                killProcessesOf(uid);
                 held.put(uid, lock);
-                return OptionalInt.of(uid);
+                return uid;
             }
         } catch (IOException e) {
             throw new SandboxException("cannot reserve a host uid for the run: " + e.getMessage());
@@ -115,13 +121,19 @@ public class HostUids {
         }
     }
 
+    /** The real uid of a live process; -1 for a zombie (dead already, waiting for its parent) or a gone one. */
     private static int realUid(Path process) {
         try {
+            int uid = -1;
             for (String line : Files.readAllLines(process.resolve("status"))) {
+                if (line.startsWith("State:") && line.contains("Z")) {
+                    return -1;
+                }
                 if (line.startsWith("Uid:")) {
-                    return Integer.parseInt(line.split("\\s+")[1]);
+                    uid = Integer.parseInt(line.split("\\s+")[1]);
                 }
             }
+            return uid;
         } catch (IOException | RuntimeException ignored) {
             // the process exited while we looked
         }

@@ -119,9 +119,8 @@ final class JobRun {
         if (stopReason != null) {
             return false;
         }
-        boolean mine = deps.queue.environmentReady(job.id(), nodeId, environment.storePath(),
-                environment.nixpkgsRevision(), environment.cacheHit(), environment.buildMs())
-                && deps.queue.started(job.id(), nodeId);
+        boolean mine = deps.queue.started(job.id(), nodeId, environment.storePath(), environment.nixpkgsRevision(),
+                environment.cacheHit(), environment.buildMs());
         started.set(mine);
         return mine;
     }

@@ -6,10 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.nixexec.tenant.Caller;
 import dev.nixexec.tenant.Role;
 import dev.nixexec.tenant.Tenants;
+import dev.nixexec.testing.ApiOnlyNode;
 import dev.nixexec.testing.NixSpy;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
 import java.util.List;
@@ -29,15 +29,8 @@ import org.junit.jupiter.api.Test;
  */
 @QuarkusTest
 @WithTestResource(NixSpy.class)
-@TestProfile(ClaimRaceTest.ApiOnly.class)
+@TestProfile(ApiOnlyNode.class)
 class ClaimRaceTest {
-
-    public static class ApiOnly implements QuarkusTestProfile {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            return Map.of("nixexec.node.role", "api");
-        }
-    }
 
     @Inject
     JobService jobs;

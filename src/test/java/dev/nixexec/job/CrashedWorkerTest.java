@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.nixexec.tenant.Caller;
 import dev.nixexec.tenant.Role;
 import dev.nixexec.tenant.Tenants;
+import dev.nixexec.testing.ApiOnlyNode;
 import dev.nixexec.testing.NixSpy;
 import dev.nixexec.testing.RogueWorker;
 import io.quarkus.test.common.WithTestResource;
@@ -30,7 +31,7 @@ import org.junit.jupiter.api.Test;
  */
 @QuarkusTest
 @WithTestResource(NixSpy.class)
-@TestProfile(ClaimRaceTest.ApiOnly.class)
+@TestProfile(ApiOnlyNode.class)
 class CrashedWorkerTest {
 
     @Inject

@@ -1,0 +1,112 @@
+package dev.nixexec.bench;
+
+import dev.nixexec.sandbox.BwrapArguments;
+import dev.nixexec.sandbox.Limits;
+import dev.nixexec.sandbox.SandboxSpec;
+import dev.nixexec.sandbox.StoreView;
+import dev.nixexec.testing.NixSpy;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.common.http.TestHTTPResource;
+import io.quarkus.test.junit.QuarkusTest;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Over HTTP against the running service: (b) submit → start on an idle worker, from the job's own
+ * timestamps; (c) {@code POST /v1/jobs?wait=30} of a cached {@code print(1)} against the same
+ * bubblewrap command run directly.
+ */
+@QuarkusTest
+@WithTestResource(NixSpy.class)
+@Tag("benchmark")
+class LatencyBenchmark {
+
+    private static final int RUNS = Integer.getInteger("bench.runs", 40);
+    private static final String KEY = "nx_test_bootstrap_admin_secret";
+
+    @TestHTTPResource("/v1/jobs")
+    URI jobs;
+
+    @Inject
+    ObjectMapper json;
+
+    @Test
+    void latency() throws Exception {
+        HttpClient http = HttpClient.newHttpClient();
+        String body = "{\"language\":\"python\",\"code\":\"print(1)\"}";
+        HttpRequest submitAndWait = HttpRequest.newBuilder(URI.create(jobs + "?wait=30"))
+                .header("Authorization", "Bearer " + KEY).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build();
+        JsonNode warm = json.readTree(http.send(submitAndWait, HttpResponse.BodyHandlers.ofString()).body());
+        String env = warm.path("environment").path("store_path").asText();
+
+        double[] startMs = new double[RUNS];
+        double[] endToEndMs = new double[RUNS];
+        for (int i = 0; i < RUNS; i++) {
+            Thread.sleep(50);
+            long t = System.nanoTime();
+            JsonNode job = json.readTree(http.send(submitAndWait, HttpResponse.BodyHandlers.ofString()).body());
+            endToEndMs[i] = (System.nanoTime() - t) / 1e6;
+            if (!job.path("status").asText().equals("succeeded")) {
+                throw new IllegalStateException("benchmark job did not succeed: " + job);
+            }
+            startMs[i] = Duration.between(OffsetDateTime.parse(job.path("created_at").asText()),
+                    OffsetDateTime.parse(job.path("started_at").asText())).toNanos() / 1e6;
+        }
+
+        Path dir = Files.createTempDirectory("bench");
+        Files.createDirectories(dir.resolve("code"));
+        Files.writeString(dir.resolve("code/main.py"), "print(1)");
+        Files.createDirectories(dir.resolve("etc"));
+        for (Map.Entry<String, String> f : BwrapArguments.etcFiles().entrySet()) {
+            Files.writeString(dir.resolve("etc").resolve(f.getKey()), f.getValue());
+        }
+        Limits limits = new Limits(Duration.ofSeconds(30), 512L << 20, 256, 0, 100L << 20, 64L << 20, 256L << 20, 1 << 20);
+        List<String> argv = BwrapArguments.build(Path.of("/usr/bin/bwrap"), new SandboxSpec(env, List.of(), "main.py",
+                new byte[0], List.of("python3"), Map.of(), new byte[0], limits, false), dir.resolve("code"),
+                dir.resolve("etc"), StoreView.WHOLE_STORE);
+        double[] directMs = new double[RUNS];
+        for (int i = 0; i < RUNS; i++) {
+            Thread.sleep(50);
+            long t = System.nanoTime();
+            ProcessBuilder builder = new ProcessBuilder(argv).redirectErrorStream(true);
+            builder.environment().clear();
+            Process p = builder.start();
+            p.getInputStream().readAllBytes();
+            p.waitFor();
+            directMs[i] = (System.nanoTime() - t) / 1e6;
+        }
+        String report = String.format("""
+                Job platform over HTTP, %d runs each, 50 ms apart, %d cores:
+                | what | p50 | p90 | vs direct |
+                |---|---|---|---|
+                | (b) submit → start on an idle worker (ms, from created_at/started_at) | %.1f | %.1f | — |
+                | (c) `POST /v1/jobs?wait=30`, cached python `print(1)` (ms) | %.1f | %.1f | +%.1f ms |
+                | (c) same bwrap command run directly (ms) | %.1f | %.1f | — |
+                """, RUNS, Runtime.getRuntime().availableProcessors(), pct(startMs, .5), pct(startMs, .9),
+                pct(endToEndMs, .5), pct(endToEndMs, .9), pct(endToEndMs, .5) - pct(directMs, .5), pct(directMs, .5),
+                pct(directMs, .9));
+        System.out.println(report);
+        QueueBenchmark.append(report);
+    }
+
+    private static double pct(double[] values, double p) {
+        double[] sorted = values.clone();
+        Arrays.sort(sorted);
+        return sorted[(int) Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
+    }
+}

@@ -1,0 +1,109 @@
+package dev.nixexec.bench;
+
+import dev.nixexec.job.ClaimedJob;
+import dev.nixexec.job.JobQueue;
+import dev.nixexec.job.JobService;
+import dev.nixexec.tenant.Caller;
+import dev.nixexec.tenant.Role;
+import dev.nixexec.tenant.TenantPolicy;
+import dev.nixexec.tenant.Tenants;
+import dev.nixexec.testing.ApiOnlyNode;
+import dev.nixexec.testing.NixSpy;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import jakarta.inject.Inject;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Queue throughput with a no-op runner: claimers take jobs with the real claim query and finish
+ * them at once with the real finish path (result, events, audit, notify), so the figure is the
+ * queue's own cost. This is a benchmark mode in the test tree only; the service has no no-op runner.
+ */
+@QuarkusTest
+@WithTestResource(NixSpy.class)
+@TestProfile(ApiOnlyNode.class)
+@Tag("benchmark")
+class QueueBenchmark {
+
+    private static final int JOBS = Integer.getInteger("bench.queue-jobs", 5000);
+    private static final int CLAIMERS = 4;
+    private static final int BATCH = 32;
+
+    @Inject
+    JobService jobs;
+
+    @Inject
+    JobQueue queue;
+
+    @Inject
+    Tenants tenants;
+
+    @Test
+    void throughput() throws Exception {
+        Caller[] callers = new Caller[4];
+        for (int t = 0; t < callers.length; t++) {
+            UUID id = tenants.create("bench-" + UUID.randomUUID().toString().substring(0, 8),
+                    new TenantPolicy(null, null, null, null, null, null, JOBS, 100_000), null).id;
+            callers[t] = new Caller(id, null, Role.MEMBER);
+        }
+        JobService.Submission noop = new JobService.Submission("bash", "true", List.of(), Map.of(), "", Optional.empty(),
+                false, Map.of());
+        long submitStart = System.nanoTime();
+        for (int i = 0; i < JOBS; i++) {
+            jobs.submit(callers[i % callers.length], noop, null);
+        }
+        double submitSeconds = (System.nanoTime() - submitStart) / 1e9;
+
+        AtomicInteger done = new AtomicInteger();
+        CountDownLatch finished = new CountDownLatch(CLAIMERS);
+        long start = System.nanoTime();
+        for (int c = 0; c < CLAIMERS; c++) {
+            String node = "bench-node-" + c;
+            Thread.ofVirtual().start(() -> {
+                try {
+                    int idle = 0;
+                    while (idle < 3) {
+                        List<ClaimedJob> batch = queue.claim(node, BATCH);
+                        idle = batch.isEmpty() ? idle + 1 : 0;
+                        for (ClaimedJob job : batch) {
+                            queue.finish(job.id(), node, new JobQueue.Outcome("succeeded", 0, null, false, null, 0L, "",
+                                    "", 0, 0, false, false, null, null));
+                            done.incrementAndGet();
+                        }
+                    }
+                } finally {
+                    finished.countDown();
+                }
+            });
+        }
+        finished.await();
+        double seconds = (System.nanoTime() - start) / 1e9;
+        String report = String.format("""
+                Queue (no-op runner), %d jobs over 4 tenants, %d claimers, batches of %d, %d cores, embedded PostgreSQL 17:
+                | what | figure |
+                |---|---|
+                | submit (JobService, one transaction each) | %.0f jobs/s |
+                | claim + finish | %.0f jobs/s (%.0f per core) |
+                """, JOBS, CLAIMERS, BATCH, Runtime.getRuntime().availableProcessors(), JOBS / submitSeconds,
+                done.get() / seconds, done.get() / seconds / Runtime.getRuntime().availableProcessors());
+        System.out.println(report);
+        append(report);
+    }
+
+    static void append(String text) throws IOException {
+        Path out = Path.of(System.getProperty("nixexec-test.repo-dir", "."), "target", "benchmarks.md");
+        Files.writeString(out, text + "\n", StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+    }
+}
