@@ -1,5 +1,6 @@
 package dev.nixexec.nix;
 
+import java.io.UncheckedIOException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.nixexec.config.NixExecConfig;
 import dev.nixexec.config.StatePaths;
@@ -145,7 +146,7 @@ public class EnvironmentCache {
         try {
             Files.createDirectories(dir);
         } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
+            throw new UncheckedIOException(e);
         }
         return dir;
     }

@@ -1,5 +1,9 @@
 package dev.nixexec.nix;
 
+import java.nio.file.StandardCopyOption;
+import java.util.Arrays;
+import java.util.ArrayList;
+import java.util.List;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.nixexec.config.NixExecConfig;
@@ -113,8 +117,7 @@ public class NixpkgsPins {
     private void save(NixpkgsPin pin) throws IOException {
         Path tmp = Files.createTempFile(paths.cacheDir(), "pin", ".tmp");
         json.writeValue(tmp.toFile(), pin);
-        Files.move(tmp, pinFile(), java.nio.file.StandardCopyOption.ATOMIC_MOVE,
-                java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        Files.move(tmp, pinFile(), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     }
 
     private Optional<NixpkgsPin> restore() {
@@ -129,15 +132,15 @@ public class NixpkgsPins {
         }
     }
 
-    static java.util.List<String> append(java.util.List<String> argv, String... more) {
-        java.util.List<String> all = new java.util.ArrayList<>(argv);
-        all.addAll(java.util.List.of(more));
+    static List<String> append(List<String> argv, String... more) {
+        List<String> all = new ArrayList<>(argv);
+        all.addAll(List.of(more));
         return all;
     }
 
     static String lastLines(String text, int count) {
         String[] lines = text.strip().split("\n");
         int from = Math.max(0, lines.length - count);
-        return String.join("\n", java.util.Arrays.copyOfRange(lines, from, lines.length)).strip();
+        return String.join("\n", Arrays.copyOfRange(lines, from, lines.length)).strip();
     }
 }

@@ -43,30 +43,11 @@ public class BwrapSandbox implements Sandbox {
 
     @Override
     public Multi<SandboxEvent> run(SandboxSpec spec) {
-        return Multi.createFrom().emitter(emitter -> {
-            AtomicReference<Process> running = new AtomicReference<>();
-            AtomicBoolean cancelled = new AtomicBoolean();
-            emitter.onTermination(() -> {
-                cancelled.set(true);
-                Process p = running.get();
-                if (p != null && p.isAlive()) {
-                    p.destroyForcibly();
-                }
-            });
-            Thread.ofVirtual().name("sandbox").start(() -> {
-                try {
-                    SandboxResult result = runBlocking(spec, emitter, running, cancelled);
-                    emitter.emit(new SandboxEvent.Exited(result));
-                    emitter.complete();
-                } catch (Exception e) {
-                    emitter.fail(e);
-                }
-            });
-        });
+        return ChildStreams.events((emitter, killer, cancelled) -> runBlocking(spec, emitter, killer, cancelled));
     }
 
     private SandboxResult runBlocking(SandboxSpec spec, MultiEmitter<? super SandboxEvent> emitter,
-            AtomicReference<Process> running, AtomicBoolean cancelled) throws IOException, InterruptedException {
+            AtomicReference<Runnable> killer, AtomicBoolean cancelled) throws IOException, InterruptedException {
         String reason = unavailableReason().orElse(null);
         if (reason != null) {
             throw new SandboxException(reason);
@@ -74,7 +55,7 @@ public class BwrapSandbox implements Sandbox {
         Launcher launcher = launchers.take(spec.limits());
         try {
             Process process = launcher.process();
-            running.set(process);
+            killer.set(process::destroyForcibly);
             if (cancelled.get()) {
                 process.destroyForcibly();
             }
@@ -112,7 +93,7 @@ public class BwrapSandbox implements Sandbox {
             stdinWriter.interrupt();
 
             int exitCode = process.exitValue();
-            Optional<Integer> signal = exitCode > 128 && exitCode < 128 + 65 ? Optional.of(exitCode - 128) : Optional.empty();
+            Optional<Integer> signal = ChildStreams.signalOf(exitCode);
             Optional<String> limitHit = launcher.cgroup().flatMap(JobCgroup::limitHit);
             if (limitHit.isEmpty() && signal.isPresent()) {
                 limitHit = switch (signal.get()) {

@@ -1,5 +1,6 @@
 package dev.nixexec.sandbox;
 
+import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.subscription.MultiEmitter;
 import java.io.IOException;
 import java.io.InputStream;
@@ -9,6 +10,9 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Arrays;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 import org.jboss.logging.Logger;
 
@@ -19,6 +23,48 @@ final class ChildStreams {
     private static final int CHUNK = 64 * 1024;
 
     private ChildStreams() {
+    }
+
+    /** A sandbox run on its own thread: reports output through the emitter and returns the result. */
+    interface Run {
+        /**
+         * @param killer where the run puts the action that kills it, once it has something to kill
+         * @param cancelled set when the subscriber went away; the run must then stop
+         */
+        SandboxResult run(MultiEmitter<? super SandboxEvent> emitter, AtomicReference<Runnable> killer,
+                AtomicBoolean cancelled) throws Exception;
+    }
+
+    /**
+     * The event stream of one run: it starts on subscription, on a virtual thread, ends with
+     * {@link SandboxEvent.Exited}, and cancelling the subscription kills the run.
+     */
+    static Multi<SandboxEvent> events(Run run) {
+        return Multi.createFrom().emitter(emitter -> {
+            AtomicReference<Runnable> killer = new AtomicReference<>();
+            AtomicBoolean cancelled = new AtomicBoolean();
+            emitter.onTermination(() -> {
+                cancelled.set(true);
+                Runnable kill = killer.get();
+                if (kill != null) {
+                    kill.run();
+                }
+            });
+            Thread.ofVirtual().name("sandbox").start(() -> {
+                try {
+                    SandboxResult result = run.run(emitter, killer, cancelled);
+                    emitter.emit(new SandboxEvent.Exited(result));
+                    emitter.complete();
+                } catch (Exception e) {
+                    emitter.fail(e);
+                }
+            });
+        });
+    }
+
+    /** The signal behind an exit code above 128, the way shells report it. */
+    static Optional<Integer> signalOf(int exitCode) {
+        return exitCode > 128 && exitCode < 128 + 65 ? Optional.of(exitCode - 128) : Optional.empty();
     }
 
     /**

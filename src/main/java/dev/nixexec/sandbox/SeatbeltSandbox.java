@@ -55,30 +55,11 @@ public class SeatbeltSandbox implements Sandbox {
 
     @Override
     public Multi<SandboxEvent> run(SandboxSpec spec) {
-        return Multi.createFrom().emitter(emitter -> {
-            AtomicReference<ProcessTree> running = new AtomicReference<>();
-            AtomicBoolean cancelled = new AtomicBoolean();
-            emitter.onTermination(() -> {
-                cancelled.set(true);
-                ProcessTree tree = running.get();
-                if (tree != null) {
-                    tree.killAll();
-                }
-            });
-            Thread.ofVirtual().name("sandbox").start(() -> {
-                try {
-                    SandboxResult result = runBlocking(spec, emitter, running, cancelled);
-                    emitter.emit(new SandboxEvent.Exited(result));
-                    emitter.complete();
-                } catch (Exception e) {
-                    emitter.fail(e);
-                }
-            });
-        });
+        return ChildStreams.events((emitter, killer, cancelled) -> runBlocking(spec, emitter, killer, cancelled));
     }
 
     private SandboxResult runBlocking(SandboxSpec spec, MultiEmitter<? super SandboxEvent> emitter,
-            AtomicReference<ProcessTree> running, AtomicBoolean cancelled) throws IOException, InterruptedException {
+            AtomicReference<Runnable> killer, AtomicBoolean cancelled) throws IOException, InterruptedException {
         String reason = unavailableReason().orElse(null);
         if (reason != null) {
             throw new SandboxException(reason);
@@ -96,7 +77,7 @@ public class SeatbeltSandbox implements Sandbox {
             long started = System.nanoTime();
             Process process = builder.start();
             tree = new ProcessTree(process);
-            running.set(tree);
+            killer.set(tree::killAll);
             if (cancelled.get()) {
                 tree.killAll();
             }
@@ -122,7 +103,7 @@ public class SeatbeltSandbox implements Sandbox {
             stdinWriter.interrupt();
 
             int exitCode = process.exitValue();
-            Optional<Integer> signal = exitCode > 128 && exitCode < 128 + 65 ? Optional.of(exitCode - 128) : Optional.empty();
+            Optional<Integer> signal = ChildStreams.signalOf(exitCode);
             boolean timedOut = !exited && !cancelled.get();
             return new SandboxResult(exitCode, signal, timedOut, timedOut ? Optional.of("timeout") : Optional.empty(),
                     durationMs, stdout.result(), stderr.result());

@@ -1,5 +1,8 @@
 package dev.nixexec.worker;
 
+import java.util.function.Predicate;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.Map;
 import dev.nixexec.config.NixExecConfig;
 import dev.nixexec.nix.Environment;
 import dev.nixexec.nix.EnvironmentCache;
@@ -35,7 +38,7 @@ public class ExecutionEngine {
 
     /** A request that passed validation: the only kind the engine runs. */
     public record ValidatedRequest(Language language, EnvironmentRequest environment, byte[] code,
-            java.util.Map<String, String> env, byte[] stdin, Limits limits, boolean network) {
+            Map<String, String> env, byte[] stdin, Limits limits, boolean network) {
 
         /** The same request under other limits (a tenant's policy narrows the defaults). */
         public ValidatedRequest withLimits(Limits newLimits) {
@@ -132,9 +135,9 @@ public class ExecutionEngine {
      * worker never leads to a second run.
      */
     public Multi<ExecutionEvent> execute(ValidatedRequest request,
-            java.util.function.Predicate<ExecutionResult.EnvironmentInfo> beforeRun) {
+            Predicate<ExecutionResult.EnvironmentInfo> beforeRun) {
         return Multi.createFrom().emitter(emitter -> {
-            java.util.concurrent.atomic.AtomicReference<Cancellable> sandboxRun = new java.util.concurrent.atomic.AtomicReference<>();
+            AtomicReference<Cancellable> sandboxRun = new AtomicReference<>();
             emitter.onTermination(() -> {
                 Cancellable run = sandboxRun.get();
                 if (run != null) {
