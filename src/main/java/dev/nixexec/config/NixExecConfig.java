@@ -70,6 +70,10 @@ public interface NixExecConfig {
         @WithDefault("2s")
         Duration poll();
 
+        /** Queued jobs of all tenants together; above it submissions get 503 (the queue is full). */
+        @WithDefault("100000")
+        int maxQueued();
+
         /** Default caps of a tenant without its own. */
         @WithDefault("1000")
         int maxQueuedPerTenant();

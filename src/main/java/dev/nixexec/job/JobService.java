@@ -75,6 +75,7 @@ public class JobService {
     }
 
     private final NixExecConfig config;
+    private volatile boolean stopping;
     private final ExecutionEngine engine;
     private final Tenants tenants;
     private final AuditLog audit;
@@ -95,7 +96,15 @@ public class JobService {
         this.canonical = json.copy().configure(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true);
     }
 
+    /** From the first moment of shutdown, new jobs are refused (503) rather than left to a stopping node. */
+    void stopping(@jakarta.enterprise.event.Observes @jakarta.annotation.Priority(0) io.quarkus.runtime.ShutdownEvent event) {
+        stopping = true;
+    }
+
     public Submitted submit(Caller caller, Submission submission, String idempotencyKey) {
+        if (stopping) {
+            throw new JobProblem(JobProblem.Kind.UNAVAILABLE, "the service is shutting down; submit again shortly");
+        }
         if (!caller.role().canSubmit()) {
             throw new JobProblem(JobProblem.Kind.FORBIDDEN, "an " + caller.role().id() + " key cannot submit jobs");
         }
@@ -126,6 +135,10 @@ public class JobService {
             if (earlier.isPresent()) {
                 return earlier.get();
             }
+        }
+        long allQueued = Job.count("status = 'queued'");
+        if (allQueued >= config.jobs().maxQueued()) {
+            throw new JobProblem(JobProblem.Kind.UNAVAILABLE, "the queue is full (" + allQueued + " jobs waiting); submit again later");
         }
         int maxQueued = Optional.ofNullable(policy.maxQueued()).orElse(config.jobs().maxQueuedPerTenant());
         long queued = Job.count("tenantId = ?1 and status = 'queued'", caller.tenantId());

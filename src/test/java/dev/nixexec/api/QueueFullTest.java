@@ -1,0 +1,39 @@
+package dev.nixexec.api;
+
+import static dev.nixexec.api.JobsApiTest.as;
+import static org.hamcrest.Matchers.containsString;
+
+import dev.nixexec.testing.NixSpy;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** A full queue answers 503 with a problem, and stores nothing. */
+@QuarkusTest
+@WithTestResource(NixSpy.class)
+@TestProfile(QueueFullTest.TinyQueue.class)
+class QueueFullTest {
+
+    public static class TinyQueue implements QuarkusTestProfile {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return Map.of("nixexec.node.role", "api", "nixexec.jobs.max-queued", "2");
+        }
+    }
+
+    @Test
+    void aFullQueueIsServiceUnavailable() {
+        String member = JobsApiTest.key(JobsApiTest.tenant("full", null), "member");
+        Map<String, Object> body = Map.of("language", "bash", "code", "true");
+        // earlier tests of this profile may have left jobs queued: fill up to the cap first
+        for (int i = 0; i < 2; i++) {
+            as(member).body(body).post("/v1/jobs");
+        }
+        as(member).body(body).post("/v1/jobs").then().statusCode(503).contentType("application/problem+json")
+                .body("detail", containsString("queue is full"));
+        as(member).get("/v1/jobs").then().statusCode(200).body("items.size()", org.hamcrest.Matchers.lessThanOrEqualTo(2));
+    }
+}
