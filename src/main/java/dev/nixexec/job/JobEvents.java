@@ -21,6 +21,31 @@ public final class JobEvents {
                 .setParameter(1, jobId).setParameter(2, kind).setParameter(3, data).executeUpdate();
     }
 
+    /** Appends the final status and the result event in one statement. */
+    static void appendFinal(EntityManager em, UUID jobId, String status, String result) {
+        em.createNativeQuery("INSERT INTO job_events (job_id, seq, kind, data) "
+                        + "SELECT ?1, m.seq + v.n, v.kind, v.data FROM "
+                        + "(SELECT coalesce(max(seq), 0) AS seq FROM job_events WHERE job_id = ?1) m, "
+                        + "(VALUES (1, 'status', ?2), (2, 'result', ?3)) AS v(n, kind, data)")
+                .setParameter(1, jobId).setParameter(2, status).setParameter(3, result).executeUpdate();
+    }
+
+    /** Appends the same event to several jobs in one statement. */
+    static void appendAll(EntityManager em, List<UUID> jobIds, String kind, String data) {
+        StringBuilder sql = new StringBuilder("INSERT INTO job_events (job_id, seq, kind, data) "
+                + "SELECT v.id, coalesce((SELECT max(e.seq) FROM job_events e WHERE e.job_id = v.id), 0) + 1, ?1, ?2 "
+                + "FROM (VALUES ");
+        for (int i = 0; i < jobIds.size(); i++) {
+            sql.append(i == 0 ? "" : ", ").append("(CAST(?").append(i + 3).append(" AS uuid))");
+        }
+        sql.append(") AS v(id)");
+        var query = em.createNativeQuery(sql.toString()).setParameter(1, kind).setParameter(2, data);
+        for (int i = 0; i < jobIds.size(); i++) {
+            query.setParameter(i + 3, jobIds.get(i));
+        }
+        query.executeUpdate();
+    }
+
     static List<Event> after(UUID jobId, int afterSeq) {
         return JobEvent.<JobEvent>find("jobId = ?1 and seq > ?2 order by seq", jobId, afterSeq).page(0, 1000).list()
                 .stream().map(e -> new Event(e.seq, e.kind, e.data)).toList();

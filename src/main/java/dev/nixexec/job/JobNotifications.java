@@ -115,9 +115,12 @@ public class JobNotifications {
         switch (channel) {
             case SUBMITTED -> submitted.forEach(Runnable::run);
             case CHANGED -> {
-                Set<Runnable> actions = changed.get(UUID.fromString(payload));
-                if (actions != null) {
-                    actions.forEach(Runnable::run);
+                // one notification may name several jobs (a claim's batch), comma-separated
+                for (String id : payload.split(",")) {
+                    Set<Runnable> actions = changed.get(UUID.fromString(id));
+                    if (actions != null) {
+                        actions.forEach(Runnable::run);
+                    }
                 }
             }
             case CANCEL -> cancels.forEach(c -> c.accept(UUID.fromString(payload)));

@@ -57,7 +57,7 @@ public class JobQueue {
                    lease_until = now() + make_interval(secs => ?4), claimed_at = now()
             WHERE id IN (SELECT id FROM jobs WHERE id IN (SELECT id FROM picked) AND status = 'queued'
                          FOR UPDATE SKIP LOCKED)
-            RETURNING id
+            RETURNING id, tenant_id, attempt, language, code, packages::text, env::text, stdin, timeout_ms, network
             """;
 
     private final NixExecConfig config;
@@ -74,27 +74,36 @@ public class JobQueue {
         this.json = json;
     }
 
-    /** Claims up to {@code count} jobs for this node. */
+    /**
+     * Claims up to {@code count} jobs for this node: one statement to claim, one for their status
+     * events, one for their audit records, one notification.
+     */
     @Transactional
     public List<ClaimedJob> claim(String nodeId, int count) {
         @SuppressWarnings("unchecked")
-        List<UUID> ids = em.createNativeQuery(CLAIM, UUID.class)
+        List<Object[]> rows = em.createNativeQuery(CLAIM)
                 .setParameter(1, nodeId).setParameter(2, count)
                 .setParameter(3, config.jobs().maxRunningPerTenant())
                 .setParameter(4, (double) config.jobs().lease().toSeconds())
                 .getResultList();
-        List<ClaimedJob> claimed = new ArrayList<>();
-        for (UUID id : ids) {
-            Job job = Job.findById(id);
-            em.refresh(job);
-            JobEvents.append(em, id, "status", "building");
-            audit.record("claimed", job.tenantId, id, null, nodeId, Map.of("attempt", job.attempt));
-            JobNotifications.notify(em, JobNotifications.CHANGED, id.toString());
-            claimed.add(new ClaimedJob(id, job.tenantId, job.attempt, job.language, job.code,
-                    read(job.packages, new TypeReference<List<String>>() { }),
-                    read(job.env, new TypeReference<Map<String, String>>() { }), job.stdin,
-                    Duration.ofMillis(job.timeoutMs), job.network));
+        if (rows.isEmpty()) {
+            return List.of();
         }
+        List<ClaimedJob> claimed = new ArrayList<>();
+        List<AuditLog.JobRecord> records = new ArrayList<>();
+        for (Object[] r : rows) {
+            ClaimedJob job = new ClaimedJob((UUID) r[0], (UUID) r[1], ((Number) r[2]).intValue(), (String) r[3],
+                    (String) r[4], read((String) r[5], new TypeReference<List<String>>() { }),
+                    read((String) r[6], new TypeReference<Map<String, String>>() { }), (String) r[7],
+                    Duration.ofMillis(((Number) r[8]).longValue()), (Boolean) r[9]);
+            claimed.add(job);
+            records.add(new AuditLog.JobRecord(job.tenantId(), job.id(), Map.of("attempt", job.attempt())));
+        }
+        List<UUID> ids = claimed.stream().map(ClaimedJob::id).toList();
+        JobEvents.appendAll(em, ids, "status", "building");
+        audit.recordAll("claimed", nodeId, records);
+        JobNotifications.notify(em, JobNotifications.CHANGED,
+                String.join(",", ids.stream().map(UUID::toString).toList()));
         return claimed;
     }
 
@@ -138,12 +147,10 @@ public class JobQueue {
     /** Stores the result if the job is still this node's; returns whether it was. */
     @Transactional
     public boolean finish(UUID id, String nodeId, Outcome o) {
-        Job job = Job.findById(id);
+        Job job = em.find(Job.class, id, jakarta.persistence.LockModeType.PESSIMISTIC_WRITE);
         if (job == null) {
             return false;
         }
-        em.lock(job, jakarta.persistence.LockModeType.PESSIMISTIC_WRITE);
-        em.refresh(job);
         if (job.jobStatus().terminal() || !nodeId.equals(job.nodeId)) {
             return false;
         }
@@ -282,8 +289,7 @@ public class JobQueue {
 
     private void end(Job job, String nodeId, UUID cancelledBy) {
         job.leaseUntil = null;
-        JobEvents.append(em, job.id, "status", job.status);
-        JobEvents.append(em, job.id, "result", jobs.write(jobs.view(job)));
+        JobEvents.appendFinal(em, job.id, job.status, jobs.write(jobs.view(job)));
         Map<String, Object> detail = new java.util.HashMap<>();
         detail.put("status", job.status);
         if (job.exitCode != null) {

@@ -302,8 +302,7 @@ public class JobService {
         if (status == JobStatus.QUEUED) {
             job.status = JobStatus.CANCELLED.id();
             job.finishedAt = OffsetDateTime.now(ZoneOffset.UTC);
-            JobEvents.append(em, job.id, "status", "cancelled");
-            JobEvents.append(em, job.id, "result", write(view(job)));
+            JobEvents.appendFinal(em, job.id, "cancelled", write(view(job)));
             audit.record("cancelled", job.tenantId, job.id, caller.keyId(), null, Map.of("was", status.id()));
             JobNotifications.notify(em, JobNotifications.CHANGED, job.id.toString());
         } else {
