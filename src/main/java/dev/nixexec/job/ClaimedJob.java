@@ -1,11 +1,12 @@
 package dev.nixexec.job;
 
+import dev.nixexec.tenant.TenantPolicy;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
-/** What a worker needs to run a job it claimed. */
+/** What a worker needs to run a job it claimed, with its tenant's policy as of the claim. */
 public record ClaimedJob(UUID id, UUID tenantId, int attempt, String language, String code, List<String> packages,
-        Map<String, String> env, String stdin, Duration timeout, boolean network) {
+        Map<String, String> env, String stdin, Duration timeout, boolean network, TenantPolicy policy) {
 }

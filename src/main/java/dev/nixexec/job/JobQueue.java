@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.nixexec.audit.AuditLog;
 import dev.nixexec.config.NixExecConfig;
+import dev.nixexec.tenant.TenantPolicy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.persistence.EntityManager;
 import jakarta.transaction.Transactional;
@@ -57,7 +58,8 @@ public class JobQueue {
                    lease_until = now() + make_interval(secs => ?4), claimed_at = now()
             WHERE id IN (SELECT id FROM jobs WHERE id IN (SELECT id FROM picked) AND status = 'queued'
                          FOR UPDATE SKIP LOCKED)
-            RETURNING id, tenant_id, attempt, language, code, packages::text, env::text, stdin, timeout_ms, network
+            RETURNING id, tenant_id, attempt, language, code, packages::text, env::text, stdin, timeout_ms, network,
+                      (SELECT t.policy::text FROM tenants t WHERE t.id = jobs.tenant_id)
             """;
 
     private final NixExecConfig config;
@@ -95,7 +97,8 @@ public class JobQueue {
             ClaimedJob job = new ClaimedJob((UUID) r[0], (UUID) r[1], ((Number) r[2]).intValue(), (String) r[3],
                     (String) r[4], read((String) r[5], new TypeReference<List<String>>() { }),
                     read((String) r[6], new TypeReference<Map<String, String>>() { }), (String) r[7],
-                    Duration.ofMillis(((Number) r[8]).longValue()), (Boolean) r[9]);
+                    Duration.ofMillis(((Number) r[8]).longValue()), (Boolean) r[9],
+                    read((String) r[10], new TypeReference<TenantPolicy>() { }));
             claimed.add(job);
             records.add(new AuditLog.JobRecord(job.tenantId(), job.id(), Map.of("attempt", job.attempt())));
         }
@@ -113,15 +116,16 @@ public class JobQueue {
      * longer this node's, or its cancel was requested.
      */
     @Transactional
-    public boolean started(UUID id, String nodeId, String storePath, String revision, boolean cacheHit, long buildMs) {
+    public boolean started(ClaimedJob job, String nodeId, String storePath, String revision, boolean cacheHit,
+            long buildMs) {
+        UUID id = job.id();
         int updated = em.createNativeQuery("UPDATE jobs SET status = 'running', started_at = now(), store_path = ?3, "
                         + "nixpkgs_revision = ?4, cache_hit = ?5, build_ms = ?6 "
                         + "WHERE id = ?1 AND node_id = ?2 AND status = 'building' AND NOT cancel_requested")
                 .setParameter(1, id).setParameter(2, nodeId).setParameter(3, storePath).setParameter(4, revision)
                 .setParameter(5, cacheHit).setParameter(6, buildMs).executeUpdate();
         if (updated == 1) {
-            UUID tenant = (UUID) em.createNativeQuery("SELECT tenant_id FROM jobs WHERE id = ?1", UUID.class)
-                    .setParameter(1, id).getSingleResult();
+            UUID tenant = job.tenantId();
             audit.record("environment", tenant, id, null, nodeId,
                     Map.of("store_path", storePath, "nixpkgs_revision", revision, "cache_hit", cacheHit, "build_ms", buildMs));
             audit.record("started", tenant, id, null, nodeId, Map.of());

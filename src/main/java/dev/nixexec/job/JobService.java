@@ -109,15 +109,13 @@ public class JobService {
             throw new JobProblem(JobProblem.Kind.FORBIDDEN, "an " + caller.role().id() + " key cannot submit jobs");
         }
         engine.validate(submission.execution());
-        TenantPolicy policy = tenants.policy(caller.tenantId());
-        checkPolicy(submission, policy);
         if (idempotencyKey != null && (idempotencyKey.isBlank() || idempotencyKey.length() > 200)) {
             throw new InvalidRequestException(List.of(new FieldError("Idempotency-Key", "must be 1 to 200 characters")), false);
         }
         String hash = requestHash(submission);
         try {
-            return QuarkusTransaction.requiringNew().call(() -> insert(caller, submission, idempotencyKey, hash, policy));
-        } catch (JobProblem e) {
+            return QuarkusTransaction.requiringNew().call(() -> insert(caller, submission, idempotencyKey, hash));
+        } catch (JobProblem | InvalidRequestException e) {
             throw e;
         } catch (RuntimeException e) {
             // two submissions with one idempotency key raced: the loser returns the winner's job
@@ -129,7 +127,9 @@ public class JobService {
         }
     }
 
-    private Submitted insert(Caller caller, Submission s, String idempotencyKey, String hash, TenantPolicy policy) {
+    private Submitted insert(Caller caller, Submission s, String idempotencyKey, String hash) {
+        TenantPolicy policy = tenants.policy(caller.tenantId());
+        checkPolicy(s, policy);
         if (idempotencyKey != null) {
             Optional<Submitted> earlier = existing(caller, idempotencyKey, hash);
             if (earlier.isPresent()) {

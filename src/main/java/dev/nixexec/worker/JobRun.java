@@ -6,7 +6,6 @@ import dev.nixexec.sandbox.Limits;
 import dev.nixexec.sandbox.OutputCapture;
 import dev.nixexec.sandbox.StreamName;
 import dev.nixexec.tenant.TenantPolicy;
-import dev.nixexec.tenant.Tenants;
 import io.smallrye.mutiny.subscription.Cancellable;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.nio.charset.StandardCharsets;
@@ -25,17 +24,15 @@ final class JobRun {
 
     private static final Logger LOG = Logger.getLogger(JobRun.class);
 
-    /** Makes runs; a bean so runs get the engine, queue and tenants. */
+    /** Makes runs; a bean so runs get the engine and the queue. */
     @ApplicationScoped
     static class Factory {
         private final ExecutionEngine engine;
         private final JobQueue queue;
-        private final Tenants tenants;
 
-        Factory(ExecutionEngine engine, JobQueue queue, Tenants tenants) {
+        Factory(ExecutionEngine engine, JobQueue queue) {
             this.engine = engine;
             this.queue = queue;
-            this.tenants = tenants;
         }
 
         JobRun create(ClaimedJob job, String nodeId, Consumer<UUID> whenDone) {
@@ -89,7 +86,7 @@ final class JobRun {
         try {
             request = deps.engine.validate(new ExecutionRequest(job.language(), job.code(), job.packages(), job.env(),
                     job.stdin(), Optional.of(job.timeout()), job.network()));
-            TenantPolicy policy = deps.tenants.policy(job.tenantId());
+            TenantPolicy policy = job.policy();
             if (policy.maxOutputBytes() != null && policy.maxOutputBytes() < request.limits().maxOutputBytes()) {
                 Limits l = request.limits();
                 request = request.withLimits(new Limits(l.timeout(), l.memoryBytes(), l.maxProcesses(), l.cpuSeconds(),
@@ -119,7 +116,7 @@ final class JobRun {
         if (stopReason != null) {
             return false;
         }
-        boolean mine = deps.queue.started(job.id(), nodeId, environment.storePath(), environment.nixpkgsRevision(),
+        boolean mine = deps.queue.started(job, nodeId, environment.storePath(), environment.nixpkgsRevision(),
                 environment.cacheHit(), environment.buildMs());
         started.set(mine);
         return mine;
