@@ -42,9 +42,13 @@ final class CgroupFiles {
             if (pids.isEmpty()) {
                 return;
             }
+            String cgroupName = procs.getParent().getFileName().toString();
             for (String pid : pids) {
                 try {
-                    ProcessHandle.of(Long.parseLong(pid.trim())).ifPresent(ProcessHandle::destroyForcibly);
+                    long id = Long.parseLong(pid.trim());
+                    // pids are reused quickly (pid_max can be 32768): take the handle first (it pins the
+                    // start time that destroy checks), then make sure the pid is still in our cgroup
+                    ProcessHandle.of(id).filter(h -> inCgroup(id, cgroupName)).ifPresent(ProcessHandle::destroyForcibly);
                 } catch (NumberFormatException ignored) {
                     // blank line
                 }
@@ -55,6 +59,15 @@ final class CgroupFiles {
                 Thread.currentThread().interrupt();
                 return;
             }
+        }
+    }
+
+    private static boolean inCgroup(long pid, String cgroupName) {
+        try {
+            return Files.readAllLines(Path.of("/proc", Long.toString(pid), "cgroup")).stream()
+                    .anyMatch(line -> line.endsWith("/" + cgroupName));
+        } catch (IOException e) {
+            return false;
         }
     }
 

@@ -100,7 +100,11 @@ public class HostUids {
             if (pids.isEmpty()) {
                 return;
             }
-            pids.forEach(pid -> ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly));
+            // take the handle first (it pins the start time destroy checks), then re-check the uid,
+            // so a pid reused by another process in between is never killed
+            pids.forEach(pid -> ProcessHandle.of(pid)
+                    .filter(h -> realUid(Path.of("/proc", Long.toString(pid))) == uid)
+                    .ifPresent(ProcessHandle::destroyForcibly));
             try {
                 Thread.sleep(5);
             } catch (InterruptedException e) {
