@@ -1,0 +1,75 @@
+package dev.nixexec.worker;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.nixexec.job.JobService;
+import dev.nixexec.job.JobView;
+import dev.nixexec.tenant.Caller;
+import dev.nixexec.tenant.Role;
+import dev.nixexec.tenant.TenantPolicy;
+import dev.nixexec.tenant.Tenants;
+import dev.nixexec.testing.NixSpy;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A node shutting down stops claiming, gives running jobs the grace period, then ends them
+ * honestly; a job still queued stays queued for another node. Nothing is left "running".
+ */
+@QuarkusTest
+@WithTestResource(NixSpy.class)
+@TestProfile(GracefulShutdownTest.OneSlotShortGrace.class)
+class GracefulShutdownTest {
+
+    public static class OneSlotShortGrace implements QuarkusTestProfile {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return Map.of("nixexec.node.concurrency", "1", "nixexec.jobs.shutdown-grace", "1s");
+        }
+    }
+
+    @Inject
+    WorkerPool workers;
+
+    @Inject
+    JobService jobs;
+
+    @Inject
+    Tenants tenants;
+
+    @Test
+    void runningJobsEndHonestlyAndQueuedOnesWait() throws InterruptedException {
+        UUID tenant = tenants.create("shutdown-" + UUID.randomUUID().toString().substring(0, 8), TenantPolicy.defaults(),
+                null).id;
+        Caller caller = new Caller(tenant, null, Role.MEMBER);
+        UUID running = submit(caller, "import time\nprint('working', flush=True)\ntime.sleep(60)");
+        for (int i = 0; i < 300 && !jobs.get(caller, running).status().equals("running"); i++) {
+            Thread.sleep(100);
+        }
+        assertEquals("running", jobs.get(caller, running).status());
+        UUID waiting = submit(caller, "print('later')");
+
+        workers.stop(null);
+
+        JobView ended = jobs.await(caller, running, Duration.ofSeconds(30));
+        assertEquals("error", ended.status());
+        assertEquals("worker_shutdown", ended.error().code());
+        assertEquals("working\n", ended.stdout());
+        Thread.sleep(1500);
+        assertEquals("queued", jobs.get(caller, waiting).status(), "a stopping node must not claim");
+    }
+
+    private UUID submit(Caller caller, String code) {
+        return jobs.submit(caller, new JobService.Submission("python", code, List.of(), Map.of(), "", Optional.empty(),
+                false, Map.of()), null).job().id();
+    }
+}
