@@ -1,0 +1,80 @@
+package dev.nixexec.job;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import dev.nixexec.audit.AuditLog;
+import dev.nixexec.tenant.Caller;
+import dev.nixexec.tenant.Role;
+import dev.nixexec.tenant.TenantPolicy;
+import dev.nixexec.tenant.Tenants;
+import dev.nixexec.testing.ApiOnlyNode;
+import dev.nixexec.testing.NixSpy;
+import io.quarkus.narayana.jta.QuarkusTransaction;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import jakarta.inject.Inject;
+import jakarta.persistence.EntityManager;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+/** Retention deletes finished jobs, their events and old audit records; it keeps everything younger. */
+@QuarkusTest
+@WithTestResource(NixSpy.class)
+@TestProfile(ApiOnlyNode.class)
+class RetentionTest {
+
+    @Inject
+    JobService jobs;
+
+    @Inject
+    JobQueue queue;
+
+    @Inject
+    Tenants tenants;
+
+    @Inject
+    AuditLog audit;
+
+    @Inject
+    EntityManager em;
+
+    @Test
+    void oldFinishedJobsGoYoungAndUnfinishedOnesStay() {
+        UUID tenant = tenants.create("retention-" + UUID.randomUUID().toString().substring(0, 8), TenantPolicy.defaults(),
+                null).id;
+        Caller caller = new Caller(tenant, null, Role.MEMBER);
+        UUID old = submit(caller);
+        UUID recent = submit(caller);
+        UUID queuedLongAgo = submit(caller);
+        jobs.cancel(caller, old);
+        jobs.cancel(caller, recent);
+        QuarkusTransaction.requiringNew().run(() -> {
+            em.createNativeQuery("UPDATE jobs SET finished_at = now() - interval '40 days', "
+                    + "created_at = now() - interval '40 days' WHERE id = ?1").setParameter(1, old).executeUpdate();
+            em.createNativeQuery("UPDATE jobs SET created_at = now() - interval '40 days' WHERE id = ?1")
+                    .setParameter(1, queuedLongAgo).executeUpdate();
+            em.createNativeQuery("UPDATE audit_events SET at = now() - interval '40 days' WHERE job_id = ?1")
+                    .setParameter(1, old).executeUpdate();
+        });
+
+        queue.expire(Duration.ofDays(30));
+
+        assertThrows(JobProblem.class, () -> jobs.get(caller, old));
+        assertEquals(0, QuarkusTransaction.requiringNew().call(() -> ((Number) em.createNativeQuery(
+                "SELECT count(*) FROM job_events WHERE job_id = ?1").setParameter(1, old).getSingleResult()).intValue()));
+        assertEquals(List.of(), audit.list(tenant, old, null, null, 10));
+        assertEquals("cancelled", jobs.get(caller, recent).status());
+        assertEquals("queued", jobs.get(caller, queuedLongAgo).status());
+    }
+
+    private UUID submit(Caller caller) {
+        return jobs.submit(caller, new JobService.Submission("bash", "true", List.of(), Map.of(), "", Optional.empty(),
+                false, Map.of()), null).job().id();
+    }
+}
