@@ -27,6 +27,14 @@ public interface NixExecConfig {
 
     Jobs jobs();
 
+    Mcp mcp();
+
+    interface Mcp {
+        /** How long {@code run_code} waits for its job before handing back the id to poll. */
+        @WithDefault("50s")
+        Duration runWait();
+    }
+
     interface Node {
         /** {@code all} (intake and worker), {@code api} (intake only) or {@code worker}. */
         @WithDefault("all")

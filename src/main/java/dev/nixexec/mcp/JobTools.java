@@ -1,0 +1,164 @@
+package dev.nixexec.mcp;
+
+import dev.nixexec.config.NixExecConfig;
+import dev.nixexec.job.JobProblem;
+import dev.nixexec.job.JobService;
+import dev.nixexec.job.JobStatus;
+import dev.nixexec.job.JobView;
+import dev.nixexec.nix.Language;
+import dev.nixexec.tenant.Caller;
+import dev.nixexec.worker.FieldError;
+import dev.nixexec.worker.InvalidRequestException;
+import io.quarkiverse.mcp.server.TextContent;
+import io.quarkiverse.mcp.server.Tool;
+import io.quarkiverse.mcp.server.ToolArg;
+import io.quarkiverse.mcp.server.ToolResponse;
+import io.quarkus.security.identity.SecurityIdentity;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
+
+/**
+ * The MCP tools: thin over {@link JobService}, which does all validation. Refusals an agent can
+ * act on ({@link InvalidRequestException}, {@link JobProblem}) become one-line {@code isError}
+ * results.
+ */
+public class JobTools {
+
+    private static final String LANGUAGE = "Language of the code: python, bash, node, haskell, lua, ruby, perl or octave.";
+    private static final String CODE = "The program's source code, run as the main file of the language.";
+    private static final String PACKAGES = "Nix packages (nixpkgs attribute names) to make available. Libraries of the "
+            + "language go by their package set: python3Packages.numpy, haskellPackages.text, lua5_4Packages.luafilesystem, "
+            + "rubyPackages.nokogiri, perlPackages.JSON, octavePackages.statistics; any other name is a tool put on "
+            + "PATH, e.g. jq or nodePackages.typescript. Call list_languages for the sets.";
+    private static final String ENV = "Environment variables for the program, name to value.";
+    private static final String STDIN = "Text fed to the program's standard input.";
+    private static final String TIMEOUT = "Wall-clock limit of the run in seconds; omitted: the service default (30 unless configured).";
+    private static final String JOB_ID = "The job id returned by run_code or submit_job.";
+
+    private final JobService jobs;
+    private final NixExecConfig config;
+    private final SecurityIdentity identity;
+
+    public JobTools(JobService jobs, NixExecConfig config, SecurityIdentity identity) {
+        this.jobs = jobs;
+        this.config = config;
+        this.identity = identity;
+    }
+
+    @Tool(name = "run_code", description = "Run code in a sandbox with the given Nix packages and wait for it: returns "
+            + "the exit code, stdout and stderr. If it runs longer than the wait, returns the job id to pass to get_job.",
+            inputSchema = @Tool.InputSchema(generator = LanguageEnumSchema.class))
+    ToolResponse runCode(@ToolArg(description = LANGUAGE) String language,
+            @ToolArg(description = CODE) String code,
+            @ToolArg(description = PACKAGES, required = false) List<String> packages,
+            @ToolArg(description = ENV, required = false) Map<String, String> env,
+            @ToolArg(description = STDIN, required = false) String stdin,
+            @ToolArg(description = TIMEOUT, required = false) Integer timeout) {
+        return refusalsAsErrors(() -> {
+            JobView job = submit(language, code, packages, env, stdin, timeout);
+            return result(jobs.await(caller(), job.id(), config.mcp().runWait()));
+        });
+    }
+
+    @Tool(name = "submit_job", description = "Queue code like run_code but return the job id at once; "
+            + "read the result later with get_job.",
+            inputSchema = @Tool.InputSchema(generator = LanguageEnumSchema.class))
+    ToolResponse submitJob(@ToolArg(description = LANGUAGE) String language,
+            @ToolArg(description = CODE) String code,
+            @ToolArg(description = PACKAGES, required = false) List<String> packages,
+            @ToolArg(description = ENV, required = false) Map<String, String> env,
+            @ToolArg(description = STDIN, required = false) String stdin,
+            @ToolArg(description = TIMEOUT, required = false) Integer timeout) {
+        return refusalsAsErrors(() -> {
+            JobView job = submit(language, code, packages, env, stdin, timeout);
+            return ToolResponse.success("Job " + job.id() + ": " + job.status()
+                    + ". Call get_job with this job_id for the result.");
+        });
+    }
+
+    @Tool(name = "get_job", description = "The status and, once finished, the exit code, stdout and stderr of a job.")
+    ToolResponse getJob(@ToolArg(name = "job_id", description = JOB_ID) String jobId,
+            @ToolArg(description = "Seconds to wait for the job to finish (at most 60); 0 or omitted: answer at once.",
+                    required = false) Integer wait) {
+        return refusalsAsErrors(() -> {
+            Duration waitFor = Duration.ofSeconds(wait == null ? 0 : Math.max(0, wait));
+            JobView job = jobs.await(caller(), jobId(jobId), waitFor);
+            return result(job);
+        });
+    }
+
+    @Tool(name = "cancel_job", description = "Cancel a queued or running job; returns its status. "
+            + "A running job ends as cancelled shortly after.")
+    ToolResponse cancelJob(@ToolArg(name = "job_id", description = JOB_ID) String jobId) {
+        return refusalsAsErrors(() -> {
+            JobView job = jobs.cancel(caller(), jobId(jobId));
+            return ToolResponse.success("Job " + job.id() + ": " + job.status());
+        });
+    }
+
+    @Tool(name = "list_jobs", description = "Recent jobs of your tenant, newest first: id, status, language, "
+            + "creation time and exit code.")
+    ToolResponse listJobs(@ToolArg(description = "Only jobs with this status: queued, building, running, succeeded, "
+            + "failed, timed_out, cancelled or error.", required = false) String status,
+            @ToolArg(description = "How many jobs, 1 to 100; default 20.", required = false) Integer limit) {
+        return refusalsAsErrors(() -> {
+            JobStatus wanted = status == null ? null : JobStatus.byId(status).orElseThrow(() ->
+                    new InvalidRequestException(List.of(new FieldError("status", "unknown status '" + status + "'")), false));
+            int pageSize = limit == null ? 20 : limit;
+            if (pageSize < 1 || pageSize > 100) {
+                throw new InvalidRequestException(List.of(new FieldError("limit", "must be 1 to 100")), false);
+            }
+            JobService.Page page = jobs.list(caller(), new JobService.Filter(wanted, null, null, null), pageSize, null);
+            return ToolResponse.success(JobText.list(page.items()));
+        });
+    }
+
+    @Tool(name = "list_languages", description = "The languages, their interpreters and how to name their packages.")
+    String listLanguages() {
+        return Arrays.stream(Language.values())
+                .map(l -> l.id() + ": interpreter " + l.interpreter() + l.packageSet()
+                        .map(set -> ", libraries as " + set + ".<name>").orElse(", no library set")
+                        + ", e.g. " + l.examplePackage())
+                .collect(Collectors.joining("\n"));
+    }
+
+    private JobView submit(String language, String code, List<String> packages, Map<String, String> env,
+            String stdin, Integer timeout) {
+        Optional<Duration> limit = Optional.ofNullable(timeout).map(Duration::ofSeconds);
+        JobService.Submission submission = new JobService.Submission(language, code, packages, env, stdin, limit,
+                false, null);
+        return jobs.submit(caller(), submission, null).job();
+    }
+
+    /** The text of a job, an error result once it has ended other than succeeded. */
+    private static ToolResponse result(JobView job) {
+        boolean failed = job.terminal() && !JobStatus.SUCCEEDED.id().equals(job.status());
+        return new ToolResponse(failed, List.of(new TextContent(JobText.result(job))));
+    }
+
+    private Caller caller() {
+        return CallerIdentity.caller(identity);
+    }
+
+    private static UUID jobId(String id) {
+        try {
+            return UUID.fromString(id == null ? "" : id.strip());
+        } catch (IllegalArgumentException e) {
+            throw new InvalidRequestException(List.of(new FieldError("job_id", "not a job id: '" + id + "'")), false);
+        }
+    }
+
+    private static ToolResponse refusalsAsErrors(Supplier<ToolResponse> call) {
+        try {
+            return call.get();
+        } catch (InvalidRequestException | JobProblem e) {
+            return ToolResponse.error(e.getMessage().replace('\n', ' '));
+        }
+    }
+}

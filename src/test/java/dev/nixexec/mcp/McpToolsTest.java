@@ -1,0 +1,138 @@
+package dev.nixexec.mcp;
+
+import static io.restassured.RestAssured.given;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.nixexec.testing.NixSpy;
+import io.quarkiverse.mcp.server.ToolResponse;
+import io.quarkiverse.mcp.server.test.McpAssured;
+import io.quarkiverse.mcp.server.test.McpAssured.McpAssert;
+import io.quarkiverse.mcp.server.test.McpAssured.McpTestClient;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.vertx.core.MultiMap;
+import io.vertx.core.json.JsonObject;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.function.Function;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The MCP tools over Streamable HTTP with bearer keys: real keys, real nix, real bubblewrap. SSE
+ * runs the same conversation in {@link McpLocalModeTest}: the 1.13 test client sends only Basic
+ * credentials on its SSE GET, never additional headers.
+ */
+@QuarkusTest
+@WithTestResource(NixSpy.class)
+class McpToolsTest {
+
+    static final String ADMIN = "nx_test_bootstrap_admin_secret";
+
+    String memberA;
+    String memberB;
+
+    static String tenantKey(String prefix) {
+        String tenant = given().header("Authorization", "Bearer " + ADMIN).contentType("application/json")
+                .body(Map.of("name", prefix + "-" + UUID.randomUUID().toString().substring(0, 8)))
+                .post("/v1/admin/tenants").then().statusCode(201).extract().path("id");
+        return given().header("Authorization", "Bearer " + ADMIN).contentType("application/json")
+                .body(Map.of("role", "member")).post("/v1/admin/tenants/" + tenant + "/keys")
+                .then().statusCode(201).extract().path("key");
+    }
+
+    static Function<JsonObject, MultiMap> bearer(String key) {
+        return message -> MultiMap.caseInsensitiveMultiMap().add("Authorization", "Bearer " + key);
+    }
+
+    static String text(ToolResponse response) {
+        return response.content().get(0).asText().text();
+    }
+
+    @BeforeEach
+    void keys() {
+        memberA = tenantKey("mcp-a");
+        memberB = tenantKey("mcp-b");
+    }
+
+    @Test
+    void streamableHttp() {
+        try (var client = McpAssured.newStreamableClient().setAdditionalHeaders(bearer(memberA)).build().connect()) {
+            exercise(client);
+        }
+    }
+
+    @Test
+    void noOrUnknownKeyIsRefused() {
+        McpAssured.newStreamableClient().setExpectConnectFailure(r -> assertEquals(401, r.statusCode())).build().connect();
+        McpAssured.newStreamableClient().setAdditionalHeaders(bearer("nx_not_a_key"))
+                .setExpectConnectFailure(r -> assertEquals(401, r.statusCode())).build().connect();
+        McpAssured.newSseClient().setExpectSseConnectionFailure().build().connect();
+        given().contentType("application/json").body("{}").post("/mcp").then().statusCode(401);
+        given().get("/mcp/sse").then().statusCode(401);
+    }
+
+    @Test
+    void anotherTenantsJobIsNotFound() {
+        String id = given().header("Authorization", "Bearer " + memberA).contentType("application/json")
+                .body(Map.of("language", "bash", "code", "sleep 30")).post("/v1/jobs")
+                .then().statusCode(201).extract().path("id");
+        try (var client = McpAssured.newStreamableClient().setAdditionalHeaders(bearer(memberB)).build().connect()) {
+            client.when()
+                    .toolsCall("get_job", Map.of("job_id", id), r -> {
+                        assertTrue(r.isError());
+                        assertEquals("no job " + id, text(r));
+                    })
+                    .toolsCall("cancel_job", Map.of("job_id", id), r -> {
+                        assertTrue(r.isError());
+                        assertEquals("no job " + id, text(r));
+                    })
+                    .toolsCall("list_jobs", Map.of(), r -> assertFalse(text(r).contains(id)))
+                    .thenAssertResults();
+        }
+        try (var client = McpAssured.newStreamableClient().setAdditionalHeaders(bearer(memberA)).build().connect()) {
+            client.when()
+                    .toolsCall("cancel_job", Map.of("job_id", id), r -> {
+                        assertFalse(r.isError());
+                        assertTrue(text(r).startsWith("Job " + id + ": "), text(r));
+                    })
+                    .toolsCall("list_jobs", Map.of("limit", 5), r -> assertTrue(text(r).contains(id), text(r)))
+                    .thenAssertResults();
+        }
+    }
+
+    /** The same conversation on any transport. */
+    static <A extends McpAssert<A>> void exercise(McpTestClient<A, ?> client) {
+        client.when()
+                .toolsList(page -> {
+                    assertEquals(List.of("cancel_job", "get_job", "list_jobs", "list_languages", "run_code", "submit_job"),
+                            page.tools().stream().map(McpAssured.ToolInfo::name).sorted().toList());
+                    JsonObject language = page.findByName("run_code").inputSchema()
+                            .getJsonObject("properties").getJsonObject("language");
+                    assertEquals(List.of("python", "bash", "node", "haskell", "lua", "ruby", "perl", "octave"),
+                            language.getJsonArray("enum").getList());
+                    assertTrue(page.findByName("run_code").inputSchema().getJsonObject("properties")
+                            .getJsonObject("packages").getString("description").contains("python3Packages.numpy"));
+                })
+                .toolsCall("run_code", Map.of("language", "python", "code", "print(1)"), r -> {
+                    assertFalse(r.isError(), text(r));
+                    assertTrue(text(r).startsWith("Exit code: 0\n--- stdout ---\n1\n--- stderr ---\n"), text(r));
+                    assertTrue(text(r).endsWith(": succeeded"), text(r));
+                })
+                .toolsCall("run_code", Map.of("language", "bash", "code", "echo oops >&2; exit 3"), r -> {
+                    assertTrue(r.isError());
+                    assertTrue(text(r).contains("Exit code: 3\n"), text(r));
+                    assertTrue(text(r).contains("--- stderr ---\noops\n"), text(r));
+                })
+                .toolsCall("run_code", Map.of("language", "cobol", "code", "DISPLAY 1"), r -> {
+                    assertTrue(r.isError());
+                    assertTrue(text(r).startsWith("language: "), text(r));
+                    assertFalse(text(r).contains("\n"), text(r));
+                })
+                .toolsCall("list_languages", Map.of(), r -> assertTrue(text(r).contains("python3Packages"), text(r)))
+                .thenAssertResults();
+    }
+}
