@@ -2,7 +2,6 @@ package dev.nixexec.api;
 
 import dev.nixexec.config.NixExecConfig;
 import dev.nixexec.tenant.Caller;
-import dev.nixexec.tenant.Role;
 import dev.nixexec.tenant.Tenants;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -34,7 +33,7 @@ public class Authentication {
     void bootstrap(@Observes StartupEvent event) {
         config.auth().bootstrapAdminKey().ifPresent(tenants::ensureAdminKey);
         if (!config.auth().enabled()) {
-            localCaller = new Caller(tenants.named(Tenants.DEFAULT_TENANT).id, null, Role.ADMIN);
+            localCaller = tenants.localAdmin();
         }
     }
 

@@ -171,8 +171,7 @@ public class JobsResource {
         if (wait == null || wait.isBlank()) {
             return Duration.ZERO;
         }
-        return SubmitBody.duration("wait", wait.matches("\\d+") ? com.fasterxml.jackson.databind.node.IntNode.valueOf(
-                Integer.parseInt(wait)) : com.fasterxml.jackson.databind.node.TextNode.valueOf(wait)).orElse(Duration.ZERO);
+        return SubmitBody.duration("wait", wait);
     }
 
     private static OffsetDateTime time(String field, String value) {

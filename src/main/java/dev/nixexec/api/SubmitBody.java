@@ -34,19 +34,29 @@ public record SubmitBody(String language, String code, List<String> packages, Ma
             return Optional.of(Duration.ofMillis(Math.round(value.asDouble() * 1000)));
         }
         if (value.isTextual()) {
-            Matcher m = DURATION.matcher(value.asText().strip());
-            if (m.matches()) {
-                long n = Long.parseLong(m.group(1));
-                String unit = m.group(2) == null ? "s" : m.group(2);
-                return Optional.of(switch (unit) {
-                    case "ms" -> Duration.ofMillis(n);
-                    case "m" -> Duration.ofMinutes(n);
-                    case "h" -> Duration.ofHours(n);
-                    default -> Duration.ofSeconds(n);
-                });
-            }
+            return Optional.of(duration(field, value.asText()));
         }
-        throw new InvalidRequestException(List.of(new FieldError(field,
+        throw badDuration(field, value.toString());
+    }
+
+    /** The same forms as text, as in a query parameter. */
+    static Duration duration(String field, String text) {
+        Matcher m = DURATION.matcher(text.strip());
+        if (!m.matches()) {
+            throw badDuration(field, text);
+        }
+        long n = Long.parseLong(m.group(1));
+        String unit = m.group(2) == null ? "s" : m.group(2);
+        return switch (unit) {
+            case "ms" -> Duration.ofMillis(n);
+            case "m" -> Duration.ofMinutes(n);
+            case "h" -> Duration.ofHours(n);
+            default -> Duration.ofSeconds(n);
+        };
+    }
+
+    private static InvalidRequestException badDuration(String field, String value) {
+        return new InvalidRequestException(List.of(new FieldError(field,
                 "a duration like \"90s\", \"2m\" or a number of seconds, not " + value)), false);
     }
 }

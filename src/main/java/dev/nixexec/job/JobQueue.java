@@ -135,10 +135,16 @@ public class JobQueue {
         return updated == 1;
     }
 
-    /** Appends an output chunk for live followers. */
+    /** Output of one stream, in the order it was printed. */
+    public record Chunk(String stream, String text) {
+    }
+
+    /** Appends output for live followers: several chunks, one transaction, one notification. */
     @Transactional
-    public void output(UUID id, String stream, String text) {
-        JobEvents.append(em, id, stream, text);
+    public void output(UUID id, List<Chunk> chunks) {
+        for (Chunk chunk : chunks) {
+            JobEvents.append(em, id, chunk.stream(), chunk.text());
+        }
         JobNotifications.notify(em, JobNotifications.CHANGED, id.toString());
     }
 

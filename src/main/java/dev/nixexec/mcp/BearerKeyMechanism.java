@@ -2,7 +2,6 @@ package dev.nixexec.mcp;
 
 import dev.nixexec.config.NixExecConfig;
 import dev.nixexec.tenant.Caller;
-import dev.nixexec.tenant.Role;
 import dev.nixexec.tenant.Tenants;
 import io.quarkus.runtime.StartupEvent;
 import io.quarkus.security.credential.TokenCredential;
@@ -41,7 +40,7 @@ public class BearerKeyMechanism implements HttpAuthenticationMechanism {
 
     void localMode(@Observes StartupEvent event) {
         if (!config.auth().enabled()) {
-            localIdentity = CallerIdentity.of(new Caller(tenants.named(Tenants.DEFAULT_TENANT).id, null, Role.ADMIN));
+            localIdentity = CallerIdentity.of(tenants.localAdmin());
         }
     }
 

@@ -9,6 +9,9 @@ import dev.nixexec.tenant.TenantPolicy;
 import io.smallrye.mutiny.subscription.Cancellable;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -23,6 +26,8 @@ import org.jboss.logging.Logger;
 final class JobRun {
 
     private static final Logger LOG = Logger.getLogger(JobRun.class);
+    private static final int FLUSH_CHARS = 64 * 1024;
+    private static final long FLUSH_INTERVAL_MS = 100;
 
     /** Makes runs; a bean so runs get the engine and the queue. */
     @ApplicationScoped
@@ -48,6 +53,9 @@ final class JobRun {
     private final AtomicBoolean ended = new AtomicBoolean();
     private final AtomicBoolean started = new AtomicBoolean();
     private volatile String stopReason;
+    /** Unflushed output: stream id and text, consecutive text of one stream merged. */
+    private final List<Map.Entry<String, StringBuilder>> pending = new ArrayList<>();
+    private int pendingChars;
     private OutputCapture stdout;
     private OutputCapture stderr;
 
@@ -102,6 +110,7 @@ final class JobRun {
         }
         stdout = new OutputCapture(request.limits().maxOutputBytes());
         stderr = new OutputCapture(request.limits().maxOutputBytes());
+        Thread.ofVirtual().name("output-" + job.id()).start(this::flushWhileRunning);
         subscription.set(deps.engine.execute(request, this::beforeRun).subscribe().with(this::onEvent, failure -> {
             LOG.errorf(failure, "job %s failed in the engine", job.id());
             end(error("internal_error", String.valueOf(failure.getMessage())));
@@ -126,7 +135,7 @@ final class JobRun {
         switch (event) {
             case ExecutionEvent.Output output -> {
                 (output.stream() == StreamName.STDOUT ? stdout : stderr).append(output.data(), 0, output.data().length);
-                deps.queue.output(job.id(), output.stream().id(), new String(output.data(), StandardCharsets.UTF_8));
+                buffer(output.stream().id(), new String(output.data(), StandardCharsets.UTF_8));
             }
             case ExecutionEvent.Finished finished -> end(outcome(finished.result()));
             case ExecutionEvent.Phase phase -> { }
@@ -164,10 +173,53 @@ final class JobRun {
         return new JobQueue.Outcome("error", null, null, false, null, null, "", "", 0, 0, false, false, code, message);
     }
 
+    /**
+     * Output waits here until 64 KiB gather or the flusher's next tick, so code that prints a byte at
+     * a time costs a database write per tick, not per byte.
+     */
+    private synchronized void buffer(String stream, String text) {
+        int last = pending.size() - 1;
+        if (last >= 0 && pending.get(last).getKey().equals(stream)) {
+            pending.get(last).getValue().append(text);
+        } else {
+            pending.add(Map.entry(stream, new StringBuilder(text)));
+        }
+        pendingChars += text.length();
+        if (pendingChars >= FLUSH_CHARS) {
+            flush();
+        }
+    }
+
+    private synchronized void flush() {
+        if (pending.isEmpty()) {
+            return;
+        }
+        try {
+            deps.queue.output(job.id(), pending.stream()
+                    .map(e -> new JobQueue.Chunk(e.getKey(), e.getValue().toString())).toList());
+        } catch (RuntimeException e) {
+            LOG.warnf("could not store output of job %s for live followers: %s", job.id(), e.getMessage());
+        }
+        pending.clear();
+        pendingChars = 0;
+    }
+
+    private void flushWhileRunning() {
+        while (!ended.get()) {
+            try {
+                Thread.sleep(FLUSH_INTERVAL_MS);
+            } catch (InterruptedException e) {
+                return;
+            }
+            flush();
+        }
+    }
+
     private void end(JobQueue.Outcome outcome) {
         if (!ended.compareAndSet(false, true)) {
             return;
         }
+        flush();
         try {
             if ("shutdown".equals(stopReason) && !started.get()) {
                 deps.queue.giveBack(job.id(), nodeId);
