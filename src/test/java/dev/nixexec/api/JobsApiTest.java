@@ -149,6 +149,8 @@ class JobsApiTest {
                 .then().statusCode(400).body("errors[0].field", equalTo("network"));
         as(memberA).get("/v1/jobs?status=nonsense").then().statusCode(400);
         as(memberA).get("/v1/jobs/not-a-uuid").then().statusCode(404);
+        as(memberA).get("/v1/jobs/" + UUID.randomUUID() + "?wait=99999999999").then().statusCode(400)
+                .body("errors[0].field", equalTo("wait"));
         int after = as(memberA).get("/v1/jobs?limit=200").then().extract().path("items.size()");
         assertEquals(before, after);
     }
