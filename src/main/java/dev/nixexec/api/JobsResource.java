@@ -1,6 +1,7 @@
 package dev.nixexec.api;
 
 import dev.nixexec.job.JobEvents;
+import dev.nixexec.job.JobNotifications;
 import dev.nixexec.job.JobProblem;
 import dev.nixexec.job.JobService;
 import dev.nixexec.job.JobStatus;
@@ -117,7 +118,7 @@ public class JobsResource {
             Semaphore changed = new Semaphore(0);
             Thread follower = Thread.ofVirtual().name("sse-" + jobId).start(() -> {
                 int seq = after;
-                try (AutoCloseable watch = jobs.watch(jobId, changed::release)) {
+                try (JobNotifications.Watch watch = jobs.watch(jobId, changed::release)) {
                     while (!emitter.isCancelled()) {
                         List<JobEvents.Event> events = jobs.events(who, jobId, seq);
                         for (JobEvents.Event e : events) {

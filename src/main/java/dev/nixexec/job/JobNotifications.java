@@ -58,8 +58,14 @@ public class JobNotifications {
         ensureListening();
     }
 
+    /** A subscription to one job's changes; closing it cannot fail. */
+    public interface Watch extends AutoCloseable {
+        @Override
+        void close();
+    }
+
     /** Calls {@code action} whenever the job changes, until the returned handle is closed. */
-    public AutoCloseable watch(UUID jobId, Runnable action) {
+    public Watch watch(UUID jobId, Runnable action) {
         changed.computeIfAbsent(jobId, id -> new CopyOnWriteArraySet<>()).add(action);
         ensureListening();
         return () -> changed.computeIfPresent(jobId, (id, actions) -> {

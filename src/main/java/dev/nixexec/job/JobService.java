@@ -239,7 +239,7 @@ public class JobService {
         Duration max = wait.compareTo(config.jobs().maxWait()) > 0 ? config.jobs().maxWait() : wait;
         long deadline = System.nanoTime() + max.toNanos();
         Semaphore changed = new Semaphore(0);
-        try (AutoCloseable watch = notifications.watch(id, changed::release)) {
+        try (JobNotifications.Watch watch = notifications.watch(id, changed::release)) {
             while (!job.terminal()) {
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
@@ -251,8 +251,6 @@ public class JobService {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
         }
         return job;
     }
@@ -334,7 +332,7 @@ public class JobService {
         return JobEvents.after(id, afterSeq);
     }
 
-    public AutoCloseable watch(UUID id, Runnable onChange) {
+    public JobNotifications.Watch watch(UUID id, Runnable onChange) {
         return notifications.watch(id, onChange);
     }
 

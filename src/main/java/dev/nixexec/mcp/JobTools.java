@@ -9,11 +9,15 @@ import dev.nixexec.nix.Language;
 import dev.nixexec.tenant.Caller;
 import dev.nixexec.worker.FieldError;
 import dev.nixexec.worker.InvalidRequestException;
+import io.quarkiverse.mcp.server.Cancellation;
+import io.quarkiverse.mcp.server.McpLog;
+import io.quarkiverse.mcp.server.Progress;
 import io.quarkiverse.mcp.server.TextContent;
 import io.quarkiverse.mcp.server.Tool;
 import io.quarkiverse.mcp.server.ToolArg;
 import io.quarkiverse.mcp.server.ToolResponse;
 import io.quarkus.security.identity.SecurityIdentity;
+import io.smallrye.common.annotation.RunOnVirtualThread;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
@@ -54,15 +58,23 @@ public class JobTools {
     @Tool(name = "run_code", description = "Run code in a sandbox with the given Nix packages and wait for it: returns "
             + "the exit code, stdout and stderr. If it runs longer than the wait, returns the job id to pass to get_job.",
             inputSchema = @Tool.InputSchema(generator = LanguageEnumSchema.class))
+    @RunOnVirtualThread
     ToolResponse runCode(@ToolArg(description = LANGUAGE) String language,
             @ToolArg(description = CODE) String code,
             @ToolArg(description = PACKAGES, required = false) List<String> packages,
             @ToolArg(description = ENV, required = false) Map<String, String> env,
             @ToolArg(description = STDIN, required = false) String stdin,
-            @ToolArg(description = TIMEOUT, required = false) Integer timeout) {
+            @ToolArg(description = TIMEOUT, required = false) Integer timeout,
+            Progress progress, McpLog log, Cancellation cancellation) {
         return refusalsAsErrors(() -> {
             JobView job = submit(language, code, packages, env, stdin, timeout);
-            return result(jobs.await(caller(), job.id(), config.mcp().runWait()));
+            try {
+                return result(new JobFollow(jobs, caller(), job.id(), progress, log, cancellation)
+                        .until(config.mcp().runWait()));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return result(jobs.get(caller(), job.id()));
+            }
         });
     }
 
@@ -83,6 +95,7 @@ public class JobTools {
     }
 
     @Tool(name = "get_job", description = "The status and, once finished, the exit code, stdout and stderr of a job.")
+    @RunOnVirtualThread
     ToolResponse getJob(@ToolArg(name = "job_id", description = JOB_ID) String jobId,
             @ToolArg(description = "Seconds to wait for the job to finish (at most 60); 0 or omitted: answer at once.",
                     required = false) Integer wait) {
@@ -136,10 +149,13 @@ public class JobTools {
         return jobs.submit(caller(), submission, null).job();
     }
 
-    /** The text of a job, an error result once it has ended other than succeeded. */
+    /**
+     * The text of a job and, as structured content, its fields as REST gives them; an error result
+     * once it has ended other than succeeded.
+     */
     private static ToolResponse result(JobView job) {
         boolean failed = job.terminal() && !JobStatus.SUCCEEDED.id().equals(job.status());
-        return new ToolResponse(failed, List.of(new TextContent(JobText.result(job))));
+        return new ToolResponse(failed, List.of(new TextContent(JobText.result(job))), job, null);
     }
 
     private Caller caller() {

@@ -1,0 +1,90 @@
+package dev.nixexec.mcp;
+
+import dev.nixexec.job.JobEvents;
+import dev.nixexec.job.JobNotifications;
+import dev.nixexec.job.JobService;
+import dev.nixexec.job.JobView;
+import dev.nixexec.tenant.Caller;
+import io.quarkiverse.mcp.server.Cancellation;
+import io.quarkiverse.mcp.server.McpLog;
+import io.quarkiverse.mcp.server.Progress;
+import io.vertx.core.json.JsonObject;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Follows one job for a {@code run_code} call: its stored events (any node may run it) become
+ * progress notifications (status changes and output, when the client gave a progress token) and
+ * log notifications (the output as it appears); a {@code notifications/cancelled} for the call
+ * cancels the job. Ends when the job does or the wait is up; the job goes on in either case.
+ */
+final class JobFollow {
+
+    /** How often a quiet job is re-checked for a cancelled call; bounds how late a cancel lands. */
+    private static final Duration CANCEL_CHECK = Duration.ofMillis(250);
+
+    private final JobService jobs;
+    private final Caller caller;
+    private final UUID jobId;
+    private final Progress progress;
+    private final McpLog log;
+    private final Cancellation cancellation;
+
+    JobFollow(JobService jobs, Caller caller, UUID jobId, Progress progress, McpLog log, Cancellation cancellation) {
+        this.jobs = jobs;
+        this.caller = caller;
+        this.jobId = jobId;
+        this.progress = progress;
+        this.log = log;
+        this.cancellation = cancellation;
+    }
+
+    /** The job when it ended, or as it is when {@code wait} is up. */
+    JobView until(Duration wait) throws InterruptedException {
+        long deadline = System.nanoTime() + wait.toNanos();
+        Semaphore changed = new Semaphore(0);
+        int seq = 0;
+        boolean cancelSent = false;
+        try (JobNotifications.Watch watch = jobs.watch(jobId, changed::release)) {
+            while (true) {
+                List<JobEvents.Event> events = jobs.events(caller, jobId, seq);
+                for (JobEvents.Event event : events) {
+                    seq = event.seq();
+                    if (event.kind().equals("result")) {
+                        return jobs.get(caller, jobId);
+                    }
+                    report(event);
+                }
+                if (!cancelSent && cancellation.check().isRequested()) {
+                    jobs.cancel(caller, jobId);
+                    cancelSent = true;
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return jobs.get(caller, jobId);
+                }
+                if (events.isEmpty()) {
+                    changed.tryAcquire(Math.min(left, CANCEL_CHECK.toNanos()), TimeUnit.NANOSECONDS);
+                    changed.drainPermits();
+                }
+            }
+        }
+    }
+
+    private void report(JobEvents.Event event) {
+        boolean output = event.kind().equals("stdout") || event.kind().equals("stderr");
+        progress.token().ifPresent(token -> progress.notificationBuilder()
+                .setProgress(event.seq())
+                .setMessage(output ? event.kind() + ": " + event.data().length() + " characters"
+                        : "job " + jobId + " " + event.data())
+                .build().sendAndForget());
+        if (output) {
+            // A JsonObject reaches the client as an object; any other value would be sent as a string.
+            log.send(McpLog.LogLevel.INFO, new JsonObject().put("job_id", jobId.toString())
+                    .put("stream", event.kind()).put("text", event.data()));
+        }
+    }
+}
