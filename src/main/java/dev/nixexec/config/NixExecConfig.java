@@ -33,6 +33,21 @@ public interface NixExecConfig {
         /** How long {@code run_code} waits for its job before handing back the id to poll. */
         @WithDefault("50s")
         Duration runWait();
+
+        Roots roots();
+
+        /**
+         * MCP roots in the single-user local mode: a client's {@code file://} root on this host,
+         * inside one of the allowed prefixes, is mounted read-write at {@code /workspace}. Ignored
+         * when authentication is on: a remote tenant never gets a host path.
+         */
+        interface Roots {
+            @WithDefault("false")
+            boolean enabled();
+
+            /** Directories under which a root may be mounted; none: no root is. */
+            Optional<List<Path>> allowedPrefixes();
+        }
     }
 
     interface Node {

@@ -1,12 +1,18 @@
 package dev.nixexec.job;
 
 import dev.nixexec.tenant.TenantPolicy;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 
-/** What a worker needs to run a job it claimed, with its tenant's policy as of the claim. */
+/**
+ * What a worker needs to run a job it claimed, with its tenant's policy as of the claim and, in
+ * local mode, the host directory to mount at {@code /workspace} (to be checked again).
+ */
 public record ClaimedJob(UUID id, UUID tenantId, int attempt, String language, String code, List<String> packages,
-        Map<String, String> env, String stdin, Duration timeout, boolean network, TenantPolicy policy) {
+        Map<String, String> env, String stdin, Duration timeout, boolean network, TenantPolicy policy,
+        Optional<Path> hostWorkspace) {
 }

@@ -32,6 +32,8 @@ public class Job extends PanacheEntityBase {
     @Column(name = "timeout_ms")
     public long timeoutMs;
     public boolean network;
+    @Column(name = "host_workspace")
+    public String hostWorkspace;
     @JdbcTypeCode(SqlTypes.JSON)
     public String metadata;
     @Column(name = "idempotency_key")

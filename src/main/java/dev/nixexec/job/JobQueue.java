@@ -9,12 +9,14 @@ import dev.nixexec.tenant.TenantPolicy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.persistence.EntityManager;
 import jakarta.transaction.Transactional;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 
 /**
@@ -59,7 +61,7 @@ public class JobQueue {
             WHERE id IN (SELECT id FROM jobs WHERE id IN (SELECT id FROM picked) AND status = 'queued'
                          FOR UPDATE SKIP LOCKED)
             RETURNING id, tenant_id, attempt, language, code, packages::text, env::text, stdin, timeout_ms, network,
-                      (SELECT t.policy::text FROM tenants t WHERE t.id = jobs.tenant_id)
+                      (SELECT t.policy::text FROM tenants t WHERE t.id = jobs.tenant_id), host_workspace
             """;
 
     private final NixExecConfig config;
@@ -98,7 +100,8 @@ public class JobQueue {
                     (String) r[4], read((String) r[5], new TypeReference<List<String>>() { }),
                     read((String) r[6], new TypeReference<Map<String, String>>() { }), (String) r[7],
                     Duration.ofMillis(((Number) r[8]).longValue()), (Boolean) r[9],
-                    read((String) r[10], new TypeReference<TenantPolicy>() { }));
+                    read((String) r[10], new TypeReference<TenantPolicy>() { }),
+                    Optional.ofNullable((String) r[11]).map(Path::of));
             claimed.add(job);
             records.add(new AuditLog.JobRecord(job.tenantId(), job.id(), Map.of("attempt", job.attempt())));
         }

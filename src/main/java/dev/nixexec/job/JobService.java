@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.nixexec.audit.AuditLog;
+import dev.nixexec.config.HostWorkspaces;
 import dev.nixexec.config.NixExecConfig;
 import dev.nixexec.nix.PackageName;
 import dev.nixexec.nix.PackagePolicy;
@@ -21,6 +22,7 @@ import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceException;
 import jakarta.transaction.Transactional;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
@@ -45,9 +47,13 @@ import java.util.concurrent.TimeUnit;
 @ApplicationScoped
 public class JobService {
 
-    /** What a caller submits. An empty timeout means the service default. */
+    /**
+     * What a caller submits. An empty timeout means the service default. A host workspace comes
+     * only from an MCP root in local mode, already checked by {@link HostWorkspaces}.
+     */
     public record Submission(String language, String code, List<String> packages, Map<String, String> env,
-            String stdin, Optional<Duration> timeout, boolean network, Map<String, Object> metadata) {
+            String stdin, Optional<Duration> timeout, boolean network, Map<String, Object> metadata,
+            Optional<Path> hostWorkspace) {
 
         public Submission {
             packages = packages == null ? List.of() : List.copyOf(packages);
@@ -55,6 +61,13 @@ public class JobService {
             stdin = stdin == null ? "" : stdin;
             timeout = timeout == null ? Optional.empty() : timeout;
             metadata = metadata == null ? Map.of() : Map.copyOf(metadata);
+            hostWorkspace = hostWorkspace == null ? Optional.empty() : hostWorkspace;
+        }
+
+        /** A submission with no host workspace: what REST and remote tenants send. */
+        public Submission(String language, String code, List<String> packages, Map<String, String> env,
+                String stdin, Optional<Duration> timeout, boolean network, Map<String, Object> metadata) {
+            this(language, code, packages, env, stdin, timeout, network, metadata, Optional.empty());
         }
 
         ExecutionRequest execution() {
@@ -89,10 +102,12 @@ public class JobService {
     private final EntityManager em;
     private final ObjectMapper json;
     private final ObjectMapper canonical;
+    private final HostWorkspaces hostWorkspaces;
 
     public JobService(NixExecConfig config, ExecutionEngine engine, Tenants tenants, AuditLog audit,
-            JobNotifications notifications, EntityManager em, ObjectMapper json) {
+            JobNotifications notifications, EntityManager em, ObjectMapper json, HostWorkspaces hostWorkspaces) {
         this.config = config;
+        this.hostWorkspaces = hostWorkspaces;
         this.engine = engine;
         this.tenants = tenants;
         this.audit = audit;
@@ -115,6 +130,11 @@ public class JobService {
             throw new JobProblem(JobProblem.Kind.FORBIDDEN, "an " + caller.role().id() + " key cannot submit jobs");
         }
         engine.validate(submission.execution());
+        if (submission.hostWorkspace().isPresent()
+                && !submission.hostWorkspace().equals(submission.hostWorkspace().flatMap(hostWorkspaces::permit))) {
+            throw new InvalidRequestException(List.of(new FieldError("workspace",
+                    "host directories are mounted only in local mode, from allowed prefixes")), false);
+        }
         if (idempotencyKey != null && (idempotencyKey.isBlank() || idempotencyKey.length() > 200)) {
             throw new InvalidRequestException(List.of(new FieldError("Idempotency-Key", "must be 1 to 200 characters")), false);
         }
@@ -163,6 +183,7 @@ public class JobService {
         job.stdin = s.stdin();
         job.timeoutMs = s.timeout().orElse(config.sandbox().timeout()).toMillis();
         job.network = s.network();
+        job.hostWorkspace = s.hostWorkspace().map(Path::toString).orElse(null);
         job.metadata = write(s.metadata());
         job.idempotencyKey = idempotencyKey;
         job.requestHash = hash;
@@ -365,6 +386,7 @@ public class JobService {
             fields.put("stdin", s.stdin());
             fields.put("timeout_ms", s.timeout().map(Duration::toMillis).orElse(null));
             fields.put("network", s.network());
+            fields.put("host_workspace", s.hostWorkspace().map(Path::toString).orElse(null));
             fields.put("metadata", s.metadata());
             byte[] digest = MessageDigest.getInstance("SHA-256").digest(canonical.writeValueAsBytes(fields));
             return HexFormat.of().formatHex(digest);

@@ -1,5 +1,6 @@
 package dev.nixexec.mcp;
 
+import dev.nixexec.config.HostWorkspaces;
 import dev.nixexec.config.NixExecConfig;
 import dev.nixexec.job.JobProblem;
 import dev.nixexec.job.JobService;
@@ -12,12 +13,14 @@ import dev.nixexec.worker.InvalidRequestException;
 import io.quarkiverse.mcp.server.Cancellation;
 import io.quarkiverse.mcp.server.McpLog;
 import io.quarkiverse.mcp.server.Progress;
+import io.quarkiverse.mcp.server.Roots;
 import io.quarkiverse.mcp.server.TextContent;
 import io.quarkiverse.mcp.server.Tool;
 import io.quarkiverse.mcp.server.ToolArg;
 import io.quarkiverse.mcp.server.ToolResponse;
 import io.quarkus.security.identity.SecurityIdentity;
 import io.smallrye.common.annotation.RunOnVirtualThread;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
@@ -45,14 +48,19 @@ public class JobTools {
     private static final String TIMEOUT = "Wall-clock limit of the run in seconds; omitted: the service default (30 unless configured).";
     private static final String JOB_ID = "The job id returned by run_code or submit_job.";
 
+    /** A client that does not answer roots/list in this time gets no host workspace. */
+    private static final Duration ROOTS_WAIT = Duration.ofSeconds(5);
+
     private final JobService jobs;
     private final NixExecConfig config;
     private final SecurityIdentity identity;
+    private final HostWorkspaces hostWorkspaces;
 
-    public JobTools(JobService jobs, NixExecConfig config, SecurityIdentity identity) {
+    public JobTools(JobService jobs, NixExecConfig config, SecurityIdentity identity, HostWorkspaces hostWorkspaces) {
         this.jobs = jobs;
         this.config = config;
         this.identity = identity;
+        this.hostWorkspaces = hostWorkspaces;
     }
 
     @Tool(name = "run_code", description = "Run code in a sandbox with the given Nix packages and wait for it: returns "
@@ -65,9 +73,9 @@ public class JobTools {
             @ToolArg(description = ENV, required = false) Map<String, String> env,
             @ToolArg(description = STDIN, required = false) String stdin,
             @ToolArg(description = TIMEOUT, required = false) Integer timeout,
-            Progress progress, McpLog log, Cancellation cancellation) {
+            Progress progress, McpLog log, Cancellation cancellation, Roots roots) {
         return refusalsAsErrors(() -> {
-            JobView job = submit(language, code, packages, env, stdin, timeout);
+            JobView job = submit(language, code, packages, env, stdin, timeout, roots);
             try {
                 return result(new JobFollow(jobs, caller(), job.id(), progress, log, cancellation)
                         .until(config.mcp().runWait()));
@@ -81,14 +89,15 @@ public class JobTools {
     @Tool(name = "submit_job", description = "Queue code like run_code but return the job id at once; "
             + "read the result later with get_job.",
             inputSchema = @Tool.InputSchema(generator = LanguageEnumSchema.class))
+    @RunOnVirtualThread
     ToolResponse submitJob(@ToolArg(description = LANGUAGE) String language,
             @ToolArg(description = CODE) String code,
             @ToolArg(description = PACKAGES, required = false) List<String> packages,
             @ToolArg(description = ENV, required = false) Map<String, String> env,
             @ToolArg(description = STDIN, required = false) String stdin,
-            @ToolArg(description = TIMEOUT, required = false) Integer timeout) {
+            @ToolArg(description = TIMEOUT, required = false) Integer timeout, Roots roots) {
         return refusalsAsErrors(() -> {
-            JobView job = submit(language, code, packages, env, stdin, timeout);
+            JobView job = submit(language, code, packages, env, stdin, timeout, roots);
             return ToolResponse.success("Job " + job.id() + ": " + job.status()
                     + ". Call get_job with this job_id for the result.");
         });
@@ -142,11 +151,25 @@ public class JobTools {
     }
 
     private JobView submit(String language, String code, List<String> packages, Map<String, String> env,
-            String stdin, Integer timeout) {
+            String stdin, Integer timeout, Roots roots) {
         Optional<Duration> limit = Optional.ofNullable(timeout).map(Duration::ofSeconds);
         JobService.Submission submission = new JobService.Submission(language, code, packages, env, stdin, limit,
-                false, null);
+                false, null, workspace(roots));
         return jobs.submit(caller(), submission, null).job();
+    }
+
+    /**
+     * In local mode with roots enabled: the client's first {@code file://} root that may be
+     * mounted, as nix-exec mounts the project directory. Otherwise, or for a client without roots,
+     * none: the job gets a fresh /workspace.
+     */
+    private Optional<Path> workspace(Roots roots) {
+        if (!hostWorkspaces.enabled() || !roots.isSupported()) {
+            return Optional.empty();
+        }
+        return roots.list().await().atMost(ROOTS_WAIT).stream()
+                .map(root -> hostWorkspaces.fromRoot(root.uri()))
+                .flatMap(Optional::stream).findFirst();
     }
 
     /**

@@ -53,9 +53,13 @@ public final class BwrapArguments {
         }
         a.addAll(List.of("--proc", "/proc", "--dev", "/dev",
                 "--size", Long.toString(DEV_SHM_BYTES), "--tmpfs", "/dev/shm",
-                "--size", Long.toString(spec.limits().tmpBytes()), "--tmpfs", "/tmp",
-                "--size", Long.toString(spec.limits().workspaceBytes()), "--tmpfs", WORKSPACE,
-                "--ro-bind", codeDir.toString(), CODE_DIR));
+                "--size", Long.toString(spec.limits().tmpBytes()), "--tmpfs", "/tmp"));
+        if (spec.hostWorkspace().isPresent()) {
+            a.addAll(List.of("--bind", spec.hostWorkspace().get().toString(), WORKSPACE));
+        } else {
+            a.addAll(List.of("--size", Long.toString(spec.limits().workspaceBytes()), "--tmpfs", WORKSPACE));
+        }
+        a.addAll(List.of("--ro-bind", codeDir.toString(), CODE_DIR));
         for (String file : List.of("passwd", "group", "hosts", "nsswitch.conf")) {
             a.addAll(List.of("--ro-bind", etcDir.resolve(file).toString(), "/etc/" + file));
         }

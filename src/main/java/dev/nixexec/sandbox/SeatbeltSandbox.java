@@ -134,10 +134,12 @@ public class SeatbeltSandbox implements Sandbox {
     private static SeatbeltProfile.JobDirectories prepareJobDir(Path jobDir, SandboxSpec spec) throws IOException {
         var privateDir = PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------"));
         Files.createDirectory(jobDir, privateDir);
-        SeatbeltProfile.JobDirectories dirs = SeatbeltProfile.JobDirectories.in(jobDir.toRealPath());
-        for (Path dir : List.of(dirs.code(), dirs.workspace(), dirs.tmp())) {
+        SeatbeltProfile.JobDirectories fresh = SeatbeltProfile.JobDirectories.in(jobDir.toRealPath());
+        for (Path dir : List.of(fresh.code(), fresh.workspace(), fresh.tmp())) {
             Files.createDirectory(dir, privateDir);
         }
+        SeatbeltProfile.JobDirectories dirs = spec.hostWorkspace()
+                .map(host -> new SeatbeltProfile.JobDirectories(fresh.code(), host, fresh.tmp())).orElse(fresh);
         Path codeFile = Files.write(dirs.code().resolve(spec.codeFileName()), spec.code());
         Files.setPosixFilePermissions(codeFile, PosixFilePermissions.fromString("r--------"));
         return dirs;

@@ -3,6 +3,7 @@ package dev.nixexec.worker;
 import java.util.function.Predicate;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.Map;
+import dev.nixexec.config.HostWorkspaces;
 import dev.nixexec.config.NixExecConfig;
 import dev.nixexec.nix.Environment;
 import dev.nixexec.nix.EnvironmentCache;
@@ -21,6 +22,7 @@ import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.subscription.Cancellable;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -38,11 +40,16 @@ public class ExecutionEngine {
 
     /** A request that passed validation: the only kind the engine runs. */
     public record ValidatedRequest(Language language, EnvironmentRequest environment, byte[] code,
-            Map<String, String> env, byte[] stdin, Limits limits, boolean network) {
+            Map<String, String> env, byte[] stdin, Limits limits, boolean network, Optional<Path> hostWorkspace) {
 
         /** The same request under other limits (a tenant's policy narrows the defaults). */
         public ValidatedRequest withLimits(Limits newLimits) {
-            return new ValidatedRequest(language, environment, code, env, stdin, newLimits, network);
+            return new ValidatedRequest(language, environment, code, env, stdin, newLimits, network, hostWorkspace);
+        }
+
+        /** The same request with a host directory at /workspace, as checked by {@link HostWorkspaces}. */
+        public ValidatedRequest withHostWorkspace(Path checked) {
+            return new ValidatedRequest(language, environment, code, env, stdin, limits, network, Optional.of(checked));
         }
     }
 
@@ -113,7 +120,7 @@ public class ExecutionEngine {
         Limits runLimits = new Limits(timeout, limits.memoryBytes(), limits.maxProcesses(), limits.cpuSeconds(),
                 limits.maxFileBytes(), limits.tmpBytes(), limits.workspaceBytes(), limits.maxOutputBytes());
         return new ValidatedRequest(language.get(), EnvironmentRequest.of(language.get(), packages), code,
-                request.env(), stdin, runLimits, request.network());
+                request.env(), stdin, runLimits, request.network(), Optional.empty());
     }
 
     /**
@@ -166,7 +173,7 @@ public class ExecutionEngine {
                         environment.nixpkgsRevision(), environment.cacheHit(), environment.buildMs());
                 SandboxSpec spec = new SandboxSpec(environment.storePath(), environment.closure(),
                         request.language().fileName(), request.code(), request.language().command(), request.env(),
-                        request.stdin(), request.limits(), request.network());
+                        request.stdin(), request.limits(), request.network(), request.hostWorkspace());
                 emitter.emit(new ExecutionEvent.EnvironmentReady(info));
                 if (!beforeRun.test(info)) {
                     emitter.emit(new ExecutionEvent.Finished(ExecutionResult.error("not_started",

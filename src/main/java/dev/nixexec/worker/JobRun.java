@@ -1,5 +1,6 @@
 package dev.nixexec.worker;
 
+import dev.nixexec.config.HostWorkspaces;
 import dev.nixexec.job.ClaimedJob;
 import dev.nixexec.job.JobQueue;
 import dev.nixexec.sandbox.Limits;
@@ -9,6 +10,7 @@ import dev.nixexec.tenant.TenantPolicy;
 import io.smallrye.mutiny.subscription.Cancellable;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -34,10 +36,12 @@ final class JobRun {
     static class Factory {
         private final ExecutionEngine engine;
         private final JobQueue queue;
+        private final HostWorkspaces hostWorkspaces;
 
-        Factory(ExecutionEngine engine, JobQueue queue) {
+        Factory(ExecutionEngine engine, JobQueue queue, HostWorkspaces hostWorkspaces) {
             this.engine = engine;
             this.queue = queue;
+            this.hostWorkspaces = hostWorkspaces;
         }
 
         JobRun create(ClaimedJob job, String nodeId, Consumer<UUID> whenDone) {
@@ -99,6 +103,15 @@ final class JobRun {
                 Limits l = request.limits();
                 request = request.withLimits(new Limits(l.timeout(), l.memoryBytes(), l.maxProcesses(), l.cpuSeconds(),
                         l.maxFileBytes(), l.tmpBytes(), l.workspaceBytes(), policy.maxOutputBytes()));
+            }
+            if (job.hostWorkspace().isPresent()) {
+                Optional<Path> checked = job.hostWorkspace().flatMap(deps.hostWorkspaces::permit);
+                if (checked.isEmpty()) {
+                    end(error("workspace_refused", "the host directory " + job.hostWorkspace().get()
+                            + " may not be mounted on this node (local mode, allowed prefixes only)"));
+                    return;
+                }
+                request = request.withHostWorkspace(checked.get());
             }
         } catch (InvalidRequestException e) {
             end(error("invalid_request", e.getMessage()));

@@ -28,7 +28,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Over HTTP against the running service: (b) submit → start on an idle worker, from the job's own
  * timestamps; (c) {@code POST /v1/jobs?wait=30} of a cached {@code print(1)} against the same
- * bubblewrap command run directly.
+ * bubblewrap command run directly; (d) the MCP {@code run_code} round trip of the same job over
+ * Streamable HTTP, interleaved with (c) so both see the same machine.
  */
 @QuarkusTest
 @WithTestResource(NixSpy.class)
@@ -54,8 +55,13 @@ class LatencyBenchmark {
         JsonNode warm = json.readTree(http.send(submitAndWait, HttpResponse.BodyHandlers.ofString()).body());
         String env = warm.path("environment").path("store_path").asText();
 
+        McpSession mcp = new McpSession(http, json, URI.create(jobs.toString().replace("/v1/jobs", "/mcp")), KEY);
+        String runCode = "{\"name\":\"run_code\",\"arguments\":{\"language\":\"python\",\"code\":\"print(1)\"}}";
+        mcp.call("tools/call", runCode);
+
         double[] startMs = new double[RUNS];
         double[] endToEndMs = new double[RUNS];
+        double[] mcpMs = new double[RUNS];
         for (int i = 0; i < RUNS; i++) {
             Thread.sleep(50);
             long t = System.nanoTime();
@@ -66,6 +72,14 @@ class LatencyBenchmark {
             }
             startMs[i] = Duration.between(OffsetDateTime.parse(job.path("created_at").asText()),
                     OffsetDateTime.parse(job.path("started_at").asText())).toNanos() / 1e6;
+
+            Thread.sleep(50);
+            t = System.nanoTime();
+            JsonNode result = mcp.call("tools/call", runCode);
+            mcpMs[i] = (System.nanoTime() - t) / 1e6;
+            if (!result.path("structuredContent").path("status").asText().equals("succeeded")) {
+                throw new IllegalStateException("benchmark run_code did not succeed: " + result);
+            }
         }
 
         Path dir = Files.createTempDirectory("bench");
@@ -97,9 +111,10 @@ class LatencyBenchmark {
                 | (b) submit → start on an idle worker (ms, from created_at/started_at) | %.1f | %.1f | — |
                 | (c) `POST /v1/jobs?wait=30`, cached python `print(1)` (ms) | %.1f | %.1f | +%.1f ms |
                 | (c) same bwrap command run directly (ms) | %.1f | %.1f | — |
+                | (d) MCP `run_code` over Streamable HTTP, same job (ms) | %.1f | %.1f | +%.1f ms vs (c) REST |
                 """, RUNS, Runtime.getRuntime().availableProcessors(), pct(startMs, .5), pct(startMs, .9),
                 pct(endToEndMs, .5), pct(endToEndMs, .9), pct(endToEndMs, .5) - pct(directMs, .5), pct(directMs, .5),
-                pct(directMs, .9));
+                pct(directMs, .9), pct(mcpMs, .5), pct(mcpMs, .9), pct(mcpMs, .5) - pct(endToEndMs, .5));
         System.out.println(report);
         QueueBenchmark.append(report);
     }
@@ -108,5 +123,55 @@ class LatencyBenchmark {
         double[] sorted = values.clone();
         Arrays.sort(sorted);
         return sorted[(int) Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
+    }
+
+    /** A bare Streamable HTTP MCP session: what any client sends, without a client library's own costs. */
+    private static final class McpSession {
+        private final HttpClient http;
+        private final ObjectMapper json;
+        private final URI endpoint;
+        private final String key;
+        private final String session;
+        private int nextId = 1;
+
+        McpSession(HttpClient http, ObjectMapper json, URI endpoint, String key) throws Exception {
+            this.http = http;
+            this.json = json;
+            this.endpoint = endpoint;
+            this.key = key;
+            HttpResponse<String> init = post("{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":"
+                    + "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},"
+                    + "\"clientInfo\":{\"name\":\"bench\",\"version\":\"1\"}}}", null);
+            this.session = init.headers().firstValue("Mcp-Session-Id").orElseThrow();
+            post("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}", session);
+        }
+
+        /** The result of one request; the answer may come as JSON or as an event stream. */
+        JsonNode call(String method, String params) throws Exception {
+            int id = nextId++;
+            String body = post("{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"" + method + "\",\"params\":"
+                    + params + "}", session).body();
+            for (String line : body.split("\n")) {
+                String data = line.startsWith("data:") ? line.substring(5).strip() : line.strip();
+                if (data.startsWith("{")) {
+                    JsonNode message = json.readTree(data);
+                    if (message.path("id").asInt(-1) == id) {
+                        return message.path("result");
+                    }
+                }
+            }
+            throw new IllegalStateException("no answer to request " + id + ": " + body);
+        }
+
+        private HttpResponse<String> post(String body, String sessionId) throws Exception {
+            HttpRequest.Builder request = HttpRequest.newBuilder(endpoint)
+                    .header("Authorization", "Bearer " + key).header("Content-Type", "application/json")
+                    .header("Accept", "application/json, text/event-stream")
+                    .POST(HttpRequest.BodyPublishers.ofString(body));
+            if (sessionId != null) {
+                request.header("Mcp-Session-Id", sessionId);
+            }
+            return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+        }
     }
 }

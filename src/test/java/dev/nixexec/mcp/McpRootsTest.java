@@ -1,0 +1,75 @@
+package dev.nixexec.mcp;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+import dev.nixexec.testing.NixSpy;
+import dev.nixexec.testing.NodeProject;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.common.http.TestHTTPResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
+import java.io.IOException;
+import java.net.URL;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Comparator;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * MCP roots in local mode, with the official SDK client: a root inside the allowed prefix is the
+ * job's read-write /workspace (what the job writes lands on the host); a root outside is ignored.
+ */
+@QuarkusTest
+@TestProfile(McpRootsTest.LocalRoots.class)
+@WithTestResource(NixSpy.class)
+class McpRootsTest {
+
+    static final Path BASE = Path.of("target/roots-test").toAbsolutePath();
+
+    public static class LocalRoots implements QuarkusTestProfile {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return Map.of("nixexec.auth.enabled", "false", "nixexec.mcp.roots.enabled", "true",
+                    "nixexec.mcp.roots.allowed-prefixes", BASE.resolve("allowed").toString());
+        }
+    }
+
+    @TestHTTPResource("/")
+    URL base;
+
+    @Test
+    void rootBecomesTheWorkspaceOnlyInsideTheAllowedPrefix() throws Exception {
+        wipe(BASE);
+        Path project = shared(BASE.resolve("allowed/project"));
+        Path outside = shared(BASE.resolve("outside/project"));
+        Files.writeString(project.resolve("input.txt"), "from the host\n");
+
+        NodeProject.Outcome outcome = new NodeProject("mcp").run("roots-check.mjs", 300, base.toString(),
+                project.toString(), outside.toString());
+
+        assertEquals(0, outcome.exitCode(), outcome.output());
+        assertEquals(2, outcome.output().lines().filter(line -> line.startsWith("ok ")).count(), outcome.output());
+        assertEquals("written-by-job\n", Files.readString(project.resolve("output.txt")));
+        assertFalse(Files.exists(outside.resolve("pwned")));
+    }
+
+    /** A directory the sandbox's per-run uid may write (the service runs as root in the tests). */
+    private static Path shared(Path dir) throws IOException {
+        Files.createDirectories(dir);
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxrwxrwx"));
+        return dir;
+    }
+
+    private static void wipe(Path dir) throws IOException {
+        if (Files.exists(dir)) {
+            try (Stream<Path> all = Files.walk(dir)) {
+                all.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+    }
+}
