@@ -46,6 +46,33 @@ public final class JobEvents {
         query.executeUpdate();
     }
 
+    /** An event to append: {@code kind} and {@code data} as in {@link Event}. */
+    record NewEvent(UUID jobId, String kind, String data) {
+    }
+
+    /**
+     * Appends events of several jobs in one statement; each job's events keep their order and
+     * follow that job's last sequence number.
+     */
+    static void appendMany(EntityManager em, List<NewEvent> events) {
+        if (events.isEmpty()) {
+            return;
+        }
+        StringBuilder sql = new StringBuilder("INSERT INTO job_events (job_id, seq, kind, data) "
+                + "SELECT v.id, coalesce((SELECT max(e.seq) FROM job_events e WHERE e.job_id = v.id), 0) "
+                + "+ row_number() OVER (PARTITION BY v.id ORDER BY v.n), v.kind, v.data FROM (VALUES ");
+        for (int i = 0; i < events.size(); i++) {
+            sql.append(i == 0 ? "" : ", ").append("(CAST(? AS uuid), ").append(i).append(", ?, ?)");
+        }
+        sql.append(") AS v(id, n, kind, data)");
+        var query = em.createNativeQuery(sql.toString());
+        int p = 1;
+        for (NewEvent e : events) {
+            query.setParameter(p++, e.jobId()).setParameter(p++, e.kind()).setParameter(p++, e.data());
+        }
+        query.executeUpdate();
+    }
+
     static List<Event> after(UUID jobId, int afterSeq) {
         return JobEvent.<JobEvent>find("jobId = ?1 and seq > ?2 order by seq", jobId, afterSeq).page(0, 1000).list()
                 .stream().map(e -> new Event(e.seq, e.kind, e.data)).toList();

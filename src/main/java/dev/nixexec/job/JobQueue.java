@@ -14,9 +14,12 @@ import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 
 /**
@@ -157,35 +160,69 @@ public class JobQueue {
             boolean stderrTruncated, String errorCode, String errorMessage) {
     }
 
-    /** Stores the result if the job is still this node's; returns whether it was. */
+    /** The end of one run: its outcome and the output not yet stored for live followers. */
+    public record Finish(UUID id, Outcome outcome, List<Chunk> output) {
+        public Finish {
+            output = List.copyOf(output);
+        }
+    }
+
+    /**
+     * Stores the results of jobs that are still this node's, in one transaction: one locking
+     * read, one batch of row updates, one statement for all their events, one for the audit of
+     * the finished ones, one notification. Returns the ids that were stored.
+     */
     @Transactional
-    public boolean finish(UUID id, String nodeId, Outcome o) {
-        Job job = em.find(Job.class, id, jakarta.persistence.LockModeType.PESSIMISTIC_WRITE);
-        if (job == null) {
-            return false;
+    public Set<UUID> finishAll(String nodeId, List<Finish> finishes) {
+        Map<UUID, Finish> byId = new LinkedHashMap<>();
+        finishes.forEach(f -> byId.put(f.id(), f));
+        List<Job> rows = em.createQuery("from Job where id in :ids order by id", Job.class)
+                .setParameter("ids", byId.keySet()).setLockMode(jakarta.persistence.LockModeType.PESSIMISTIC_WRITE)
+                .getResultList();
+        OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
+        Set<UUID> stored = new LinkedHashSet<>();
+        List<JobEvents.NewEvent> events = new ArrayList<>();
+        List<AuditLog.JobRecord> finished = new ArrayList<>();
+        for (Job job : rows) {
+            if (job.jobStatus().terminal() || !nodeId.equals(job.nodeId)) {
+                continue;
+            }
+            Finish f = byId.get(job.id);
+            Outcome o = f.outcome();
+            job.status = job.cancelRequested && !o.status().equals("succeeded") ? "cancelled" : o.status();
+            job.finishedAt = now;
+            job.leaseUntil = null;
+            job.exitCode = o.exitCode();
+            job.signal = o.signal();
+            job.timedOut = o.timedOut();
+            job.limitHit = o.limitHit();
+            job.durationMs = o.durationMs();
+            job.stdout = o.stdout();
+            job.stderr = o.stderr();
+            job.stdoutBytes = o.stdoutBytes();
+            job.stderrBytes = o.stderrBytes();
+            job.stdoutTruncated = o.stdoutTruncated();
+            job.stderrTruncated = o.stderrTruncated();
+            job.errorCode = o.errorCode();
+            job.errorMessage = o.errorMessage();
+            f.output().forEach(c -> events.add(new JobEvents.NewEvent(job.id, c.stream(), c.text())));
+            events.add(new JobEvents.NewEvent(job.id, "status", job.status));
+            events.add(new JobEvents.NewEvent(job.id, "result", jobs.write(jobs.view(job))));
+            if (job.status.equals("cancelled")) {
+                audit.record("cancelled", job.tenantId, job.id, job.cancelledBy, nodeId, endDetail(job));
+            } else {
+                finished.add(new AuditLog.JobRecord(job.tenantId, job.id, endDetail(job)));
+            }
+            stored.add(job.id);
         }
-        if (job.jobStatus().terminal() || !nodeId.equals(job.nodeId)) {
-            return false;
+        if (stored.isEmpty()) {
+            return stored;
         }
-        String status = job.cancelRequested && !o.status().equals("succeeded") ? "cancelled" : o.status();
-        job.status = status;
-        job.finishedAt = OffsetDateTime.now(ZoneOffset.UTC);
-        job.leaseUntil = null;
-        job.exitCode = o.exitCode();
-        job.signal = o.signal();
-        job.timedOut = o.timedOut();
-        job.limitHit = o.limitHit();
-        job.durationMs = o.durationMs();
-        job.stdout = o.stdout();
-        job.stderr = o.stderr();
-        job.stdoutBytes = o.stdoutBytes();
-        job.stderrBytes = o.stderrBytes();
-        job.stdoutTruncated = o.stdoutTruncated();
-        job.stderrTruncated = o.stderrTruncated();
-        job.errorCode = o.errorCode();
-        job.errorMessage = o.errorMessage();
-        end(job, nodeId, status.equals("cancelled") ? job.cancelledBy : null);
-        return true;
+        em.flush();
+        JobEvents.appendMany(em, events);
+        audit.recordAll("finished", nodeId, finished);
+        JobNotifications.notify(em, JobNotifications.CHANGED, String.join(",", stored.stream().map(UUID::toString).toList()));
+        return stored;
     }
 
     /** Extends the leases of this node's jobs; returns the ids whose cancel was requested. */
@@ -303,6 +340,12 @@ public class JobQueue {
     private void end(Job job, String nodeId, UUID cancelledBy) {
         job.leaseUntil = null;
         JobEvents.appendFinal(em, job.id, job.status, jobs.write(jobs.view(job)));
+        audit.record(job.status.equals("cancelled") ? "cancelled" : "finished", job.tenantId, job.id, cancelledBy, nodeId,
+                endDetail(job));
+        JobNotifications.notify(em, JobNotifications.CHANGED, job.id.toString());
+    }
+
+    private static Map<String, Object> endDetail(Job job) {
         Map<String, Object> detail = new java.util.HashMap<>();
         detail.put("status", job.status);
         if (job.exitCode != null) {
@@ -311,8 +354,7 @@ public class JobQueue {
         if (job.errorCode != null) {
             detail.put("error_code", job.errorCode);
         }
-        audit.record(job.status.equals("cancelled") ? "cancelled" : "finished", job.tenantId, job.id, cancelledBy, nodeId, detail);
-        JobNotifications.notify(em, JobNotifications.CHANGED, job.id.toString());
+        return detail;
     }
 
     private <T> T read(String text, TypeReference<T> type) {

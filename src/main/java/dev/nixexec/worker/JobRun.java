@@ -37,11 +37,13 @@ final class JobRun {
         private final ExecutionEngine engine;
         private final JobQueue queue;
         private final HostWorkspaces hostWorkspaces;
+        private final ResultWriter results;
 
-        Factory(ExecutionEngine engine, JobQueue queue, HostWorkspaces hostWorkspaces) {
+        Factory(ExecutionEngine engine, JobQueue queue, HostWorkspaces hostWorkspaces, ResultWriter results) {
             this.engine = engine;
             this.queue = queue;
             this.hostWorkspaces = hostWorkspaces;
+            this.results = results;
         }
 
         JobRun create(ClaimedJob job, String nodeId, Consumer<UUID> whenDone) {
@@ -59,6 +61,7 @@ final class JobRun {
     private volatile String stopReason;
     /** Unflushed output: stream id and text, consecutive text of one stream merged. */
     private final List<Map.Entry<String, StringBuilder>> pending = new ArrayList<>();
+    private final Object storing = new Object();
     private int pendingChars;
     private OutputCapture stdout;
     private OutputCapture stderr;
@@ -190,31 +193,44 @@ final class JobRun {
      * Output waits here until 64 KiB gather or the flusher's next tick, so code that prints a byte at
      * a time costs a database write per tick, not per byte.
      */
-    private synchronized void buffer(String stream, String text) {
-        int last = pending.size() - 1;
-        if (last >= 0 && pending.get(last).getKey().equals(stream)) {
-            pending.get(last).getValue().append(text);
-        } else {
-            pending.add(Map.entry(stream, new StringBuilder(text)));
+    private void buffer(String stream, String text) {
+        boolean full;
+        synchronized (this) {
+            int last = pending.size() - 1;
+            if (last >= 0 && pending.get(last).getKey().equals(stream)) {
+                pending.get(last).getValue().append(text);
+            } else {
+                pending.add(Map.entry(stream, new StringBuilder(text)));
+            }
+            pendingChars += text.length();
+            full = pendingChars >= FLUSH_CHARS;
         }
-        pendingChars += text.length();
-        if (pendingChars >= FLUSH_CHARS) {
+        if (full) {
             flush();
         }
     }
 
-    private synchronized void flush() {
-        if (pending.isEmpty()) {
-            return;
+    /** Takes and stores what is pending; {@link #storing} keeps chunks in the order they were taken. */
+    private void flush() {
+        synchronized (storing) {
+            List<JobQueue.Chunk> chunks = takePending();
+            if (chunks.isEmpty()) {
+                return;
+            }
+            try {
+                deps.queue.output(job.id(), chunks);
+            } catch (RuntimeException e) {
+                LOG.warnf("could not store output of job %s for live followers: %s", job.id(), e.getMessage());
+            }
         }
-        try {
-            deps.queue.output(job.id(), pending.stream()
-                    .map(e -> new JobQueue.Chunk(e.getKey(), e.getValue().toString())).toList());
-        } catch (RuntimeException e) {
-            LOG.warnf("could not store output of job %s for live followers: %s", job.id(), e.getMessage());
-        }
+    }
+
+    private synchronized List<JobQueue.Chunk> takePending() {
+        List<JobQueue.Chunk> chunks = pending.stream()
+                .map(e -> new JobQueue.Chunk(e.getKey(), e.getValue().toString())).toList();
         pending.clear();
         pendingChars = 0;
+        return chunks;
     }
 
     private void flushWhileRunning() {
@@ -232,12 +248,15 @@ final class JobRun {
         if (!ended.compareAndSet(false, true)) {
             return;
         }
-        flush();
         try {
             if ("shutdown".equals(stopReason) && !started.get()) {
+                flush();
                 deps.queue.giveBack(job.id(), nodeId);
             } else {
-                deps.queue.finish(job.id(), nodeId, outcome);
+                // The last output goes with the result: one transaction, one wake-up for followers.
+                synchronized (storing) {
+                    deps.results.write(nodeId, new JobQueue.Finish(job.id(), outcome, takePending()));
+                }
             }
         } catch (RuntimeException e) {
             LOG.errorf(e, "could not store the end of job %s; the reaper will take it back", job.id());

@@ -8,6 +8,7 @@ import dev.nixexec.tenant.Role;
 import dev.nixexec.tenant.Tenants;
 import dev.nixexec.testing.ApiOnlyNode;
 import dev.nixexec.testing.NixSpy;
+import dev.nixexec.worker.ResultWriter;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
@@ -39,6 +40,9 @@ class ClaimRaceTest {
     JobQueue queue;
 
     @Inject
+    ResultWriter results;
+
+    @Inject
     Tenants tenants;
 
     @Test
@@ -67,8 +71,9 @@ class ClaimRaceTest {
                             if (submitted.contains(job.id())) {
                                 claimed.add(job.id());
                             }
-                            boolean mine = queue.finish(job.id(), node, new JobQueue.Outcome("succeeded", 0, null, false,
-                                    null, 1L, "", "", 0, 0, false, false, null, null));
+                            boolean mine = results.write(node, new JobQueue.Finish(job.id(), new JobQueue.Outcome(
+                                    "succeeded", 0, null, false, null, 1L, "", "", 0, 0, false, false, null, null),
+                                    List.of()));
                             if (!mine) {
                                 finishedByOtherNode.incrementAndGet();
                             }
