@@ -44,6 +44,8 @@ public enum EmbeddedDatabases {
                     .setDataDirectory(dataDir)
                     .setCleanDataDirectory(false)
                     .setOverrideWorkingDirectory(dataDir.resolveSibling("postgres-binaries").toFile())
+                    // The library's default is off; an accepted job must survive a crash.
+                    .setServerConfig("synchronous_commit", "on")
                     .start();
             LOG.infof("embedded PostgreSQL started in %d ms on port %d, data in %s",
                     (System.nanoTime() - started) / 1_000_000, postgres.getPort(), dataDir);
