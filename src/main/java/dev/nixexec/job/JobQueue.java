@@ -42,7 +42,8 @@ public class JobQueue {
             WITH running AS (
                 SELECT tenant_id, count(*) AS n FROM jobs WHERE status IN ('building', 'running') GROUP BY tenant_id
             ), waiting AS (
-                SELECT DISTINCT tenant_id FROM jobs WHERE status = 'queued'
+                SELECT t.id AS tenant_id FROM tenants t
+                WHERE EXISTS (SELECT 1 FROM jobs j WHERE j.tenant_id = t.id AND j.status = 'queued')
             ), candidates AS (
                 SELECT q.id, q.created_at, w.tenant_id, row_number() OVER (PARTITION BY w.tenant_id ORDER BY q.created_at) AS k
                 FROM waiting w
@@ -87,6 +88,7 @@ public class JobQueue {
      */
     @Transactional
     public List<ClaimedJob> claim(String nodeId, int count) {
+        commitWithoutWaitingForDisk();
         @SuppressWarnings("unchecked")
         List<Object[]> rows = em.createNativeQuery(CLAIM)
                 .setParameter(1, nodeId).setParameter(2, count)
@@ -148,6 +150,7 @@ public class JobQueue {
     /** Appends output for live followers: several chunks, one transaction, one notification. */
     @Transactional
     public void output(UUID id, List<Chunk> chunks) {
+        commitWithoutWaitingForDisk();
         for (Chunk chunk : chunks) {
             JobEvents.append(em, id, chunk.stream(), chunk.text());
         }
@@ -228,6 +231,7 @@ public class JobQueue {
     /** Extends the leases of this node's jobs; returns the ids whose cancel was requested. */
     @Transactional
     public List<UUID> heartbeat(String nodeId, String role, int concurrency, int running) {
+        commitWithoutWaitingForDisk();
         em.createNativeQuery("INSERT INTO nodes (id, role, concurrency, running) VALUES (?1, ?2, ?3, ?4) "
                         + "ON CONFLICT (id) DO UPDATE SET role = ?2, concurrency = ?3, running = ?4, heartbeat_at = now()")
                 .setParameter(1, nodeId).setParameter(2, role).setParameter(3, concurrency).setParameter(4, running)
@@ -343,6 +347,18 @@ public class JobQueue {
         audit.record(job.status.equals("cancelled") ? "cancelled" : "finished", job.tenantId, job.id, cancelledBy, nodeId,
                 endDetail(job));
         JobNotifications.notify(em, JobNotifications.CHANGED, job.id.toString());
+    }
+
+    /**
+     * This transaction's commit returns before its WAL reaches the disk (a crash of PostgreSQL
+     * may lose the last fraction of a second of such commits). Only for writes whose loss is
+     * harmless: a lost claim puts the job back in the queue, and nothing runs before the
+     * synchronous commit of {@link #started} (which also makes every earlier commit durable);
+     * live output and heartbeats are rewritten anyway. Submissions, starts and results wait for
+     * the disk.
+     */
+    private void commitWithoutWaitingForDisk() {
+        em.createNativeQuery("SET LOCAL synchronous_commit = off").executeUpdate();
     }
 
     private static Map<String, Object> endDetail(Job job) {
