@@ -116,8 +116,9 @@ in
         default = null;
         description = "Database role for database.url (QUARKUS_DATASOURCE_USERNAME).";
       };
+      # a string, not a path: a path literal would copy the secret into the world-readable store
       passwordFile = mkOption {
-        type = types.nullOr types.path;
+        type = types.nullOr types.str;
         default = null;
         example = "/run/secrets/nix-exec-db-password";
         description = "File holding the database password; read at start as a systemd credential, never copied to the store.";
@@ -155,7 +156,7 @@ in
     };
 
     environmentFile = mkOption {
-      type = types.nullOr types.path;
+      type = types.nullOr types.str;
       default = null;
       example = "/run/secrets/nix-exec.env";
       description = "systemd EnvironmentFile with secrets, e.g. NIXEXEC_AUTH_BOOTSTRAP_ADMIN_KEY=nx_...";
@@ -171,6 +172,10 @@ in
       {
         assertion = cfg.database.createLocally -> cfg.database.name == cfg.user;
         message = "services.nix-exec: with database.createLocally, database.name must equal user (ensureDBOwnership).";
+      }
+      {
+        assertion = config.security.allowUserNamespaces;
+        message = "services.nix-exec: the sandbox (bubblewrap) needs security.allowUserNamespaces.";
       }
       {
         assertion = lib.elem "*" config.nix.settings.allowed-users || lib.elem cfg.user config.nix.settings.allowed-users;
@@ -208,8 +213,10 @@ in
       description = "nix-exec (${cfg.role})";
       wantedBy = [ "multi-user.target" ];
       wants = [ "network-online.target" ];
+      # postgresql-setup.service creates the role on newer NixOS; ordering after a unit that does
+      # not exist is harmless on older ones.
       after = [ "network-online.target" "nix-daemon.socket" ]
-        ++ optional cfg.database.createLocally "postgresql.service";
+        ++ optionals cfg.database.createLocally [ "postgresql.service" "postgresql-setup.service" ];
       requires = optional cfg.database.createLocally "postgresql.service";
       restartTriggers = [ config.environment.etc."nix-exec/config.yaml".source ];
       # the daemon's own nix first; the package's wrapper only appends its nix and bubblewrap
@@ -234,6 +241,7 @@ in
         EnvironmentFile = optional (cfg.environmentFile != null) cfg.environmentFile;
         LoadCredential = optional (cfg.database.passwordFile != null) "db-password:${cfg.database.passwordFile}";
         Restart = "on-failure";
+        RestartSec = 5;
         # running jobs get nixexec.jobs.shutdown-grace (20s) to finish
         TimeoutStopSec = 60;
         LimitNOFILE = 65536;

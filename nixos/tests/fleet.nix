@@ -112,6 +112,8 @@ pkgs.testers.runNixOSTest {
 
     start_all()
     db.wait_for_unit("postgresql.service")
+    db.wait_until_succeeds(
+        "runuser -u postgres -- psql -tAc \"select 1 from pg_roles where rolname = 'nix-exec'\" | grep -q 1")
     db.succeed("runuser -u postgres -- psql -c \"ALTER ROLE \\\"nix-exec\\\" PASSWORD '${dbPassword}'\"")
     db.wait_for_unit("nix-exec.service")
     db.wait_until_succeeds(f"curl -sf {API}/q/health/ready")
