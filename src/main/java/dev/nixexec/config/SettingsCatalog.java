@@ -47,7 +47,7 @@ public final class SettingsCatalog {
             WithName withName = method.getAnnotation(WithName.class);
             String property = prefix + "." + (withName != null ? withName.value() : kebab(method.getName()));
             Type type = method.getGenericReturnType();
-            if (type instanceof Class<?> c && c.isInterface() && c.getEnclosingClass() == NixExecConfig.class) {
+            if (type instanceof Class<?> c && c.isInterface() && c.getName().startsWith(NixExecConfig.class.getName() + "$")) {
                 collect(c, property, into);
                 continue;
             }
