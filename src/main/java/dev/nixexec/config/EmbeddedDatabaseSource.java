@@ -17,6 +17,8 @@ import org.eclipse.microprofile.config.spi.ConfigSource;
  * of an embedded PostgreSQL with its data under {@code <state-dir>/postgres}. It has to be a
  * configuration source because the datasource is created before any bean runs. The database is
  * started when the datasource first asks for its URL, so building the application starts nothing.
+ * Sources made by other factories are invisible here, so the nix-exec YAML file (below environment
+ * and system properties) is consulted directly.
  */
 public class EmbeddedDatabaseSource implements ConfigSourceFactory {
 
@@ -37,6 +39,14 @@ public class EmbeddedDatabaseSource implements ConfigSourceFactory {
 
     private static Optional<String> value(ConfigSourceContext context, String name) {
         ConfigValue value = context.getValue(name);
+        if (value != null && value.getValue() != null && !value.getValue().isBlank()
+                && value.getSourceOrdinal() >= NixExecYamlSource.ORDINAL) {
+            return Optional.of(value.getValue());
+        }
+        Optional<String> fromFile = NixExecYamlSource.load(context).map(source -> source.getValue(name));
+        if (fromFile.isPresent()) {
+            return fromFile;
+        }
         return value == null || value.getValue() == null || value.getValue().isBlank()
                 ? Optional.empty()
                 : Optional.of(value.getValue());

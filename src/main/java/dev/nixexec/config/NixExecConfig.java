@@ -14,6 +14,12 @@ public interface NixExecConfig {
     /** Embedded database, GC roots, job directories. Default: $XDG_DATA_HOME/nix-exec. */
     Optional<Path> stateDir();
 
+    /**
+     * The nix-exec YAML config file ({@code -Dnixexec.config}); read by {@link NixExecYamlSource},
+     * declared here so the name is a known setting. Unset: the search order of {@link ConfigFileSearch}.
+     */
+    Optional<Path> config();
+
     /** JDBC URL of the database ({@code NIXEXEC_DB_URL}); unset: an embedded PostgreSQL starts. */
     Optional<String> dbUrl();
 

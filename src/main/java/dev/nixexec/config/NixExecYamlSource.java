@@ -1,0 +1,44 @@
+package dev.nixexec.config;
+
+import io.smallrye.config.ConfigSourceContext;
+import io.smallrye.config.ConfigSourceFactory;
+import io.smallrye.config.ConfigValue;
+import io.smallrye.config.PropertiesConfigSource;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import org.eclipse.microprofile.config.spi.ConfigSource;
+
+/**
+ * The nix-exec YAML config file (see {@link ConfigFileSearch} for where it is looked for and
+ * {@link NixExecYaml} for its shape) as a configuration source. Its ordinal, 260, puts it above
+ * application.properties (250) and below environment variables (300) and system properties (400).
+ * A factory, so that {@code nixexec.config} may come from any of those sources.
+ */
+public class NixExecYamlSource implements ConfigSourceFactory {
+
+    public static final int ORDINAL = 260;
+
+    @Override
+    public Iterable<ConfigSource> getConfigSources(ConfigSourceContext context) {
+        return load(context).<Iterable<ConfigSource>>map(List::of).orElse(List.of());
+    }
+
+    /** The source of the file this context points at, if there is a file. */
+    static Optional<ConfigSource> load(ConfigSourceContext context) {
+        ConfigValue explicit = context.getValue("nixexec.config");
+        Optional<Path> file = ConfigFileSearch.ofProcess(Optional.ofNullable(explicit).map(ConfigValue::getValue)).find();
+        return file.map(path -> source(path, NixExecYaml.read(path)));
+    }
+
+    static ConfigSource source(Path file, Map<String, String> properties) {
+        return new PropertiesConfigSource(properties, "nix-exec YAML " + file, ORDINAL);
+    }
+
+    @Override
+    public OptionalInt getPriority() {
+        return OptionalInt.of(ORDINAL);
+    }
+}
