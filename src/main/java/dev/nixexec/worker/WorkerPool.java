@@ -42,6 +42,8 @@ public class WorkerPool {
     private final Semaphore wake = new Semaphore(0);
     private final Map<UUID, JobRun> active = new ConcurrentHashMap<>();
     private volatile boolean claiming;
+    /** From the shutdown event on, scheduled database work stops: the datasource is going away. */
+    private volatile boolean shuttingDown;
     private Thread claimLoop;
 
     public WorkerPool(NixExecConfig config, JobQueue queue, JobNotifications notifications, JobRun.Factory runs) {
@@ -128,6 +130,9 @@ public class WorkerPool {
 
     @Scheduled(every = "${nixexec.jobs.heartbeat:5s}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     void reap() {
+        if (shuttingDown) {
+            return;
+        }
         int reaped = queue.reap();
         if (reaped > 0) {
             LOG.infof("took back %d jobs of nodes that stopped heartbeating", reaped);
@@ -144,6 +149,7 @@ public class WorkerPool {
 
     /** Stops claiming, lets running jobs finish within the grace period, then ends the rest honestly. */
     void stop(@Observes @Priority(1) ShutdownEvent event) {
+        shuttingDown = true;
         if (!working || !claiming) {
             return;
         }
