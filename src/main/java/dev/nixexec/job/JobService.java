@@ -253,14 +253,15 @@ public class JobService {
 
     /** The job once it is terminal, or as it is when {@code wait} is up; never busy-polls. */
     public JobView await(Caller caller, UUID id, Duration wait) {
-        JobView job = get(caller, id);
-        if (job.terminal() || wait.isZero() || wait.isNegative()) {
-            return job;
+        if (wait.isZero() || wait.isNegative()) {
+            return get(caller, id);
         }
         Duration max = wait.compareTo(config.jobs().maxWait()) > 0 ? config.jobs().maxWait() : wait;
         long deadline = System.nanoTime() + max.toNanos();
         Semaphore changed = new Semaphore(0);
+        // Watching before the first read: a change between the two cannot go unnoticed.
         try (JobNotifications.Watch watch = notifications.watch(id, changed::release)) {
+            JobView job = get(caller, id);
             while (!job.terminal()) {
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
@@ -270,10 +271,11 @@ public class JobService {
                 changed.drainPermits();
                 job = get(caller, id);
             }
+            return job;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            return get(caller, id);
         }
-        return job;
     }
 
     @Transactional
