@@ -39,8 +39,8 @@ import org.junit.jupiter.api.Test;
 class QueueBenchmark {
 
     private static final int JOBS = Integer.getInteger("bench.queue-jobs", 5000);
-    private static final int CLAIMERS = 4;
-    private static final int BATCH = 32;
+    private static final int CLAIMERS = Integer.getInteger("bench.queue-claimers", 4);
+    private static final int BATCH = Integer.getInteger("bench.queue-batch", 32);
 
     @Inject
     JobService jobs;
