@@ -105,6 +105,29 @@ await check('cancelling the call cancels the job', async () => {
   assert.equal(result.structuredContent.status, 'cancelled', text(result));
 });
 
+await check('a client that goes away does not take the job with it', async () => {
+  const leaver = await connect(keyA);
+  let jobId;
+  let running;
+  const started = new Promise((resolve) => { running = resolve; });
+  const call = leaver.callTool({ name: 'run_code', arguments: { language: 'bash', code: 'sleep 2; echo survived' } },
+    undefined, {
+      onprogress: (p) => {
+        const m = /^job (\S+) running$/.exec(p.message);
+        if (m) {
+          jobId = m[1];
+          running();
+        }
+      },
+    });
+  call.catch(() => {});
+  await started;
+  await leaver.close();
+  const result = await a.callTool({ name: 'get_job', arguments: { job_id: jobId, wait: 30 } });
+  assert.equal(result.structuredContent.status, 'succeeded', text(result));
+  assert.equal(result.structuredContent.stdout, 'survived\n');
+});
+
 const b = await connect(keyB);
 await check('another tenant cannot read or cancel the job', async () => {
   for (const name of ['get_job', 'cancel_job']) {

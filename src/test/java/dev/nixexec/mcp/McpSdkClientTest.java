@@ -15,14 +15,15 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * The official TypeScript SDK client (src/test/js/mcp/client-check.mjs) against the running
  * service over both transports: tools, python with a package, bash, a failing job, a refused
- * package, progress and log notifications, cancellation through notifications/cancelled, and
- * tenant isolation. The script asserts; this test requires that every check ran and passed.
+ * package, progress and log notifications, cancellation through notifications/cancelled, a
+ * client that leaves without cancelling (the job runs on), and tenant isolation. The script
+ * asserts; this test requires that every check ran and passed.
  */
 @QuarkusTest
 @WithTestResource(NixSpy.class)
 class McpSdkClientTest {
 
-    private static final int CHECKS = 8;
+    private static final int CHECKS = 9;
 
     @TestHTTPResource("/")
     URL base;
