@@ -171,44 +171,51 @@ public class JobQueue {
     }
 
     /**
-     * Stores the results of jobs that are still this node's, in one transaction: one locking
-     * read, one batch of row updates, one statement for all their events, one for the audit of
-     * the finished ones, one notification. Returns the ids that were stored.
+     * Stores the results of jobs that are still this node's, in one transaction of four
+     * statements: one update of all their rows (which returns them as they now are), one insert of
+     * all their events, one of the audit of the finished ones, one notification. A concurrent
+     * cancel is seen by the update: a job whose cancel was requested ends {@code cancelled} unless
+     * it succeeded. Returns the ids that were stored.
      */
     @Transactional
     public Set<UUID> finishAll(String nodeId, List<Finish> finishes) {
         Map<UUID, Finish> byId = new LinkedHashMap<>();
         finishes.forEach(f -> byId.put(f.id(), f));
-        List<Job> rows = em.createQuery("from Job where id in :ids order by id", Job.class)
-                .setParameter("ids", byId.keySet()).setLockMode(jakarta.persistence.LockModeType.PESSIMISTIC_WRITE)
-                .getResultList();
-        OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
+        StringBuilder sql = new StringBuilder("WITH done AS (UPDATE jobs j SET status = CASE WHEN j.cancel_requested "
+                + "AND v.status <> 'succeeded' THEN 'cancelled' ELSE v.status END, finished_at = now(), lease_until = NULL, "
+                + "exit_code = v.exit_code, signal = v.signal, timed_out = v.timed_out, limit_hit = v.limit_hit, "
+                + "duration_ms = v.duration_ms, stdout = v.stdout, stderr = v.stderr, stdout_bytes = v.stdout_bytes, "
+                + "stderr_bytes = v.stderr_bytes, stdout_truncated = v.stdout_truncated, "
+                + "stderr_truncated = v.stderr_truncated, error_code = v.error_code, error_message = v.error_message "
+                + "FROM (VALUES ");
+        for (int i = 0; i < byId.size(); i++) {
+            sql.append(i == 0 ? "" : ", ").append("(CAST(? AS uuid), CAST(? AS text), CAST(? AS integer), "
+                    + "CAST(? AS integer), CAST(? AS boolean), CAST(? AS text), CAST(? AS bigint), CAST(? AS text), "
+                    + "CAST(? AS text), CAST(? AS bigint), CAST(? AS bigint), CAST(? AS boolean), CAST(? AS boolean), "
+                    + "CAST(? AS text), CAST(? AS text))");
+        }
+        sql.append(") AS v(id, status, exit_code, signal, timed_out, limit_hit, duration_ms, stdout, stderr, "
+                + "stdout_bytes, stderr_bytes, stdout_truncated, stderr_truncated, error_code, error_message) "
+                + "WHERE j.id = v.id AND j.node_id = ? AND j.status IN ('building', 'running') RETURNING j.*) "
+                + "SELECT * FROM done");
+        var update = em.createNativeQuery(sql.toString(), Job.class);
+        int p = 1;
+        for (Finish f : byId.values()) {
+            Outcome o = f.outcome();
+            for (Object value : new Object[] {f.id(), o.status(), o.exitCode(), o.signal(), o.timedOut(), o.limitHit(),
+                    o.durationMs(), o.stdout(), o.stderr(), o.stdoutBytes(), o.stderrBytes(), o.stdoutTruncated(),
+                    o.stderrTruncated(), o.errorCode(), o.errorMessage()}) {
+                update.setParameter(p++, value);
+            }
+        }
+        update.setParameter(p, nodeId);
+        @SuppressWarnings("unchecked")
+        List<Job> rows = update.getResultList();
         Set<UUID> stored = new LinkedHashSet<>();
         List<JobEvents.NewEvent> events = new ArrayList<>();
         List<AuditLog.JobRecord> finished = new ArrayList<>();
         for (Job job : rows) {
-            if (job.jobStatus().terminal() || !nodeId.equals(job.nodeId)) {
-                continue;
-            }
-            Finish f = byId.get(job.id);
-            Outcome o = f.outcome();
-            job.status = job.cancelRequested && !o.status().equals("succeeded") ? "cancelled" : o.status();
-            job.finishedAt = now;
-            job.leaseUntil = null;
-            job.exitCode = o.exitCode();
-            job.signal = o.signal();
-            job.timedOut = o.timedOut();
-            job.limitHit = o.limitHit();
-            job.durationMs = o.durationMs();
-            job.stdout = o.stdout();
-            job.stderr = o.stderr();
-            job.stdoutBytes = o.stdoutBytes();
-            job.stderrBytes = o.stderrBytes();
-            job.stdoutTruncated = o.stdoutTruncated();
-            job.stderrTruncated = o.stderrTruncated();
-            job.errorCode = o.errorCode();
-            job.errorMessage = o.errorMessage();
-            f.output().forEach(c -> events.add(new JobEvents.NewEvent(job.id, c.stream(), c.text())));
+            byId.get(job.id).output().forEach(c -> events.add(new JobEvents.NewEvent(job.id, c.stream(), c.text())));
             events.add(new JobEvents.NewEvent(job.id, "status", job.status));
             events.add(new JobEvents.NewEvent(job.id, "result", jobs.write(jobs.view(job))));
             if (job.status.equals("cancelled")) {
@@ -221,7 +228,6 @@ public class JobQueue {
         if (stored.isEmpty()) {
             return stored;
         }
-        em.flush();
         JobEvents.appendMany(em, events);
         audit.recordAll("finished", nodeId, finished);
         JobNotifications.notify(em, JobNotifications.CHANGED, String.join(",", stored.stream().map(UUID::toString).toList()));
