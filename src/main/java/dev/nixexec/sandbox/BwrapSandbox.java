@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -111,11 +112,13 @@ public class BwrapSandbox implements Sandbox {
     }
 
     /**
-     * Writes the code and the bubblewrap options (NUL-separated, read by bwrap from fd 3) and command
+     * Writes the code and the bubblewrap options (NUL-separated, read by bwrap from fd 3; the first
+     * is the seccomp program the launcher opened as fd 4) and command
      * (one word per line, read by the launcher's shell into quoted variables).
      */
     private void writeRun(Launcher launcher, SandboxSpec spec) throws IOException {
-        List<String> options = BwrapArguments.options(spec, launcher.codeDir(), launcher.etcDir(), storeView);
+        List<String> options = new ArrayList<>(List.of("--seccomp", Integer.toString(LauncherPool.SECCOMP_FD)));
+        options.addAll(BwrapArguments.options(spec, launcher.codeDir(), launcher.etcDir(), storeView));
         List<String> command = BwrapArguments.command(spec);
         if (options.stream().anyMatch(o -> o.indexOf('\0') >= 0) || command.stream().anyMatch(w -> w.contains("\n"))) {
             throw new SandboxException("sandbox arguments contain a NUL or newline");

@@ -28,10 +28,10 @@ import org.jboss.logging.Logger;
  *
  * <p>The chain, every step a fixed argv: {@code sh JOIN} (as the service: join the cgroup) →
  * {@code prlimit} → {@code setpriv} (root only: drop to the run's uid) → {@code sh WAIT} (read the
- * CPU limits line, lower both CPU limits to the run's, open the options file as fd 3, read the
- * command words) → {@code bwrap --args 3 --
- * command}. The scripts are constants; paths and words reach them only as argv or as lines read
- * into quoted variables, never as shell text.
+ * CPU limits line, lower both CPU limits to the run's, open the options file as fd 3 and the
+ * seccomp program as fd 4, read the command words) → {@code bwrap --args 3 -- command} (the
+ * options hold {@code --seccomp 4}). The scripts are constants; paths and words reach them only as
+ * argv or as lines read into quoted variables, never as shell text.
  */
 @ApplicationScoped
 public class LauncherPool {
@@ -43,12 +43,17 @@ public class LauncherPool {
     static final String WAIT_FOR_RUN = String.join("\n",
             "read -r cpu hard || exit 125",
             "ulimit -S -t \"$cpu\" && ulimit -H -t \"$hard\" || exit 125",
-            "exec 3< \"$1\" || exit 125",
+            "exec 3< \"$1\" 4< \"$3\" || exit 125",
             "command=$2",
-            "shift 2",
+            "shift 3",
+            // the shell exports the run directory as PWD; bubblewrap's init inside would show it in /proc/1/environ
+            "unset PWD",
             "set -- \"$@\" --args 3 --",
             "while IFS= read -r word; do set -- \"$@\" \"$word\"; done < \"$command\"",
             "exec \"$@\"");
+
+    /** The fd the waiting shell opens the seccomp program on, for bubblewrap's {@code --seccomp}. */
+    static final int SECCOMP_FD = 4;
 
     private final StatePaths paths;
     private final Cgroups cgroups;
@@ -191,7 +196,7 @@ public class LauncherPool {
                     "--clear-groups", "--")));
             argv.addAll(List.of(sh.orElseThrow().toString(), "-c", WAIT_FOR_RUN, "nix-exec-wait",
                     runDir.resolve("options").toString(), runDir.resolve("command").toString(),
-                    bwrap.orElseThrow().toString()));
+                    runDir.resolve("seccomp").toString(), bwrap.orElseThrow().toString()));
             ProcessBuilder builder = new ProcessBuilder(argv).directory(runDir.toFile());
             builder.environment().clear();
             return new Launcher(key, builder.start(), uid, cgroup, runDir);
@@ -210,6 +215,7 @@ public class LauncherPool {
         for (Map.Entry<String, String> file : BwrapArguments.etcFiles().entrySet()) {
             Files.writeString(etc.resolve(file.getKey()), file.getValue());
         }
+        Files.write(runDir.resolve("seccomp"), SeccompFilter.program());
         try (Stream<Path> all = Files.walk(runDir)) {
             for (Path p : all.toList()) {
                 owned(p, uid);
