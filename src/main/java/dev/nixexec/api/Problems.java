@@ -59,12 +59,39 @@ public class Problems {
         return unreadable(e);
     }
 
+    /**
+     * Says where the body went wrong without Jackson's own message, which names our Java types
+     * ({@code dev.nixexec...}, {@code java.lang.String}) and is no part of the contract.
+     */
     @ServerExceptionMapper
     public Response unreadable(com.fasterxml.jackson.core.JsonProcessingException e) {
-        String detail = e instanceof com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException unknown
-                ? "unknown field '" + unknown.getPropertyName() + "'"
-                : "the request body is not valid JSON of the expected shape: " + e.getOriginalMessage();
+        String detail;
+        if (e instanceof com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException unknown) {
+            detail = "unknown field '" + unknown.getPropertyName() + "'";
+        } else if (e instanceof com.fasterxml.jackson.databind.JsonMappingException mapping && !mapping.getPath().isEmpty()) {
+            detail = "field '" + fieldPath(mapping.getPath()) + "' has the wrong type or shape";
+        } else if (e instanceof com.fasterxml.jackson.databind.JsonMappingException) {
+            detail = "the request body must be a JSON object";
+        } else if (e.getOriginalMessage() != null && e.getOriginalMessage().startsWith("Duplicate field ")) {
+            detail = "duplicate field " + e.getOriginalMessage().substring("Duplicate field ".length());
+        } else {
+            var at = e.getLocation();
+            detail = "the request body is not valid JSON" + (at == null || at.getLineNr() < 1 ? ""
+                    : " (line " + at.getLineNr() + ", column " + at.getColumnNr() + ")");
+        }
         return response(400, "Bad Request", detail, null);
+    }
+
+    private static String fieldPath(List<com.fasterxml.jackson.databind.JsonMappingException.Reference> path) {
+        StringBuilder b = new StringBuilder();
+        for (var ref : path) {
+            if (ref.getFieldName() != null) {
+                b.append(b.isEmpty() ? "" : ".").append(ref.getFieldName());
+            } else if (ref.getIndex() >= 0) {
+                b.append('[').append(ref.getIndex()).append(']');
+            }
+        }
+        return b.toString();
     }
 
     @ServerExceptionMapper

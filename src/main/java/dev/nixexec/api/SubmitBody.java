@@ -21,8 +21,22 @@ public record SubmitBody(String language, String code, List<String> packages, Ma
         if (network != null && !network.equals("off") && !network.equals("full")) {
             throw new InvalidRequestException(List.of(new FieldError("network", "must be \"off\" or \"full\"")), false);
         }
+        if (metadata != null && holdsNul(metadata)) {
+            // PostgreSQL jsonb cannot hold \u0000 in a key or a string
+            throw new InvalidRequestException(List.of(new FieldError("metadata",
+                    "contains a NUL character (U+0000) in a key or a string")), false);
+        }
         return new JobService.Submission(language, code, packages, env, stdin, duration("timeout", timeout),
                 "full".equals(network), metadata);
+    }
+
+    private static boolean holdsNul(Object value) {
+        return switch (value) {
+            case String text -> text.indexOf('\0') >= 0;
+            case Map<?, ?> map -> map.entrySet().stream().anyMatch(e -> holdsNul(e.getKey()) || holdsNul(e.getValue()));
+            case List<?> list -> list.stream().anyMatch(SubmitBody::holdsNul);
+            case null, default -> false;
+        };
     }
 
     /** {@code "90s"}, {@code "2m"}, {@code "1h"}, {@code "500ms"} or a number of seconds. */

@@ -82,6 +82,9 @@ public class ExecutionEngine {
             errors.add(new FieldError("code", "code is empty"));
         } else if (code.length > limits.maxCodeBytes()) {
             tooLarge.add(new FieldError("code", "code is larger than " + limits.maxCodeBytes() + " bytes"));
+        } else if (request.code().indexOf('\0') >= 0) {
+            // PostgreSQL text cannot hold NUL, and no interpreter here wants one in its source
+            errors.add(new FieldError("code", "code contains a NUL character (U+0000)"));
         }
         List<PackageName> packages = new ArrayList<>();
         for (int i = 0; i < request.packages().size(); i++) {
@@ -105,6 +108,8 @@ public class ExecutionEngine {
         byte[] stdin = request.stdin().getBytes(StandardCharsets.UTF_8);
         if (stdin.length > limits.maxStdinBytes()) {
             tooLarge.add(new FieldError("stdin", "stdin is larger than " + limits.maxStdinBytes() + " bytes"));
+        } else if (request.stdin().indexOf('\0') >= 0) {
+            errors.add(new FieldError("stdin", "stdin contains a NUL character (U+0000), which cannot be stored"));
         }
         Duration timeout = request.timeout().orElse(limits.timeout());
         if (timeout.isNegative() || timeout.isZero()) {

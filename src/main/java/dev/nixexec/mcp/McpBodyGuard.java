@@ -1,0 +1,85 @@
+package dev.nixexec.mcp;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.BodyHandler;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import java.io.IOException;
+
+/**
+ * Answers JSON-RPC bodies the MCP extension (1.13) cannot take with a JSON-RPC error instead of its
+ * 500 or a dropped connection: a body that is not JSON, too deeply nested, not an object or an array
+ * of objects, or sent as a form (whose decoder fails on long fields). Everything else passes on
+ * untouched, after authentication (the security handlers run before routes).
+ */
+@ApplicationScoped
+public class McpBodyGuard {
+
+    static final int MAX_DEPTH = 64;
+    private static final long MAX_BODY = 10L << 20;
+    private final JsonFactory json = JsonFactory.builder()
+            .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(MAX_DEPTH).build()).build();
+
+    void install(@Observes Router router) {
+        router.post("/mcp").order(-10).handler(this::contentType);
+        router.post("/mcp").order(-9).handler(BodyHandler.create(false).setBodyLimit(MAX_BODY));
+        router.post("/mcp").order(-8).handler(this::shape);
+    }
+
+    /** A form body would go through the form decoder, which fails (500) on long fields; JSON-RPC is never a form. */
+    private void contentType(RoutingContext ctx) {
+        String type = ctx.request().getHeader("Content-Type");
+        String lower = type == null ? "" : type.toLowerCase(java.util.Locale.ROOT);
+        if (lower.contains("form-urlencoded") || lower.contains("multipart/")) {
+            refuse(ctx, 415, -32600, "Content-Type must be application/json");
+            return;
+        }
+        ctx.next();
+    }
+
+    private void shape(RoutingContext ctx) {
+        String problem = problem(ctx.body().buffer() == null ? new byte[0] : ctx.body().buffer().getBytes());
+        if (problem != null) {
+            refuse(ctx, 400, problem.startsWith("Parse") ? -32700 : -32600, problem);
+            return;
+        }
+        ctx.next();
+    }
+
+    /** Null when the body is one JSON object or an array of objects, else what is wrong with it. */
+    String problem(byte[] body) {
+        try (JsonParser p = json.createParser(body)) {
+            JsonToken first = p.nextToken();
+            if (first == JsonToken.START_OBJECT) {
+                p.skipChildren();
+            } else if (first == JsonToken.START_ARRAY) {
+                for (JsonToken t = p.nextToken(); t != JsonToken.END_ARRAY; t = p.nextToken()) {
+                    if (t != JsonToken.START_OBJECT) {
+                        return "Invalid Request: a batch holds JSON-RPC objects only";
+                    }
+                    p.skipChildren();
+                }
+            } else {
+                return "Invalid Request: a JSON-RPC message is a JSON object";
+            }
+            if (p.nextToken() != null) {
+                return "Parse error: more than one JSON value";
+            }
+            return null;
+        } catch (IOException e) {
+            return "Parse error: not JSON, or nested deeper than " + MAX_DEPTH;
+        }
+    }
+
+    private static void refuse(RoutingContext ctx, int status, int code, String message) {
+        JsonObject error = new JsonObject().put("jsonrpc", "2.0").putNull("id")
+                .put("error", new JsonObject().put("code", code).put("message", message));
+        ctx.response().setStatusCode(status).putHeader("Content-Type", "application/json").end(error.toBuffer());
+    }
+}
