@@ -208,7 +208,12 @@ class HostileInputTest {
         Map<String, List<String>> twoKeys = new LinkedHashMap<>();
         twoKeys.put("Authorization", List.of("Bearer " + member, "Bearer nx_not_a_key"));
         HttpResponse<String> dup = send("POST", "/v1/jobs", "application/json", valid, twoKeys);
-        assertTrue(dup.statusCode() == 400 || dup.statusCode() == 401, "two Authorization headers: " + dup.statusCode() + " " + dup.body());
+        // JAX-RS joins repeated headers with ',', which is no key: refused whatever the order
+        assertEquals(401, dup.statusCode(), "two Authorization headers: " + dup.body());
+        twoKeys.put("Authorization", List.of("Bearer nx_not_a_key", "Bearer " + member));
+        assertEquals(401, send("POST", "/v1/jobs", "application/json", valid, twoKeys).statusCode(), "bad key, then a good one");
+        twoKeys.put("Authorization", List.of("Bearer " + member, "Bearer " + member));
+        assertEquals(401, send("POST", "/v1/jobs", "application/json", valid, twoKeys).statusCode(), "the good key twice");
         Map<String, List<String>> wrongScheme = Map.of("Authorization", List.of("Basic " + member));
         assertEquals(401, send("GET", "/v1/languages", null, null, wrongScheme).statusCode());
         Map<String, List<String>> empty = Map.of("Authorization", List.of("Bearer "));
@@ -229,12 +234,12 @@ class HostileInputTest {
         // a header block far beyond any limit, many headers, a huge URL
         Map<String, List<String>> huge = headers(member);
         huge.put("X-Fuzz", List.of("h".repeat(64 * 1024)));
-        assertTrue(send("GET", "/v1/languages", null, null, huge).statusCode() < 500);
+        assertEquals(431, send("GET", "/v1/languages", null, null, huge).statusCode(), "a 64 KiB header");
         Map<String, List<String>> many = headers(member);
         for (int i = 0; i < 500; i++) {
             many.put("X-Fuzz-" + i, List.of("v"));
         }
-        assertTrue(send("GET", "/v1/languages", null, null, many).statusCode() < 500);
+        assertEquals(200, send("GET", "/v1/languages", null, null, many).statusCode(), "500 small headers");
         assertTrue(send("GET", "/v1/jobs?cursor=" + "c".repeat(20_000), null, null, headers(member)).statusCode() < 500);
         // a body larger than any accepted one: the server must refuse it before it fills memory
         String big = "{\"language\":\"bash\",\"code\":\"" + "#".repeat(20 << 20) + "\"}";
