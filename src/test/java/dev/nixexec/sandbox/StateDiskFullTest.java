@@ -1,0 +1,170 @@
+package dev.nixexec.sandbox;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.nixexec.config.NixExecConfig;
+import dev.nixexec.config.StatePaths;
+import dev.nixexec.nix.Environment;
+import dev.nixexec.nix.EnvironmentCache;
+import dev.nixexec.nix.EnvironmentRequest;
+import dev.nixexec.nix.Language;
+import dev.nixexec.testing.NixSpy;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The job directory's filesystem full (a 1 MiB tmpfs mounted as {@code executor.temp-dir}): a run
+ * fails at once with a clear error, leaves nothing behind, and the next run after space is freed
+ * works, without a restart.
+ */
+@QuarkusTest
+@WithTestResource(NixSpy.class)
+class StateDiskFullTest {
+
+    private static final Limits LIMITS = new Limits(Duration.ofSeconds(10), 256L << 20, 64, 0, 8L << 20,
+            32L << 20, 32L << 20, 64 * 1024);
+
+    @Inject
+    NixExecConfig config;
+
+    @Inject
+    HostUids uids;
+
+    @Inject
+    Cgroups cgroups;
+
+    @Inject
+    EnvironmentCache environments;
+
+    @Test
+    void aFullJobsDirectoryFailsRunsCleanlyAndRecovers() throws Exception {
+        assumeTrue("root".equals(System.getProperty("user.name")), "mounting a tmpfs needs root");
+        Path mount = Files.createTempDirectory(Path.of(System.getProperty("nixexec-test.repo-dir", "."), "target"),
+                "full-disk-");
+        assertEquals(0, exec("mount", "-t", "tmpfs", "-o", "size=1m,mode=0711", "tmpfs", mount.toString()));
+        try {
+            Path jobs = mount.resolve("jobs");
+            NixExecConfig.Executor executor = override(NixExecConfig.Executor.class, config.executor(),
+                    Map.of("tempDir", Optional.of(jobs)));
+            NixExecConfig.Sandbox sandboxConfig = override(NixExecConfig.Sandbox.class, config.sandbox(),
+                    Map.of("warmLaunchers", 0));
+            NixExecConfig small = override(NixExecConfig.class, config, Map.of("executor", executor, "sandbox", sandboxConfig));
+            StatePaths paths = new StatePaths(small);
+            LauncherPool pool = new LauncherPool(small, paths, cgroups, uids);
+            try {
+                BwrapSandbox sandbox = new BwrapSandbox(small, pool);
+                Environment env = environments.get(EnvironmentRequest.of(Language.PYTHON, List.of()));
+                assertEquals("ok\n", run(sandbox, env, "print('ok')").stdout().text(), "a run before the disk fills");
+
+                Path filler = paths.jobsDir().resolve("filler");
+                fill(filler);
+                long start = System.nanoTime();
+                Throwable refused = failure(sandbox, env, "print('ok')");
+                assertTrue(Duration.ofNanos(System.nanoTime() - start).toSeconds() < 5, "a full disk made the run hang");
+                assertTrue(String.valueOf(refused.getMessage()).contains("No space left on device"), String.valueOf(refused));
+                assertEquals(List.of(filler), list(paths.jobsDir()), "a run directory was left on the full disk");
+
+                // room for the run directory but not for a 512 KiB program: it fails writing the code
+                Files.delete(filler);
+                fill(filler, 512 << 10);
+                Throwable half = failure(sandbox, env, "#" + "x".repeat(512 << 10) + "\nprint('ok')");
+                assertTrue(String.valueOf(half.getMessage()).contains("No space left on device"), String.valueOf(half));
+                assertEquals(List.of(filler), list(paths.jobsDir()), "a half-written run directory was left behind");
+
+                Files.delete(filler);
+                assertEquals("ok\n", run(sandbox, env, "print('ok')").stdout().text(), "no recovery after space came back");
+            } finally {
+                pool.close();
+            }
+        } finally {
+            assertEquals(0, exec("umount", mount.toString()));
+            Files.delete(mount);
+        }
+    }
+
+    private static SandboxResult run(BwrapSandbox sandbox, Environment env, String code) {
+        return sandbox.run(spec(env, code)).filter(e -> e instanceof SandboxEvent.Exited)
+                .map(e -> ((SandboxEvent.Exited) e).result()).toUni().await().atMost(Duration.ofMinutes(1));
+    }
+
+    private static Throwable failure(BwrapSandbox sandbox, Environment env, String code) {
+        try {
+            SandboxResult result = run(sandbox, env, code);
+            throw new AssertionError("the run went ahead on a full disk: " + result.stdout().text() + result.stderr().text());
+        } catch (RuntimeException e) {
+            return e.getCause() != null && !(e instanceof SandboxException) ? e.getCause() : e;
+        }
+    }
+
+    private static SandboxSpec spec(Environment env, String code) {
+        return new SandboxSpec(env.storePath(), env.closure(), Language.PYTHON.fileName(),
+                code.getBytes(StandardCharsets.UTF_8), Language.PYTHON.command(), Map.of(), new byte[0], LIMITS, false);
+    }
+
+    /** Fills the filesystem, leaving {@code spare} bytes free (roughly: tmpfs counts whole pages). */
+    private static void fill(Path file, long spare) throws IOException {
+        long free = Files.getFileStore(file.getParent()).getUsableSpace() - spare;
+        try (OutputStream out = Files.newOutputStream(file)) {
+            byte[] block = new byte[4096];
+            for (long written = 0; written + block.length <= free; written += block.length) {
+                out.write(block);
+            }
+        }
+    }
+
+    private static void fill(Path file) throws IOException {
+        try (OutputStream out = Files.newOutputStream(file)) {
+            byte[] block = new byte[4096];
+            while (true) {
+                out.write(block);
+            }
+        } catch (IOException full) {
+            if (!String.valueOf(full.getMessage()).contains("No space left")) {
+                throw full;
+            }
+        }
+    }
+
+    private static List<Path> list(Path dir) throws IOException {
+        try (Stream<Path> s = Files.list(dir)) {
+            return s.toList();
+        }
+    }
+
+    private static int exec(String... argv) throws Exception {
+        Process p = new ProcessBuilder(argv).inheritIO().start();
+        assertTrue(p.waitFor(30, TimeUnit.SECONDS));
+        return p.exitValue();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T> T override(Class<T> type, T base, Map<String, Object> answers) {
+        return (T) Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type}, (proxy, method, args) -> {
+            if (answers.containsKey(method.getName()) && method.getParameterCount() == 0) {
+                return answers.get(method.getName());
+            }
+            try {
+                return method.invoke(base, args);
+            } catch (InvocationTargetException e) {
+                throw e.getCause();
+            }
+        });
+    }
+}
