@@ -19,8 +19,10 @@ import jakarta.ws.rs.core.Response;
 import java.time.OffsetDateTime;
 import java.util.List;
 import java.util.UUID;
+import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 
 /** {@code /v1/admin}: tenants and keys (admin role). */
+@SecurityRequirement(name = "bearer")
 @Path("/v1/admin")
 @Produces(MediaType.APPLICATION_JSON)
 @Consumes(MediaType.APPLICATION_JSON)

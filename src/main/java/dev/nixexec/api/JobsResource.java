@@ -1,7 +1,5 @@
 package dev.nixexec.api;
 
-import dev.nixexec.job.JobEvents;
-import dev.nixexec.job.JobNotifications;
 import dev.nixexec.job.JobProblem;
 import dev.nixexec.job.JobService;
 import dev.nixexec.job.JobStatus;
@@ -27,11 +25,15 @@ import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
 import org.jboss.resteasy.reactive.RestStreamElementType;
+import org.eclipse.microprofile.openapi.annotations.enums.SecuritySchemeType;
+import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
+import org.eclipse.microprofile.openapi.annotations.security.SecurityScheme;
 
 /** {@code /v1/jobs}: a thin adapter over {@link JobService}. */
+@SecurityScheme(securitySchemeName = "bearer", type = SecuritySchemeType.HTTP, scheme = "bearer",
+        bearerFormat = "nx_ API key", description = "Authorization: Bearer <API key>; the key's role decides what it may do")
+@SecurityRequirement(name = "bearer")
 @Path("/v1/jobs")
 @Produces(MediaType.APPLICATION_JSON)
 public class JobsResource {
@@ -110,39 +112,8 @@ public class JobsResource {
     @RestStreamElementType(MediaType.TEXT_PLAIN)
     public Multi<OutboundSseEvent> events(@PathParam("id") String id, @HeaderParam("Last-Event-ID") String lastEventId,
             @jakarta.ws.rs.core.Context Sse sse) {
-        UUID jobId = jobId(id);
-        var who = caller.get();
-        int after = parseLastEventId(lastEventId);
-        jobs.events(who, jobId, after);
-        return Multi.createFrom().emitter(emitter -> {
-            Semaphore changed = new Semaphore(0);
-            Thread follower = Thread.ofVirtual().name("sse-" + jobId).start(() -> {
-                int seq = after;
-                try (JobNotifications.Watch watch = jobs.watch(jobId, changed::release)) {
-                    while (!emitter.isCancelled()) {
-                        List<JobEvents.Event> events = jobs.events(who, jobId, seq);
-                        for (JobEvents.Event e : events) {
-                            emitter.emit(sse.newEventBuilder().id(Integer.toString(e.seq())).name(e.kind())
-                                    .data(e.data()).build());
-                            seq = e.seq();
-                            if (e.kind().equals("result")) {
-                                emitter.complete();
-                                return;
-                            }
-                        }
-                        if (events.isEmpty()) {
-                            changed.tryAcquire(1, TimeUnit.SECONDS);
-                            changed.drainPermits();
-                        }
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                } catch (Exception e) {
-                    emitter.fail(e);
-                }
-            });
-            emitter.onTermination(follower::interrupt);
-        });
+        return jobs.follow(caller.get(), jobId(id), parseLastEventId(lastEventId)).map(e ->
+                sse.newEventBuilder().id(Integer.toString(e.seq())).name(e.kind()).data(e.data()).build());
     }
 
     private static int parseLastEventId(String value) {

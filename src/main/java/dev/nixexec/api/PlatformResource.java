@@ -17,8 +17,10 @@ import java.time.OffsetDateTime;
 import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
+import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 
 /** {@code /v1/languages}, {@code /v1/audit}, {@code /v1/nodes}. */
+@SecurityRequirement(name = "bearer")
 @Path("/v1")
 @Produces(MediaType.APPLICATION_JSON)
 public class PlatformResource {

@@ -7,6 +7,7 @@ import dev.nixexec.audit.AuditLog;
 import dev.nixexec.config.NixExecConfig;
 import dev.nixexec.tenant.TenantPolicy;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import jakarta.transaction.Transactional;
 import java.nio.file.Path;
@@ -73,6 +74,8 @@ public class JobQueue {
     private final AuditLog audit;
     private final JobService jobs;
     private final ObjectMapper json;
+    @Inject
+    JobMetrics metrics;
 
     public JobQueue(NixExecConfig config, EntityManager em, AuditLog audit, JobService jobs, ObjectMapper json) {
         this.config = config;
@@ -224,6 +227,7 @@ public class JobQueue {
                 finished.add(new AuditLog.JobRecord(job.tenantId, job.id, endDetail(job)));
             }
             stored.add(job.id);
+            metrics.ended(job);
         }
         if (stored.isEmpty()) {
             return stored;
@@ -353,6 +357,7 @@ public class JobQueue {
         audit.record(job.status.equals("cancelled") ? "cancelled" : "finished", job.tenantId, job.id, cancelledBy, nodeId,
                 endDetail(job));
         JobNotifications.notify(em, JobNotifications.CHANGED, job.id.toString());
+        metrics.ended(job);
     }
 
     /**

@@ -17,6 +17,7 @@ import dev.nixexec.worker.ExecutionRequest;
 import dev.nixexec.worker.FieldError;
 import dev.nixexec.worker.InvalidRequestException;
 import io.quarkus.narayana.jta.QuarkusTransaction;
+import io.smallrye.mutiny.Multi;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceException;
@@ -83,8 +84,13 @@ public class JobService {
     public record Page(List<JobView> items, String nextCursor) {
     }
 
-    /** Filters of a list; null fields do not filter. */
-    public record Filter(JobStatus status, String language, OffsetDateTime since, OffsetDateTime until) {
+    /** Filters of a list; null fields do not filter. {@code packageName} matches one of the job's packages exactly. */
+    public record Filter(JobStatus status, String language, OffsetDateTime since, OffsetDateTime until,
+            String packageName, UUID keyId, String nodeId) {
+
+        public Filter(JobStatus status, String language, OffsetDateTime since, OffsetDateTime until) {
+            this(status, language, since, until, null, null, null);
+        }
     }
 
     private final NixExecConfig config;
@@ -103,11 +109,14 @@ public class JobService {
     private final ObjectMapper json;
     private final ObjectMapper canonical;
     private final HostWorkspaces hostWorkspaces;
+    private final JobMetrics metrics;
 
     public JobService(NixExecConfig config, ExecutionEngine engine, Tenants tenants, AuditLog audit,
-            JobNotifications notifications, EntityManager em, ObjectMapper json, HostWorkspaces hostWorkspaces) {
+            JobNotifications notifications, EntityManager em, ObjectMapper json, HostWorkspaces hostWorkspaces,
+            JobMetrics metrics) {
         this.config = config;
         this.hostWorkspaces = hostWorkspaces;
+        this.metrics = metrics;
         this.engine = engine;
         this.tenants = tenants;
         this.audit = audit;
@@ -140,7 +149,11 @@ public class JobService {
         }
         String hash = requestHash(submission);
         try {
-            return QuarkusTransaction.requiringNew().call(() -> insert(caller, submission, idempotencyKey, hash));
+            Submitted submitted = QuarkusTransaction.requiringNew().call(() -> insert(caller, submission, idempotencyKey, hash));
+            if (submitted.created()) {
+                metrics.submitted(submitted.job().language());
+            }
+            return submitted;
         } catch (JobProblem | InvalidRequestException e) {
             throw e;
         } catch (RuntimeException e) {
@@ -299,6 +312,18 @@ public class JobService {
             query.append(" and createdAt < :until");
             params.put("until", filter.until());
         }
+        if (filter.packageName() != null) {
+            query.append(" and function('jsonb_exists', packages, :package) = true");
+            params.put("package", filter.packageName());
+        }
+        if (filter.keyId() != null) {
+            query.append(" and keyId = :key");
+            params.put("key", filter.keyId());
+        }
+        if (filter.nodeId() != null) {
+            query.append(" and nodeId = :node");
+            params.put("node", filter.nodeId());
+        }
         if (cursor != null) {
             String[] parts = decodeCursor(cursor);
             query.append(" and (createdAt < :cursorAt or (createdAt = :cursorAt and id < :cursorId))");
@@ -340,6 +365,7 @@ public class JobService {
             job.finishedAt = OffsetDateTime.now(ZoneOffset.UTC);
             JobEvents.appendFinal(em, job.id, "cancelled", write(view(job)));
             audit.record("cancelled", job.tenantId, job.id, caller.keyId(), null, Map.of("was", status.id()));
+            metrics.ended(job);
             JobNotifications.notify(em, JobNotifications.CHANGED, job.id.toString());
         } else {
             audit.record("cancel_requested", job.tenantId, job.id, caller.keyId(), null, Map.of("was", status.id()));
@@ -357,6 +383,53 @@ public class JobService {
 
     public JobNotifications.Watch watch(UUID id, Runnable onChange) {
         return notifications.watch(id, onChange);
+    }
+
+    /**
+     * The job's events after {@code afterSeq} as they happen, ending with its {@code result}: what the
+     * REST and UI event streams send. Read from the database, so the job may run on any node; the
+     * caller's tenant is checked before the stream starts.
+     */
+    public Multi<JobEvents.Event> follow(Caller caller, UUID id, int afterSeq) {
+        owned(caller, id);
+        return Multi.createFrom().emitter(emitter -> {
+            Semaphore changed = new Semaphore(0);
+            Thread follower = Thread.ofVirtual().name("follow-" + id).start(() -> {
+                int seq = afterSeq;
+                try (AutoCloseable counted = metrics.follower(); AutoCloseable watch = watch(id, changed::release)) {
+                    while (!emitter.isCancelled()) {
+                        List<JobEvents.Event> events = events(caller, id, seq);
+                        for (JobEvents.Event e : events) {
+                            emitter.emit(e);
+                            seq = e.seq();
+                            if (e.kind().equals("result")) {
+                                emitter.complete();
+                                return;
+                            }
+                        }
+                        if (events.isEmpty()) {
+                            changed.tryAcquire(1, TimeUnit.SECONDS);
+                            changed.drainPermits();
+                        }
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } catch (Exception e) {
+                    emitter.fail(e);
+                }
+            });
+            emitter.onTermination(follower::interrupt);
+        });
+    }
+
+    /** What was submitted and how it went, for review; env values only for roles that may see them. */
+    @Transactional
+    public JobDetail detail(Caller caller, UUID id) {
+        Job job = owned(caller, id);
+        Map<String, String> env = new TreeMap<>(read(job.env, new TypeReference<Map<String, String>>() { }));
+        return new JobDetail(view(job), job.keyId, job.code, job.stdin, List.copyOf(env.keySet()),
+                caller.role().seesEnvValues() ? Optional.of(env) : Optional.empty(), job.timeoutMs, job.network,
+                job.maxAttempts, job.claimedAt, job.cancelRequested);
     }
 
     private Job owned(Caller caller, UUID id) {

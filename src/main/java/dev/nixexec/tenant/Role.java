@@ -15,6 +15,16 @@ public enum Role {
         return this != AUDITOR;
     }
 
+    /** Env values may hold secrets; only admins see them, everyone else the names. */
+    public boolean seesEnvValues() {
+        return this == ADMIN;
+    }
+
+    /** The audit log and fleet figures are for reviewers, not for members who run jobs. */
+    public boolean reviews() {
+        return this != MEMBER;
+    }
+
     public static Optional<Role> byId(String id) {
         for (Role role : values()) {
             if (role.id().equals(id)) {

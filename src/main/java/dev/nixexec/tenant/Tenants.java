@@ -127,6 +127,13 @@ public class Tenants {
                 .map(k -> new Caller(k.tenantId, k.id, Role.byId(k.role).orElseThrow()));
     }
 
+    /** The caller a key id stands for while the key is live (a browser session keeps only the id). */
+    @Transactional
+    public Optional<Caller> callerOfKey(UUID keyId) {
+        return ApiKey.<ApiKey>find("id = ?1 and revokedAt is null", keyId).firstResultOptional()
+                .map(k -> new Caller(k.tenantId, k.id, Role.byId(k.role).orElseThrow()));
+    }
+
     /** Revokes a key; false when there is no such key. */
     @Transactional
     public boolean revoke(UUID keyId, Caller by) {

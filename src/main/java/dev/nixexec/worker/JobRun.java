@@ -2,6 +2,7 @@ package dev.nixexec.worker;
 
 import dev.nixexec.config.HostWorkspaces;
 import dev.nixexec.job.ClaimedJob;
+import dev.nixexec.job.JobLogContext;
 import dev.nixexec.job.JobQueue;
 import dev.nixexec.sandbox.Limits;
 import dev.nixexec.sandbox.OutputCapture;
@@ -74,17 +75,17 @@ final class JobRun {
     }
 
     void start() {
-        Thread.ofVirtual().name("job-" + job.id()).start(this::run);
+        Thread.ofVirtual().name("job-" + job.id()).start(JobLogContext.around(job, this::run));
     }
 
     /** The tenant asked to cancel. */
     void cancel() {
-        stop("cancelled");
+        JobLogContext.around(job, () -> stop("cancelled")).run();
     }
 
     /** The node is shutting down and cannot wait for this job any longer. */
     void abandon() {
-        stop("shutdown");
+        JobLogContext.around(job, () -> stop("shutdown")).run();
     }
 
     private void stop(String reason) {
@@ -127,7 +128,7 @@ final class JobRun {
         stdout = new OutputCapture(request.limits().maxOutputBytes());
         stderr = new OutputCapture(request.limits().maxOutputBytes());
         Thread.ofVirtual().name("output-" + job.id()).start(this::flushWhileRunning);
-        subscription.set(deps.engine.execute(request, this::beforeRun).subscribe().with(this::onEvent, failure -> {
+        subscription.set(deps.engine.execute(request, this::beforeRun).subscribe().with(JobLogContext.around(job, this::onEvent), failure -> {
             LOG.errorf(failure, "job %s failed in the engine", job.id());
             end(error("internal_error", String.valueOf(failure.getMessage())));
         }));
@@ -248,6 +249,7 @@ final class JobRun {
         if (!ended.compareAndSet(false, true)) {
             return;
         }
+        LOG.infof("job %s ended %s", job.id(), outcome.status());
         try {
             if ("shutdown".equals(stopReason) && !started.get()) {
                 flush();

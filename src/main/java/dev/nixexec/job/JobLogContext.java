@@ -1,0 +1,45 @@
+package dev.nixexec.job;
+
+import java.util.function.Consumer;
+import org.jboss.logging.MDC;
+
+/**
+ * Tags the log lines written while a job is handled on the current thread with {@code job_id} and
+ * {@code tenant_id} (MDC), so a job's lines can be found in plain and in JSON logs. Engine callbacks
+ * run on threads the job does not own, so each entry point is wrapped, not just the job's thread.
+ */
+public final class JobLogContext {
+
+    public static final String JOB_ID = "job_id";
+    public static final String TENANT_ID = "tenant_id";
+
+    private JobLogContext() {
+    }
+
+    public static Runnable around(ClaimedJob job, Runnable body) {
+        return () -> {
+            Object outerJob = MDC.get(JOB_ID);
+            Object outerTenant = MDC.get(TENANT_ID);
+            MDC.put(JOB_ID, job.id().toString());
+            MDC.put(TENANT_ID, job.tenantId().toString());
+            try {
+                body.run();
+            } finally {
+                restore(JOB_ID, outerJob);
+                restore(TENANT_ID, outerTenant);
+            }
+        };
+    }
+
+    public static <T> Consumer<T> around(ClaimedJob job, Consumer<T> body) {
+        return value -> around(job, () -> body.accept(value)).run();
+    }
+
+    private static void restore(String key, Object outer) {
+        if (outer == null) {
+            MDC.remove(key);
+        } else {
+            MDC.put(key, outer);
+        }
+    }
+}

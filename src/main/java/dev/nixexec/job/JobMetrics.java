@@ -1,0 +1,153 @@
+package dev.nixexec.job;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.quarkus.narayana.jta.QuarkusTransaction;
+import io.vertx.core.Context;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.persistence.EntityManager;
+import jakarta.transaction.Status;
+import jakarta.transaction.Synchronization;
+import jakarta.transaction.TransactionSynchronizationRegistry;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The job platform's Prometheus figures ({@code /q/metrics}). Callers in the queue, the service and
+ * the worker make one call each; what is counted, and how, lives here. A job's end is counted only
+ * once the transaction that ends it commits, so a rolled-back finish is not counted.
+ */
+@ApplicationScoped
+public class JobMetrics {
+
+    /** The queue gauges run a query; scrapes within this window reuse the last figures. */
+    static final Duration QUEUE_FIGURES_MAX_AGE = Duration.ofSeconds(5);
+
+    private final MeterRegistry registry;
+    private final TransactionSynchronizationRegistry transactions;
+    private final EntityManager em;
+    private final Counter sandboxFailures;
+    private final AtomicInteger followers = new AtomicInteger();
+    private final AtomicLong queued = new AtomicLong();
+    private final AtomicLong oldestQueuedMillis = new AtomicLong();
+    private final AtomicBoolean refreshing = new AtomicBoolean();
+    private volatile long queueCountedAt;
+
+    public JobMetrics(MeterRegistry registry, TransactionSynchronizationRegistry transactions, EntityManager em) {
+        this.registry = registry;
+        this.transactions = transactions;
+        this.em = em;
+        queueCountedAt = System.nanoTime() - QUEUE_FIGURES_MAX_AGE.toNanos() - 1;
+        Gauge.builder("nixexec.sse.followers", followers, AtomicInteger::get)
+                .description("clients following a job's event stream now (REST and UI)").register(registry);
+        Gauge.builder("nixexec.queue.depth", this, m -> m.queueFigures().queued.get())
+                .description("queued jobs of all tenants").register(registry);
+        Gauge.builder("nixexec.queue.oldest.age", this, m -> m.queueFigures().oldestQueuedMillis.get() / 1000.0)
+                .baseUnit("seconds").description("how long the oldest queued job has waited").register(registry);
+        // registered up front so dashboards see a zero, not a missing series, until the first failure
+        sandboxFailures = Counter.builder("nixexec.sandbox.failures").description("runs the sandbox could not start or keep")
+                .register(registry);
+    }
+
+    /** A job was stored as queued. */
+    public void submitted(String language) {
+        Counter.builder("nixexec.jobs.submitted").tag("language", language)
+                .description("jobs accepted").register(registry).increment();
+    }
+
+    /** A job reached a terminal status (in the current transaction, if there is one). */
+    void ended(Job job) {
+        Runnable count = () -> countEnd(job.status, job.language, job.durationMs, job.buildMs, job.cacheHit,
+                job.errorCode, job.claimedAt == null || job.runAfter == null ? null
+                        : Duration.between(job.runAfter, job.claimedAt));
+        if (transactions.getTransactionKey() == null) {
+            count.run();
+            return;
+        }
+        transactions.registerInterposedSynchronization(new Synchronization() {
+            @Override
+            public void beforeCompletion() {
+            }
+
+            @Override
+            public void afterCompletion(int status) {
+                if (status == Status.STATUS_COMMITTED) {
+                    count.run();
+                }
+            }
+        });
+    }
+
+    private void countEnd(String status, String language, Long runMs, Long buildMs, Boolean cacheHit,
+            String errorCode, Duration queueWait) {
+        Counter.builder("nixexec.jobs.finished").tag("status", status).tag("language", language)
+                .description("jobs that reached a terminal status").register(registry).increment();
+        if (runMs != null) {
+            Timer.builder("nixexec.job.run").tag("language", language).publishPercentileHistogram()
+                    .description("wall time of the job's code in the sandbox").register(registry)
+                    .record(Duration.ofMillis(runMs));
+        }
+        if (cacheHit != null) {
+            String result = cacheHit ? "hit" : "miss";
+            Counter.builder("nixexec.environment.cache").tag("result", result)
+                    .description("environments taken from the cache (hit) or built (miss)").register(registry).increment();
+            if (buildMs != null) {
+                Timer.builder("nixexec.environment.build").tag("cache", result).publishPercentileHistogram()
+                        .description("time to get the job's Nix environment").register(registry)
+                        .record(Duration.ofMillis(buildMs));
+            }
+        }
+        if ("sandbox_failed".equals(errorCode)) {
+            sandboxFailures.increment();
+        }
+        if (queueWait != null && !queueWait.isNegative()) {
+            Timer.builder("nixexec.jobs.claim.latency").publishPercentileHistogram()
+                    .description("time from a job becoming claimable to a worker claiming it (recorded when it ends)")
+                    .register(registry).record(queueWait);
+        }
+    }
+
+    /** One more live follower until the returned handle is closed. */
+    AutoCloseable follower() {
+        followers.incrementAndGet();
+        AtomicBoolean closed = new AtomicBoolean();
+        return () -> {
+            if (closed.compareAndSet(false, true)) {
+                followers.decrementAndGet();
+            }
+        };
+    }
+
+    /**
+     * Counts the queue at most every few seconds. A scrape on an event-loop thread must not block,
+     * so there the count runs in the background and the scrape sees the previous figures.
+     */
+    private JobMetrics queueFigures() {
+        if (System.nanoTime() - queueCountedAt < QUEUE_FIGURES_MAX_AGE.toNanos() || !refreshing.compareAndSet(false, true)) {
+            return this;
+        }
+        if (Context.isOnEventLoopThread()) {
+            Thread.ofVirtual().name("queue-gauges").start(this::countQueue);
+        } else {
+            countQueue();
+        }
+        return this;
+    }
+
+    private void countQueue() {
+        try {
+            Object[] row = QuarkusTransaction.requiringNew().call(() -> (Object[]) em.createNativeQuery(
+                    "SELECT count(*), coalesce(extract(epoch FROM now() - min(created_at)) * 1000, 0) "
+                            + "FROM jobs WHERE status = 'queued'").getSingleResult());
+            queued.set(((Number) row[0]).longValue());
+            oldestQueuedMillis.set(((Number) row[1]).longValue());
+            queueCountedAt = System.nanoTime();
+        } finally {
+            refreshing.set(false);
+        }
+    }
+}

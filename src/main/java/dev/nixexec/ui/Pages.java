@@ -1,0 +1,41 @@
+package dev.nixexec.ui;
+
+import java.util.List;
+
+/** What the audit UI's templates show, already formatted; the templates only lay it out (escaped). */
+final class Pages {
+
+    private Pages() {
+    }
+
+    /** The signed-in reviewer, shown in the header; {@code csrf} goes into every form. */
+    record User(String role, String tenant, String csrf, boolean reviews, boolean admin, boolean local) {
+    }
+
+    record Option(String value, String label, boolean selected) {
+    }
+
+    /** The list filter as typed, so the form shows it again. */
+    record Filter(List<Option> statuses, List<Option> languages, String packageName, String key, String node,
+            String since, String until) {
+    }
+
+    record JobRow(String id, String status, String language, String packages, String created, String duration,
+            String exit, String node) {
+    }
+
+    record Field(String name, String value) {
+    }
+
+    record Output(String name, String text, boolean truncated, String note) {
+    }
+
+    record AuditRow(String at, String kind, String node, String key, String detail) {
+    }
+
+    record EnvRow(String name, String value) {
+    }
+
+    record NodeRow(String id, String role, int running, int concurrency, String heartbeat, String age, boolean stale) {
+    }
+}

@@ -1,0 +1,180 @@
+package dev.nixexec.api;
+
+import static dev.nixexec.api.JobsApiTest.as;
+import static dev.nixexec.api.JobsApiTest.key;
+import static dev.nixexec.api.JobsApiTest.submit;
+import static dev.nixexec.api.JobsApiTest.tenant;
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.hasKey;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.nixexec.job.JobLogContext;
+import io.quarkus.test.common.http.TestHTTPResource;
+import io.quarkus.test.junit.QuarkusTest;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.net.URI;
+import java.net.URL;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+import org.jboss.logmanager.ExtLogRecord;
+import org.junit.jupiter.api.Test;
+
+/** /q/metrics moves with real jobs, /q/openapi documents the API and its auth, job log lines carry the job. */
+@QuarkusTest
+class ObservabilityTest {
+
+    @TestHTTPResource("/")
+    URL base;
+
+    static String scrape() {
+        return given().get("/q/metrics").then().statusCode(200).extract().asString();
+    }
+
+    /** Sum of the samples of {@code name} whose labels include all of {@code labels}. */
+    static double sample(String text, String name, Map<String, String> labels) {
+        double sum = 0;
+        for (String line : text.split("\n")) {
+            if (line.startsWith("#") || !(line.startsWith(name + "{") || line.startsWith(name + " "))) {
+                continue;
+            }
+            String labelPart = line.contains("{") ? line.substring(line.indexOf('{'), line.lastIndexOf('}') + 1) : "";
+            if (labels.entrySet().stream().allMatch(l -> labelPart.contains(l.getKey() + "=\"" + l.getValue() + "\""))) {
+                sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+            }
+        }
+        return sum;
+    }
+
+    @Test
+    void metricsCountARealJob() {
+        String member = key(tenant("metrics", null), "member");
+        String before = scrape();
+        String id = submit(member, Map.of("language", "bash", "code", "echo metrics"));
+        as(member).get("/v1/jobs/" + id + "?wait=60").then().statusCode(200).body("status", equalTo("succeeded"));
+        // the finish is counted after its transaction commits, a moment after the job reads as finished
+        String after = waitFor(() -> scrape(), text -> sample(text, "nixexec_jobs_finished_total",
+                Map.of("status", "succeeded", "language", "bash")) > sample(before, "nixexec_jobs_finished_total",
+                Map.of("status", "succeeded", "language", "bash")));
+        assertEquals(1, delta(before, after, "nixexec_jobs_submitted_total", Map.of("language", "bash")));
+        assertEquals(1, delta(before, after, "nixexec_jobs_finished_total", Map.of("status", "succeeded", "language", "bash")));
+        assertEquals(1, delta(before, after, "nixexec_job_run_seconds_count", Map.of("language", "bash")));
+        assertEquals(1, delta(before, after, "nixexec_environment_cache_total", Map.of()));
+        assertEquals(1, delta(before, after, "nixexec_environment_build_seconds_count", Map.of()));
+        assertEquals(1, delta(before, after, "nixexec_jobs_claim_latency_seconds_count", Map.of()));
+        for (String gauge : List.of("nixexec_queue_depth", "nixexec_queue_oldest_age_seconds", "nixexec_sse_followers",
+                "nixexec_sandbox_failures_total")) {
+            assertTrue(after.lines().anyMatch(l -> l.startsWith(gauge + " ") || l.startsWith(gauge + "{")), gauge + " in\n" + after);
+        }
+    }
+
+    @Test
+    void queueGaugesCountQueuedJobs() {
+        // a tenant whose running cap is 0 keeps its jobs queued, so the gauge has something to count
+        String member = key(tenant("stuck", Map.of("max_running", 0)), "member");
+        submit(member, Map.of("language", "bash", "code", "true"));
+        submit(member, Map.of("language", "bash", "code", "true"));
+        String text = waitFor(ObservabilityTest::scrape, t -> sample(t, "nixexec_queue_depth", Map.of()) >= 2);
+        assertTrue(sample(text, "nixexec_queue_oldest_age_seconds", Map.of()) >= 0);
+    }
+
+    @Test
+    void followersAreCounted() throws Exception {
+        String member = key(tenant("follow", null), "member");
+        String id = submit(member, Map.of("language", "bash", "code", "echo start; sleep 4; echo end"));
+        HttpClient client = HttpClient.newHttpClient();
+        HttpRequest request = HttpRequest.newBuilder(URI.create(base + "v1/jobs/" + id + "/events"))
+                .header("Authorization", "Bearer " + member).build();
+        HttpResponse<java.io.InputStream> response = client.send(request, HttpResponse.BodyHandlers.ofInputStream());
+        assertEquals(200, response.statusCode());
+        try (BufferedReader events = new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8))) {
+            waitFor(ObservabilityTest::scrape, t -> sample(t, "nixexec_sse_followers", Map.of()) >= 1);
+            String line;
+            while ((line = events.readLine()) != null && !line.equals("event:result")) {
+                // read to the end of the job
+            }
+        }
+        waitFor(ObservabilityTest::scrape, t -> sample(t, "nixexec_sse_followers", Map.of()) == 0);
+    }
+
+    @Test
+    void openApiListsTheJobsAndTheBearerScheme() {
+        given().accept("application/json").get("/q/openapi?format=json").then().statusCode(200)
+                .body("paths", hasKey("/v1/jobs"))
+                .body("paths", hasKey("/v1/jobs/{id}/events"))
+                .body("components.securitySchemes.bearer.type", equalTo("http"))
+                .body("components.securitySchemes.bearer.scheme", equalTo("bearer"))
+                .body("paths.'/v1/jobs'.post.security[0]", hasKey("bearer"));
+        given().get("/q/openapi?format=json").then().body("paths", org.hamcrest.Matchers.not(hasKey("/ui/jobs")));
+        given().get("/q/swagger-ui/").then().statusCode(200);
+    }
+
+    @Test
+    void aJobsLogLinesCarryItsIdAndTenant() {
+        List<ExtLogRecord> records = new CopyOnWriteArrayList<>();
+        Handler capture = new Handler() {
+            @Override
+            public void publish(LogRecord record) {
+                if (record instanceof ExtLogRecord ext) {
+                    ext.copyMdc();
+                    records.add(ext);
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        Logger logger = Logger.getLogger("dev.nixexec.worker");
+        logger.addHandler(capture);
+        try {
+            String tenantId = tenant("logs", null);
+            String member = key(tenantId, "member");
+            String id = submit(member, Map.of("language", "bash", "code", "echo logged"));
+            as(member).get("/v1/jobs/" + id + "?wait=60").then().body("status", equalTo("succeeded"));
+            ExtLogRecord ended = waitFor(() -> records.stream()
+                    .filter(r -> r.getFormattedMessage().equals("job " + id + " ended succeeded")).findFirst().orElse(null),
+                    r -> r != null);
+            assertEquals(id, ended.getMdc(JobLogContext.JOB_ID));
+            assertEquals(tenantId, ended.getMdc(JobLogContext.TENANT_ID));
+        } finally {
+            logger.removeHandler(capture);
+        }
+    }
+
+    private static double delta(String before, String after, String name, Map<String, String> labels) {
+        return sample(after, name, labels) - sample(before, name, labels);
+    }
+
+    static <T> T waitFor(java.util.function.Supplier<T> read, java.util.function.Predicate<T> done) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        T value = read.get();
+        while (!done.test(value)) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("not reached in 20 s; last seen:\n" + value);
+            }
+            try {
+                Thread.sleep(200);
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+            value = read.get();
+        }
+        return value;
+    }
+}
