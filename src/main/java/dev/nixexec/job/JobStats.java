@@ -62,8 +62,8 @@ public class JobStats {
         long[] queued = new long[BUCKETS];
         // a job is queued at t when it was made by t and not yet claimed (or ended unclaimed) at t
         for (Object[] r : rows("SELECT g.i, count(j.id) FROM generate_series(0, ?4 - 1) AS g(i) "
-                + "JOIN jobs j ON j.tenant_id = ?1 AND j.created_at <= ?2 + make_interval(secs => ?3 * (g.i + 1)) "
-                + "AND coalesce(j.claimed_at, j.finished_at, 'infinity') > ?2 + make_interval(secs => ?3 * (g.i + 1)) "
+                + "JOIN jobs j ON j.tenant_id = ?1 AND j.created_at <= CAST(?2 AS timestamptz) + make_interval(secs => ?3 * (g.i + 1)) "
+                + "AND coalesce(j.claimed_at, j.finished_at, 'infinity') > CAST(?2 AS timestamptz) + make_interval(secs => ?3 * (g.i + 1)) "
                 + "WHERE coalesce(j.claimed_at, j.finished_at, 'infinity') > ?2 GROUP BY g.i", tenantId, start, seconds, BUCKETS)) {
             queued[index(r[0])] = ((Number) r[1]).longValue();
         }

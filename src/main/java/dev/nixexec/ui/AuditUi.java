@@ -59,6 +59,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import org.jboss.resteasy.reactive.RestStreamElementType;
+import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 
 /**
  * The audit UI at {@code /ui}: sign-in with an API key, the job list, a job's page with its audit
@@ -320,7 +321,7 @@ public class AuditUi {
             throw new WebApplicationException(Response.status(403).type(MediaType.TEXT_PLAIN)
                     .entity("the fleet page needs an auditor or admin key").build());
         }
-        String window = WINDOWS.containsKey(hours) ? hours : "3";
+        String window = hours != null && WINDOWS.containsKey(hours) ? hours : "3";
         List<Pages.NodeRow> nodes = null;
         if (caller.role() == Role.ADMIN) {
             OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
@@ -372,6 +373,20 @@ public class AuditUi {
         try (InputStream in = AuditUi.class.getResourceAsStream("/ui/" + name)) {
             return Response.ok(in.readAllBytes(), type).header("Cache-Control", "no-cache").build();
         }
+    }
+
+    // ---- errors: these mappers apply to this resource only; the REST API keeps problem+json
+
+    /** Redirects and refusals made here carry their own response. */
+    @ServerExceptionMapper
+    public Response webResponse(WebApplicationException e) {
+        return e.getResponse();
+    }
+
+    /** A job of another tenant (or none) and the like, as a short page rather than JSON. */
+    @ServerExceptionMapper
+    public Response refused(JobProblem e) {
+        return Response.status(e.kind().status).type("text/plain; charset=utf-8").entity(e.getMessage()).build();
     }
 
     // ---- helpers
