@@ -365,6 +365,7 @@ public class AuditUi {
         String type = switch (name) {
             case "ui.js" -> "text/javascript; charset=utf-8";
             case "ui.css" -> "text/css; charset=utf-8";
+            case "favicon.svg" -> "image/svg+xml";
             default -> null;
         };
         if (type == null) {

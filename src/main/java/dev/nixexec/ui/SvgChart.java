@@ -23,7 +23,19 @@ public record SvgChart(String title, String unit, int width, int height, List<Ba
     public record Bar(double x, double y, double w, double h, String series, String tip) {
     }
 
-    public record Line(String series, String points) {
+    /** A run of values without gaps; each value is also a dot, so a lone value still shows. */
+    public record Line(String series, List<Dot> dots) {
+
+        public String points() {
+            StringBuilder points = new StringBuilder();
+            for (Dot d : dots) {
+                points.append(String.format(Locale.ROOT, "%.1f,%.1f ", d.x(), d.y()));
+            }
+            return points.toString().strip();
+        }
+    }
+
+    public record Dot(double x, double y, String tip) {
     }
 
     public record Tick(double y, String label) {
@@ -75,20 +87,15 @@ public record SvgChart(String title, String unit, int width, int height, List<Ba
         double slot = plotWidth() / Math.max(n, 1);
         List<Line> lines = new ArrayList<>();
         for (Map.Entry<String, Double[]> s : series.entrySet()) {
-            StringBuilder run = new StringBuilder();
-            for (int i = 0; i < s.getValue().length; i++) {
-                Double v = s.getValue()[i];
-                if (v == null) {
-                    if (!run.isEmpty()) {
-                        lines.add(new Line(s.getKey(), run.toString().strip()));
-                        run.setLength(0);
-                    }
-                    continue;
+            List<Dot> run = new ArrayList<>();
+            for (int i = 0; i <= s.getValue().length; i++) {
+                Double v = i < s.getValue().length ? s.getValue()[i] : null;
+                if (v != null) {
+                    run.add(new Dot(LEFT + (i + 0.5) * slot, y(v, top), s.getKey() + ": " + number(v) + " " + unit));
+                } else if (!run.isEmpty()) {
+                    lines.add(new Line(s.getKey(), run));
+                    run = new ArrayList<>();
                 }
-                run.append(String.format(Locale.ROOT, "%.1f,%.1f ", LEFT + (i + 0.5) * slot, y(v, top)));
-            }
-            if (!run.isEmpty()) {
-                lines.add(new Line(s.getKey(), run.toString().strip()));
             }
         }
         return new SvgChart(title, unit, WIDTH, HEIGHT, List.of(), lines, ticks(top), List.copyOf(series.keySet()),

@@ -7,7 +7,7 @@ import org.jboss.resteasy.reactive.server.ServerResponseFilter;
 /**
  * Browser hardening on every {@code /ui} response: scripts and styles only from this service (so
  * even an escaping mistake cannot run injected script), no framing, no caching of pages that show
- * job output, no referrer leaving the site.
+ * job output, no referrer (job ids in URLs) leaving the site.
  */
 public class UiHeaders {
 
@@ -23,7 +23,8 @@ public class UiHeaders {
         headers.putSingle("Content-Security-Policy", CONTENT_SECURITY_POLICY);
         headers.putSingle("X-Content-Type-Options", "nosniff");
         headers.putSingle("X-Frame-Options", "DENY");
-        headers.putSingle("Referrer-Policy", "no-referrer");
+        // not no-referrer: under it Chromium sends "Origin: null" on same-site form posts
+        headers.putSingle("Referrer-Policy", "same-origin");
         if (!headers.containsKey("Cache-Control")) {
             headers.putSingle("Cache-Control", "no-store");
         }

@@ -108,6 +108,18 @@ class AuditUiTest {
         assertFalse(signedIn.getHeader("Location").contains(auditorA), "nor in the URL");
     }
 
+    @io.quarkus.test.common.http.TestHTTPResource("/")
+    java.net.URL base;
+
+    @Test
+    void aSameOriginPostIsAccepted() {
+        Response form = given().get("/ui/login");
+        String origin = base.getProtocol() + "://" + base.getHost() + ":" + base.getPort();
+        given().redirects().follow(false).cookie(AuditUi.LOGIN_COOKIE, form.getCookie(AuditUi.LOGIN_COOKIE))
+                .header("Origin", origin).formParam("csrf", csrf(form.asString())).formParam("key", auditorA)
+                .post("/ui/login").then().statusCode(303);
+    }
+
     @Test
     void signInNeedsTheFormsTokenAndALiveKey() {
         Response form = given().get("/ui/login");
