@@ -91,21 +91,24 @@ class ObservabilityTest {
 
     @Test
     void followersAreCounted() throws Exception {
-        String member = key(tenant("follow", null), "member");
-        String id = submit(member, Map.of("language", "bash", "code", "echo start; sleep 4; echo end"));
+        // a running cap of 0 keeps the job queued, so the follower stays until the job is cancelled
+        String member = key(tenant("follow", Map.of("max_running", 0)), "member");
+        String id = submit(member, Map.of("language", "bash", "code", "true"));
+        double before = sample(scrape(), "nixexec_sse_followers", Map.of());
         HttpClient client = HttpClient.newHttpClient();
         HttpRequest request = HttpRequest.newBuilder(URI.create(base + "v1/jobs/" + id + "/events"))
                 .header("Authorization", "Bearer " + member).build();
         HttpResponse<java.io.InputStream> response = client.send(request, HttpResponse.BodyHandlers.ofInputStream());
         assertEquals(200, response.statusCode());
         try (BufferedReader events = new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8))) {
-            waitFor(ObservabilityTest::scrape, t -> sample(t, "nixexec_sse_followers", Map.of()) >= 1);
+            waitFor(ObservabilityTest::scrape, t -> sample(t, "nixexec_sse_followers", Map.of()) == before + 1);
+            as(member).post("/v1/jobs/" + id + "/cancel").then().statusCode(202);
             String line;
             while ((line = events.readLine()) != null && !line.equals("event:result")) {
                 // read to the end of the job
             }
         }
-        waitFor(ObservabilityTest::scrape, t -> sample(t, "nixexec_sse_followers", Map.of()) == 0);
+        waitFor(ObservabilityTest::scrape, t -> sample(t, "nixexec_sse_followers", Map.of()) == before);
     }
 
     @Test
