@@ -6,12 +6,14 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.vertx.core.Context;
+import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.persistence.EntityManager;
 import jakarta.transaction.Status;
 import jakarta.transaction.Synchronization;
 import jakarta.transaction.TransactionSynchronizationRegistry;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -31,6 +33,7 @@ public class JobMetrics {
     private final TransactionSynchronizationRegistry transactions;
     private final EntityManager em;
     private final Counter sandboxFailures;
+    private final List<Gauge> gauges;
     private final AtomicInteger followers = new AtomicInteger();
     private final AtomicLong queued = new AtomicLong();
     private final AtomicLong oldestQueuedMillis = new AtomicLong();
@@ -42,15 +45,25 @@ public class JobMetrics {
         this.transactions = transactions;
         this.em = em;
         queueCountedAt = System.nanoTime() - QUEUE_FIGURES_MAX_AGE.toNanos() - 1;
-        Gauge.builder("nixexec.sse.followers", followers, AtomicInteger::get)
-                .description("clients following a job's event stream now (REST and UI)").register(registry);
-        Gauge.builder("nixexec.queue.depth", this, m -> m.queueFigures().queued.get())
-                .description("queued jobs of all tenants").register(registry);
-        Gauge.builder("nixexec.queue.oldest.age", this, m -> m.queueFigures().oldestQueuedMillis.get() / 1000.0)
-                .baseUnit("seconds").description("how long the oldest queued job has waited").register(registry);
+        gauges = List.of(
+                Gauge.builder("nixexec.sse.followers", followers, AtomicInteger::get)
+                        .description("clients following a job's event stream now (REST and UI)").register(registry),
+                Gauge.builder("nixexec.queue.depth", this, m -> m.queueFigures().queued.get())
+                        .description("queued jobs of all tenants").register(registry),
+                Gauge.builder("nixexec.queue.oldest.age", this, m -> m.queueFigures().oldestQueuedMillis.get() / 1000.0)
+                        .baseUnit("seconds").description("how long the oldest queued job has waited").register(registry));
         // registered up front so dashboards see a zero, not a missing series, until the first failure
         sandboxFailures = Counter.builder("nixexec.sandbox.failures").description("runs the sandbox could not start or keep")
                 .register(registry);
+    }
+
+    /**
+     * A gauge reads this instance; when the application stops (and, in tests, starts again in the
+     * same JVM with a registry that outlives it) the new instance's gauges must not be shadowed.
+     */
+    @PreDestroy
+    void unregister() {
+        gauges.forEach(registry::remove);
     }
 
     /** A job was stored as queued. */
