@@ -60,7 +60,7 @@ start_pg() {
 }
 
 pg_ctl_start() {
-  as_pg "$PG_BIN/pg_ctl" -D "$WORK/pg" -l "$WORK/pg.log" -w \
+  as_pg "$PG_BIN/pg_ctl" -D "$WORK/pg" -l "$WORK/pgsock/pg.log" -w \
     -o "-p $PG_PORT -k $WORK/pgsock -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=off" start >/dev/null
 }
 
