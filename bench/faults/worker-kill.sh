@@ -18,12 +18,13 @@ for _ in $(seq 120); do
   sleep 0.5
 done
 log "worker1 runs $running jobs: kill -9 ${SVC_PID[worker1]}"
-sandboxes_before=$(pgrep -c -P "${SVC_PID[worker1]}" || true)
+sandbox_procs() { ps -eo uid=,pid=,args= | awk '$1 >= 3200000 && $1 < 3204096' || true; }
+log "sandbox processes (host uids 3200000+) before the kill: $(sandbox_procs | wc -l)"
 kill -9 "${SVC_PID[worker1]}"; killed_at=$(date +%s)
+wait "${SVC_PID[worker1]}" 2>/dev/null || true
 unset 'SVC_PID[worker1]'
 sleep 1
-orphans=$(ps -eo pid,ppid,user,args | awk '$3 ~ /^3[0-9]{6}$/ || $3 ~ /^32[0-9]{5}$/' | grep -c sleep || true)
-log "sandbox processes of worker1 still alive 1 s after the kill: $orphans (children before: $sandboxes_before)"
+log "sandbox processes 1 s after the kill (worker2's included):"; sandbox_procs >&2
 $J wait "$URL" "$ADMIN_KEY" "$WORK/ids" 180 >"$WORK/result.jsonl"
 done_at=$(date +%s)
 echo "== outcome (kill at +0 s, all terminal at +$((done_at - killed_at)) s)"
@@ -31,4 +32,4 @@ jq -r '[.status, (.error // "-"), .node_id, ("attempt " + (.attempt|tostring))] 
 echo "== worker_lost jobs: finished after the kill (s)"
 jq -r --argjson k "$killed_at" 'select(.error=="worker_lost") | (.finished_at | sub("\\.[0-9]+";"") | fromdateiso8601) - $k' "$WORK/result.jsonl" | sort -n | tr '\n' ' '; echo
 echo "== not terminal: $(jq -r 'select(.status|IN("succeeded","failed","timed_out","cancelled","error")|not) | .id' "$WORK/result.jsonl" | wc -l)"
-ps -eo user,args | awk '$1 ~ /^32[0-9]{5}$/' | head
+echo "== sandbox processes left at the end: $(sandbox_procs | wc -l)"; sandbox_procs
