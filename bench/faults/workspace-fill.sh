@@ -5,11 +5,14 @@
 source "$(dirname "$0")/../lib.sh"
 start_cluster
 URL=$(api_url); J="node $REPO/bench/faults/jobs.mjs"
-fill() { printf '{"language":"bash","code":"dd if=/dev/zero of=%s bs=1M count=%s status=none; echo rc=$?; df -h %s | tail -1; exit 1"}' "$1" "$2" "$(dirname "$1")"; }
+# files of 60 MiB each: under RLIMIT_FSIZE (100 MiB), so the filesystem's size is what stops the writer
+fill() { printf '{"language":"bash","code":"for i in 1 2 3 4 5 6; do dd if=/dev/zero of=%s$i bs=1M count=60 status=none || { echo stopped at file $i; df -h %s | tail -1; exit 1; }; done; echo all written"}' "$1" "$(dirname "$1")"; }
+big() { printf '{"language":"bash","code":"dd if=/dev/zero of=/workspace/big bs=1M count=200 status=none; echo dd rc=$?; exit 1"}'; }
 before=$(du -sm "$WORK/worker1" "$WORK/worker2" | awk '{s+=$1} END {print s}')
 : >"$WORK/submit.jsonl"
-$J submit "$URL" "$ADMIN_KEY" 2 "$(fill /workspace/fill 1000)" >>"$WORK/submit.jsonl"
-$J submit "$URL" "$ADMIN_KEY" 2 "$(fill /tmp/fill 1000)" >>"$WORK/submit.jsonl"
+$J submit "$URL" "$ADMIN_KEY" 2 "$(fill /workspace/fill)" >>"$WORK/submit.jsonl"
+$J submit "$URL" "$ADMIN_KEY" 2 "$(fill /tmp/fill)" >>"$WORK/submit.jsonl"
+$J submit "$URL" "$ADMIN_KEY" 1 "$(big)" >>"$WORK/submit.jsonl"
 $J submit "$URL" "$ADMIN_KEY" 1 '{"language":"python","code":"import os\nn=0\ntry:\n    for i in range(100000):\n        open(f\"/workspace/f{i}\",\"w\").close(); n+=1\nexcept OSError as e:\n    print(\"stopped after\", n, \"files:\", e)\n    raise SystemExit(1)\nprint(\"made\", n, \"files\")"}' >>"$WORK/submit.jsonl"
 $J submit "$URL" "$ADMIN_KEY" 10 '{"language":"python","code":"print(6*7)"}' >>"$WORK/submit.jsonl"
 jq -r 'select(.ok) | .id' "$WORK/submit.jsonl" >"$WORK/ids"
