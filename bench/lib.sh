@@ -42,8 +42,10 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
+# Builds the jar when it is missing or older than a source, so a run never measures stale code.
 build_jar() {
-  if [[ ! -f $REPO/target/quarkus-app/quarkus-run.jar ]]; then
+  local jar=$REPO/target/quarkus-app/quarkus-run.jar
+  if [[ ! -f $jar || -n $(find "$REPO/src/main" "$REPO/migrations" "$REPO/pom.xml" -newer "$jar" -print -quit) ]]; then
     log "building the service (./mvnw -B -o package -DskipTests)"
     (cd "$REPO" && ./mvnw -B -o -q package -DskipTests >&2)
   fi
