@@ -2,7 +2,8 @@
 # Fault: PostgreSQL restarted under load (stopped for DOWN_S seconds, fast shutdown: every
 # connection is cut). Expected: no process restarts, readiness is DOWN while the database is away
 # and UP after, submissions in the outage are refused with 503 (never a 500 or a half-stored job),
-# every accepted job ends in exactly one terminal state, jobs in flight end honestly.
+# every accepted job ends in exactly one terminal state (within WAIT_S, default 120 s), jobs in
+# flight end honestly.
 source "$(dirname "$0")/../lib.sh"
 DOWN_S=${DOWN_S:-10}
 start_cluster
@@ -35,7 +36,7 @@ for i in $(seq 60); do r=$(ready); [[ $r == *"api=200 worker1=200 worker2=200"* 
 log "after ${i}s: $r"
 wait "$trickle"
 jq -r 'select(.ok) | .id' "$WORK/submit.jsonl" >"$WORK/ids"
-$J wait "$URL" "$ADMIN_KEY" "$WORK/ids" 240 >"$WORK/result.jsonl"
+$J wait "$URL" "$ADMIN_KEY" "$WORK/ids" "${WAIT_S:-120}" >"$WORK/result.jsonl"
 echo "== submissions: $(jq -r 'if .ok then "201" else (.status|tostring) end' "$WORK/submit.jsonl" | sort | uniq -c | tr '\n' ' ')"
 jq -r 'select(.ok|not) | .body.title // .detail // empty' "$WORK/submit.jsonl" | sort | uniq -c
 echo "== accepted jobs by outcome"
