@@ -304,11 +304,13 @@ public class WorkspaceStore {
         List<Object[]> rows = em.createNativeQuery("SELECT w.id, w.name, w.quota_bytes, w.quota_files, "
                         + "(SELECT coalesce(sum(size), 0) FROM workspace_files f WHERE f.workspace_id = w.id), "
                         + "(SELECT count(*) FROM workspace_files f WHERE f.workspace_id = w.id), "
-                        + "w.version, w.created_at, w.updated_at FROM workspaces w WHERE w.id = ?1 AND w.tenant_id = ?2")
+                        + "w.version, (SELECT v.job_id FROM workspace_versions v WHERE v.workspace_id = w.id "
+                        + "AND v.version = w.version), w.created_at, w.updated_at "
+                        + "FROM workspaces w WHERE w.id = ?1 AND w.tenant_id = ?2")
                 .setParameter(1, id).setParameter(2, tenant).getResultList();
         return rows.stream().findFirst().map(r -> new WorkspaceView((UUID) r[0], (String) r[1],
                 ((Number) r[2]).longValue(), ((Number) r[3]).intValue(), ((Number) r[4]).longValue(),
-                ((Number) r[5]).intValue(), ((Number) r[6]).intValue(), toOffset(r[7]), toOffset(r[8])));
+                ((Number) r[5]).intValue(), ((Number) r[6]).intValue(), (UUID) r[7], toOffset(r[8]), toOffset(r[9])));
     }
 
     private Optional<UUID> byName(UUID tenant, String name) {
