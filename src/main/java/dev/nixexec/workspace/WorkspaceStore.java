@@ -136,7 +136,7 @@ public class WorkspaceStore {
         return new FileContent(path.value(), content, entry.sha256(), ContentTypes.of(path.value()));
     }
 
-    /** Creates or replaces one file; returns it and whether it is new. */
+    /** Creates or replaces one file; returns its entry. */
     @Transactional
     public WorkspaceFile write(Caller caller, UUID id, WorkspacePath path, byte[] content) {
         requireWriter(caller);
