@@ -73,6 +73,10 @@ if build py-plain "$(req '["python3"]' '["python3","withPackages"]' '[]' '[]')";
   expect "python3 plain has no tinypkg" "ModuleNotFoundError" "$env" bash -c 'python3 -c "import tinypkg" 2>&1 | tail -1 | cut -d: -f1'
 else bad "build py-plain: $(tail -3 "$work/py-plain.err")"; fi
 
+if build py-png "$(req '["python3"]' '["python3","withPackages"]' '[{"name":"python3Packages.tinypng","path":["tinypng"]}]' '[]')"; then
+  expect "python3 + tinypng writes a PNG" "png ok" "$env" python3 -c 'import tinypng; b = tinypng.png(2, 2, lambda x, y: (255, x * 255, y * 255)); print("png ok" if b[:8] == bytes([137, 80, 78, 71, 13, 10, 26, 10]) and len(b) > 50 else b)'
+else bad "build py-png: $(tail -3 "$work/py-png.err")"; fi
+
 if build bash "$(req '["bash"]' 'null' '[]' '[]')"; then
   expect "bash" "hello from bash" "$env" bash -c 'echo hello from bash'
   expect "coreutils applets" "3 y" "$env" sh -c 'mkdir -p d && touch d/f && ls d >/dev/null && rm -r d && id -u >/dev/null && dd if=/dev/zero of=z bs=1 count=0 2>/dev/null && sleep 0 && printf "%s " $(yes | head -3 | wc -l) && env echo y'

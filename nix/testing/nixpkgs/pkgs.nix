@@ -157,6 +157,25 @@ let
       def hello():
           return "tinypkg2 ok"
     '' false;
+    # A pure-Python PNG writer (zlib + struct), so a "plot" test writes a real image offline.
+    tinypng = writeFile "python3.11-tinypng-1.0" "lib/python3.11/site-packages/tinypng.py" ''
+      import struct, zlib
+
+      def _chunk(kind, data):
+          body = kind + data
+          return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body) & 0xffffffff)
+
+      def png(width, height, pixel):
+          """PNG bytes of an RGB image; pixel(x, y) returns (r, g, b)."""
+          rows = b"".join(b"\x00" + bytes(c for x in range(width) for c in pixel(x, y)) for y in range(height))
+          header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+          return (b"\x89PNG\r\n\x1a\n" + _chunk(b"IHDR", header)
+                  + _chunk(b"IDAT", zlib.compress(rows)) + _chunk(b"IEND", b""))
+
+      def write(path, width, height, pixel):
+          with open(path, "wb") as f:
+              f.write(png(width, height, pixel))
+    '' false;
   };
 
   # ---------------------------------------------------------------- perl

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.nixexec.job.JobService;
 import dev.nixexec.worker.FieldError;
 import dev.nixexec.worker.InvalidRequestException;
+import dev.nixexec.workspace.JobFiles;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -11,9 +12,13 @@ import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** The body of {@code POST /v1/jobs}. */
+/**
+ * The body of {@code POST /v1/jobs}; {@code workspace} (id or name), {@code files} and
+ * {@code artifacts} are described in docs/workspaces.md.
+ */
 public record SubmitBody(String language, String code, List<String> packages, Map<String, String> env, String stdin,
-        JsonNode timeout, String network, Map<String, Object> metadata) {
+        JsonNode timeout, String network, Map<String, Object> metadata, String workspace,
+        List<JobFiles.InputFile> files, List<String> artifacts) {
 
     private static final Pattern DURATION = Pattern.compile("(\\d{1,7})(ms|s|m|h)?");
 
@@ -27,7 +32,8 @@ public record SubmitBody(String language, String code, List<String> packages, Ma
                     "contains a NUL character (U+0000) in a key or a string")), false);
         }
         return new JobService.Submission(language, code, packages, env, stdin, duration("timeout", timeout),
-                "full".equals(network), metadata);
+                "full".equals(network), metadata, Optional.empty(),
+                new JobFiles(Optional.ofNullable(workspace), files, artifacts));
     }
 
     private static boolean holdsNul(Object value) {

@@ -35,6 +35,47 @@ public interface NixExecConfig {
 
     Mcp mcp();
 
+    Workspaces workspaces();
+
+    /** Workspaces, inline input files and artifacts (docs/workspaces.md). */
+    interface Workspaces {
+        /** Quota of a new workspace when its creator names none (bytes of all its files). */
+        @WithDefault("104857600")
+        long quotaBytes();
+
+        /** Quota of a new workspace when its creator names none (number of files). */
+        @WithDefault("10000")
+        int quotaFiles();
+
+        /** All workspaces of one tenant together, bytes. */
+        @WithDefault("1073741824")
+        long tenantBytes();
+
+        /** All workspaces of one tenant together, files. */
+        @WithDefault("100000")
+        int tenantFiles();
+
+        /** Largest single file a workspace stores (upload or written by a job). */
+        @WithDefault("10485760")
+        long maxFileBytes();
+
+        /** Inline input files of one job together, decoded. */
+        @WithDefault("1048576")
+        long maxInputBytes();
+
+        /** Largest single artifact. */
+        @WithDefault("10485760")
+        long maxArtifactBytes();
+
+        /** All artifacts of one job together. */
+        @WithDefault("26214400")
+        long maxArtifactsBytes();
+
+        /** How many artifacts one job returns at most. */
+        @WithDefault("50")
+        int maxArtifacts();
+    }
+
     interface Mcp {
         /** How long {@code run_code} waits for its job before handing back the id to poll. */
         @WithDefault("50s")

@@ -36,6 +36,9 @@ public class Job extends PanacheEntityBase {
     public String hostWorkspace;
     @JdbcTypeCode(SqlTypes.JSON)
     public String metadata;
+    /** The artifacts the run returned (JSON list), set by the worker before the result. */
+    @JdbcTypeCode(SqlTypes.JSON)
+    public String artifacts;
     @Column(name = "idempotency_key")
     public String idempotencyKey;
     @Column(name = "request_hash")

@@ -16,6 +16,9 @@ import dev.nixexec.worker.ExecutionEngine;
 import dev.nixexec.worker.ExecutionRequest;
 import dev.nixexec.worker.FieldError;
 import dev.nixexec.worker.InvalidRequestException;
+import dev.nixexec.workspace.Artifact;
+import dev.nixexec.workspace.JobFiles;
+import dev.nixexec.workspace.JobInputs;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.smallrye.mutiny.Multi;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -54,9 +57,10 @@ public class JobService {
      */
     public record Submission(String language, String code, List<String> packages, Map<String, String> env,
             String stdin, Optional<Duration> timeout, boolean network, Map<String, Object> metadata,
-            Optional<Path> hostWorkspace) {
+            Optional<Path> hostWorkspace, JobFiles files) {
 
         public Submission {
+            files = files == null ? JobFiles.NONE : files;
             packages = packages == null ? List.of() : List.copyOf(packages);
             env = env == null ? Map.of() : Map.copyOf(env);
             stdin = stdin == null ? "" : stdin;
@@ -68,7 +72,14 @@ public class JobService {
         /** A submission with no host workspace: what REST and remote tenants send. */
         public Submission(String language, String code, List<String> packages, Map<String, String> env,
                 String stdin, Optional<Duration> timeout, boolean network, Map<String, Object> metadata) {
-            this(language, code, packages, env, stdin, timeout, network, metadata, Optional.empty());
+            this(language, code, packages, env, stdin, timeout, network, metadata, Optional.empty(), JobFiles.NONE);
+        }
+
+        /** A submission with a host workspace (MCP roots, local mode) and no files. */
+        public Submission(String language, String code, List<String> packages, Map<String, String> env,
+                String stdin, Optional<Duration> timeout, boolean network, Map<String, Object> metadata,
+                Optional<Path> hostWorkspace) {
+            this(language, code, packages, env, stdin, timeout, network, metadata, hostWorkspace, JobFiles.NONE);
         }
 
         ExecutionRequest execution() {
@@ -110,11 +121,13 @@ public class JobService {
     private final ObjectMapper canonical;
     private final HostWorkspaces hostWorkspaces;
     private final JobMetrics metrics;
+    private final JobInputs inputs;
 
     public JobService(NixExecConfig config, ExecutionEngine engine, Tenants tenants, AuditLog audit,
             JobNotifications notifications, EntityManager em, ObjectMapper json, HostWorkspaces hostWorkspaces,
-            JobMetrics metrics) {
+            JobMetrics metrics, JobInputs inputs) {
         this.config = config;
+        this.inputs = inputs;
         this.hostWorkspaces = hostWorkspaces;
         this.metrics = metrics;
         this.engine = engine;
@@ -143,6 +156,10 @@ public class JobService {
                 && !submission.hostWorkspace().equals(submission.hostWorkspace().flatMap(hostWorkspaces::permit))) {
             throw new InvalidRequestException(List.of(new FieldError("workspace",
                     "host directories are mounted only in local mode, from allowed prefixes")), false);
+        }
+        if (submission.hostWorkspace().isPresent() && !submission.files().isEmpty()) {
+            throw new InvalidRequestException(List.of(new FieldError("workspace",
+                    "a job with a host directory at /workspace takes no workspace, files or artifacts")), false);
         }
         if (idempotencyKey != null && (idempotencyKey.isBlank() || idempotencyKey.length() > 200)) {
             throw new InvalidRequestException(List.of(new FieldError("Idempotency-Key", "must be 1 to 200 characters")), false);
@@ -206,6 +223,7 @@ public class JobService {
         job.runAfter = now;
         job.persist();
         em.flush();
+        inputs.attach(caller, job.id, s.files());
         JobEvents.append(em, job.id, "status", "queued");
         audit.record("submitted", job.tenantId, job.id, caller.keyId(), null,
                 Map.of("language", job.language, "packages", s.packages(), "env_names", new ArrayList<>(new TreeMap<>(s.env()).keySet())));
@@ -448,7 +466,8 @@ public class JobService {
                 read(job.metadata, new TypeReference<Map<String, Object>>() { }), job.createdAt, job.startedAt,
                 job.finishedAt, job.exitCode, job.signal, job.timedOut, job.limitHit, job.durationMs, job.stdout,
                 job.stderr, job.stdoutBytes, job.stderrBytes, job.stdoutTruncated, job.stderrTruncated, environment,
-                error, job.attempt, job.nodeId);
+                error, job.attempt, job.nodeId,
+                job.artifacts == null ? List.of() : read(job.artifacts, new TypeReference<List<Artifact>>() { }));
     }
 
     private String requestHash(Submission s) {
@@ -463,6 +482,9 @@ public class JobService {
             fields.put("network", s.network());
             fields.put("host_workspace", s.hostWorkspace().map(Path::toString).orElse(null));
             fields.put("metadata", s.metadata());
+            if (!s.files().isEmpty()) {
+                fields.put("files", s.files());
+            }
             byte[] digest = MessageDigest.getInstance("SHA-256").digest(canonical.writeValueAsBytes(fields));
             return HexFormat.of().formatHex(digest);
         } catch (JsonProcessingException | NoSuchAlgorithmException e) {

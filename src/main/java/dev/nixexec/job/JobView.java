@@ -1,5 +1,6 @@
 package dev.nixexec.job;
 
+import dev.nixexec.workspace.Artifact;
 import java.time.OffsetDateTime;
 import java.util.List;
 import java.util.Map;
@@ -10,7 +11,7 @@ public record JobView(UUID id, String status, String language, List<String> pack
         OffsetDateTime createdAt, OffsetDateTime startedAt, OffsetDateTime finishedAt, Integer exitCode,
         Integer signal, boolean timedOut, String limitHit, Long durationMs, String stdout, String stderr,
         long stdoutBytes, long stderrBytes, boolean stdoutTruncated, boolean stderrTruncated,
-        EnvironmentView environment, ErrorView error, int attempt, String nodeId) {
+        EnvironmentView environment, ErrorView error, int attempt, String nodeId, List<Artifact> artifacts) {
 
     public record EnvironmentView(String storePath, String nixpkgsRevision, Boolean cacheHit, Long buildMs) {
     }

@@ -39,6 +39,11 @@ final class JobText {
         if (job.stderrTruncated()) {
             text.append("[stderr truncated: ").append(job.stderrBytes()).append(" bytes in all]\n");
         }
+        if (job.artifacts() != null && !job.artifacts().isEmpty()) {
+            text.append("--- artifacts ---\n");
+            job.artifacts().forEach(a -> text.append(a.name()).append(" (").append(a.contentType()).append(", ")
+                    .append(a.size()).append(" bytes)\n"));
+        }
         text.append("Job ").append(job.id()).append(": ").append(job.status());
         return text.toString();
     }

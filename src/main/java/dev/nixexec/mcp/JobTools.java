@@ -10,7 +10,13 @@ import dev.nixexec.nix.Language;
 import dev.nixexec.tenant.Caller;
 import dev.nixexec.worker.FieldError;
 import dev.nixexec.worker.InvalidRequestException;
+import dev.nixexec.workspace.Artifact;
+import dev.nixexec.workspace.JobFiles;
+import dev.nixexec.workspace.WorkspacePath;
+import dev.nixexec.workspace.WorkspaceStore;
 import io.quarkiverse.mcp.server.Cancellation;
+import io.quarkiverse.mcp.server.Content;
+import io.quarkiverse.mcp.server.McpConnection;
 import io.quarkiverse.mcp.server.McpLog;
 import io.quarkiverse.mcp.server.Progress;
 import io.quarkiverse.mcp.server.Roots;
@@ -22,6 +28,7 @@ import io.quarkus.security.identity.SecurityIdentity;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -55,8 +62,11 @@ public class JobTools {
     private final NixExecConfig config;
     private final SecurityIdentity identity;
     private final HostWorkspaces hostWorkspaces;
+    private final WorkspaceStore workspaces;
 
-    public JobTools(JobService jobs, NixExecConfig config, SecurityIdentity identity, HostWorkspaces hostWorkspaces) {
+    public JobTools(JobService jobs, NixExecConfig config, SecurityIdentity identity, HostWorkspaces hostWorkspaces,
+            WorkspaceStore workspaces) {
+        this.workspaces = workspaces;
         this.jobs = jobs;
         this.config = config;
         this.identity = identity;
@@ -64,7 +74,9 @@ public class JobTools {
     }
 
     @Tool(name = "run_code", description = "Run code in a sandbox with the given Nix packages and wait for it: returns "
-            + "the exit code, stdout and stderr. If it runs longer than the wait, returns the job id to pass to get_job.",
+            + "the exit code, stdout and stderr, and the files written under /workspace/out/ (images as images). "
+            + "/workspace is this session's workspace: files persist between calls. If it runs longer than the wait, "
+            + "returns the job id to pass to get_job.",
             inputSchema = @Tool.InputSchema(generator = LanguageEnumSchema.class))
     @RunOnVirtualThread
     ToolResponse runCode(@ToolArg(description = LANGUAGE) String language,
@@ -73,9 +85,10 @@ public class JobTools {
             @ToolArg(description = ENV, required = false) Map<String, String> env,
             @ToolArg(description = STDIN, required = false) String stdin,
             @ToolArg(description = TIMEOUT, required = false) Integer timeout,
-            Progress progress, McpLog log, Cancellation cancellation, Roots roots) {
+            @ToolArg(description = WorkspaceTools.WORKSPACE, required = false) String workspace,
+            Progress progress, McpLog log, Cancellation cancellation, Roots roots, McpConnection connection) {
         return refusalsAsErrors(() -> {
-            JobView job = submit(language, code, packages, env, stdin, timeout, roots);
+            JobView job = submit(language, code, packages, env, stdin, timeout, roots, workspace, connection);
             try {
                 return result(new JobFollow(jobs, caller(), job.id(), progress, log, cancellation)
                         .until(config.mcp().runWait()));
@@ -95,9 +108,11 @@ public class JobTools {
             @ToolArg(description = PACKAGES, required = false) List<String> packages,
             @ToolArg(description = ENV, required = false) Map<String, String> env,
             @ToolArg(description = STDIN, required = false) String stdin,
-            @ToolArg(description = TIMEOUT, required = false) Integer timeout, Roots roots) {
+            @ToolArg(description = TIMEOUT, required = false) Integer timeout,
+            @ToolArg(description = WorkspaceTools.WORKSPACE, required = false) String workspace,
+            Roots roots, McpConnection connection) {
         return refusalsAsErrors(() -> {
-            JobView job = submit(language, code, packages, env, stdin, timeout, roots);
+            JobView job = submit(language, code, packages, env, stdin, timeout, roots, workspace, connection);
             return ToolResponse.success("Job " + job.id() + ": " + job.status()
                     + ". Call get_job with this job_id for the result.");
         });
@@ -151,10 +166,14 @@ public class JobTools {
     }
 
     private JobView submit(String language, String code, List<String> packages, Map<String, String> env,
-            String stdin, Integer timeout, Roots roots) {
+            String stdin, Integer timeout, Roots roots, String workspace, McpConnection connection) {
         Optional<Duration> limit = Optional.ofNullable(timeout).map(Duration::ofSeconds);
+        Optional<Path> host = workspace == null ? workspace(roots) : Optional.empty();
+        // a mounted project directory (local mode) replaces the session's workspace
+        JobFiles files = host.isPresent() ? JobFiles.NONE : new JobFiles(Optional.of(
+                WorkspaceTools.chosen(workspaces, caller(), workspace, connection).id().toString()), null, null);
         JobService.Submission submission = new JobService.Submission(language, code, packages, env, stdin, limit,
-                false, null, workspace(roots));
+                false, null, host, files);
         return jobs.submit(caller(), submission, null).job();
     }
 
@@ -176,9 +195,15 @@ public class JobTools {
      * The text of a job and, as structured content, its fields as REST gives them; an error result
      * once it has ended other than succeeded.
      */
-    private static ToolResponse result(JobView job) {
+    private ToolResponse result(JobView job) {
         boolean failed = job.terminal() && !JobStatus.SUCCEEDED.id().equals(job.status());
-        return new ToolResponse(failed, List.of(new TextContent(JobText.result(job))), job, null);
+        List<Content> contents = new ArrayList<>();
+        contents.add(new TextContent(JobText.result(job)));
+        for (Artifact artifact : job.artifacts() == null ? List.<Artifact>of() : job.artifacts()) {
+            contents.add(WorkspaceTools.content(workspaces.artifact(caller(), job.id(),
+                    new WorkspacePath(artifact.name())), "nixexec://jobs/" + job.id() + "/artifacts/" + artifact.name()));
+        }
+        return new ToolResponse(failed, contents, job, null);
     }
 
     private Caller caller() {

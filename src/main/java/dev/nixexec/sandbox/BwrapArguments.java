@@ -54,8 +54,8 @@ public final class BwrapArguments {
         a.addAll(List.of("--proc", "/proc", "--dev", "/dev",
                 "--size", Long.toString(DEV_SHM_BYTES), "--tmpfs", "/dev/shm",
                 "--size", Long.toString(spec.limits().tmpBytes()), "--tmpfs", "/tmp"));
-        if (spec.hostWorkspace().isPresent()) {
-            a.addAll(List.of("--bind", spec.hostWorkspace().get().toString(), WORKSPACE));
+        if (spec.workspaceMount().isPresent()) {
+            a.addAll(List.of("--bind", spec.workspaceMount().get().toString(), WORKSPACE));
         } else {
             a.addAll(List.of("--size", Long.toString(spec.limits().workspaceBytes()), "--tmpfs", WORKSPACE));
         }

@@ -55,6 +55,9 @@ public class BwrapSandbox implements Sandbox {
         }
         Launcher launcher = launchers.take(spec.limits());
         try {
+            if (spec.materialisedWorkspace().isPresent()) {
+                giveTo(spec.materialisedWorkspace().get(), launcher.uid());
+            }
             Process process = launcher.process();
             killer.set(process::destroyForcibly);
             if (cancelled.get()) {
@@ -108,6 +111,23 @@ public class BwrapSandbox implements Sandbox {
                     durationMs, stdout.result(), stderr.result());
         } finally {
             launchers.release(launcher);
+        }
+    }
+
+    /**
+     * Makes a materialised workspace the run's (when runs switch uid): the worker wrote it as the
+     * service, and only the run's uid may write there. The worker made every entry, so there is
+     * no link to follow; links are not followed anyway.
+     */
+    private static void giveTo(java.nio.file.Path dir, java.util.OptionalInt uid) throws IOException {
+        if (uid.isEmpty()) {
+            return;
+        }
+        try (var all = Files.walk(dir)) {
+            for (var path : all.toList()) {
+                Files.setAttribute(path, "unix:uid", uid.getAsInt(), java.nio.file.LinkOption.NOFOLLOW_LINKS);
+                Files.setAttribute(path, "unix:gid", uid.getAsInt(), java.nio.file.LinkOption.NOFOLLOW_LINKS);
+            }
         }
     }
 

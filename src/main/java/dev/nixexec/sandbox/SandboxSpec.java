@@ -8,22 +8,42 @@ import java.util.Optional;
 /**
  * One run: the environment's store path and closure, the code file, the interpreter invocation
  * (relative to {@code <env>/bin}), validated user variables, stdin, limits and, in local mode
- * only, a checked host directory to mount read-write at {@code /workspace} instead of a fresh one.
+ * only, a checked host directory to mount read-write at {@code /workspace} instead of a fresh one;
+ * or a workspace the worker materialised in a private directory of its own, which the sandbox
+ * gives to the run's uid before mounting it.
  */
 public record SandboxSpec(String environmentPath, List<String> closure, String codeFileName, byte[] code,
         List<String> command, Map<String, String> env, byte[] stdin, Limits limits, boolean network,
-        Optional<Path> hostWorkspace) {
+        Optional<Path> hostWorkspace, Optional<Path> materialisedWorkspace) {
 
     public SandboxSpec {
         closure = List.copyOf(closure);
         command = List.copyOf(command);
         env = Map.copyOf(env);
         hostWorkspace = hostWorkspace == null ? Optional.empty() : hostWorkspace;
+        materialisedWorkspace = materialisedWorkspace == null ? Optional.empty() : materialisedWorkspace;
+        if (hostWorkspace.isPresent() && materialisedWorkspace.isPresent()) {
+            throw new IllegalArgumentException("a run has one /workspace");
+        }
+    }
+
+    /** A run with a host directory at {@code /workspace}, or a fresh one. */
+    public SandboxSpec(String environmentPath, List<String> closure, String codeFileName, byte[] code,
+            List<String> command, Map<String, String> env, byte[] stdin, Limits limits, boolean network,
+            Optional<Path> hostWorkspace) {
+        this(environmentPath, closure, codeFileName, code, command, env, stdin, limits, network, hostWorkspace,
+                Optional.empty());
+    }
+
+    /** The directory bind-mounted at {@code /workspace}; empty: a sized tmpfs. */
+    public Optional<Path> workspaceMount() {
+        return hostWorkspace.or(() -> materialisedWorkspace);
     }
 
     /** A run with a fresh, empty {@code /workspace}. */
     public SandboxSpec(String environmentPath, List<String> closure, String codeFileName, byte[] code,
             List<String> command, Map<String, String> env, byte[] stdin, Limits limits, boolean network) {
-        this(environmentPath, closure, codeFileName, code, command, env, stdin, limits, network, Optional.empty());
+        this(environmentPath, closure, codeFileName, code, command, env, stdin, limits, network, Optional.empty(),
+                Optional.empty());
     }
 }

@@ -138,7 +138,7 @@ public class SeatbeltSandbox implements Sandbox {
         for (Path dir : List.of(fresh.code(), fresh.workspace(), fresh.tmp())) {
             Files.createDirectory(dir, privateDir);
         }
-        SeatbeltProfile.JobDirectories dirs = spec.hostWorkspace()
+        SeatbeltProfile.JobDirectories dirs = spec.workspaceMount()
                 .map(host -> new SeatbeltProfile.JobDirectories(fresh.code(), host, fresh.tmp())).orElse(fresh);
         Path codeFile = Files.write(dirs.code().resolve(spec.codeFileName()), spec.code());
         Files.setPosixFilePermissions(codeFile, PosixFilePermissions.fromString("r--------"));

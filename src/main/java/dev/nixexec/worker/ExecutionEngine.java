@@ -40,16 +40,25 @@ public class ExecutionEngine {
 
     /** A request that passed validation: the only kind the engine runs. */
     public record ValidatedRequest(Language language, EnvironmentRequest environment, byte[] code,
-            Map<String, String> env, byte[] stdin, Limits limits, boolean network, Optional<Path> hostWorkspace) {
+            Map<String, String> env, byte[] stdin, Limits limits, boolean network, Optional<Path> hostWorkspace,
+            Optional<Path> materialisedWorkspace) {
 
         /** The same request under other limits (a tenant's policy narrows the defaults). */
         public ValidatedRequest withLimits(Limits newLimits) {
-            return new ValidatedRequest(language, environment, code, env, stdin, newLimits, network, hostWorkspace);
+            return new ValidatedRequest(language, environment, code, env, stdin, newLimits, network, hostWorkspace,
+                    materialisedWorkspace);
         }
 
         /** The same request with a host directory at /workspace, as checked by {@link HostWorkspaces}. */
         public ValidatedRequest withHostWorkspace(Path checked) {
-            return new ValidatedRequest(language, environment, code, env, stdin, limits, network, Optional.of(checked));
+            return new ValidatedRequest(language, environment, code, env, stdin, limits, network, Optional.of(checked),
+                    Optional.empty());
+        }
+
+        /** The same request with a workspace the worker materialised (private to the service) at /workspace. */
+        public ValidatedRequest withMaterialisedWorkspace(Path dir) {
+            return new ValidatedRequest(language, environment, code, env, stdin, limits, network, Optional.empty(),
+                    Optional.of(dir));
         }
     }
 
@@ -125,7 +134,7 @@ public class ExecutionEngine {
         Limits runLimits = new Limits(timeout, limits.memoryBytes(), limits.maxProcesses(), limits.cpuSeconds(),
                 limits.maxFileBytes(), limits.tmpBytes(), limits.workspaceBytes(), limits.maxOutputBytes());
         return new ValidatedRequest(language.get(), EnvironmentRequest.of(language.get(), packages), code,
-                request.env(), stdin, runLimits, request.network(), Optional.empty());
+                request.env(), stdin, runLimits, request.network(), Optional.empty(), Optional.empty());
     }
 
     /**
@@ -178,7 +187,8 @@ public class ExecutionEngine {
                         environment.nixpkgsRevision(), environment.cacheHit(), environment.buildMs());
                 SandboxSpec spec = new SandboxSpec(environment.storePath(), environment.closure(),
                         request.language().fileName(), request.code(), request.language().command(), request.env(),
-                        request.stdin(), request.limits(), request.network(), request.hostWorkspace());
+                        request.stdin(), request.limits(), request.network(), request.hostWorkspace(),
+                        request.materialisedWorkspace());
                 emitter.emit(new ExecutionEvent.EnvironmentReady(info));
                 if (!beforeRun.test(info)) {
                     emitter.emit(new ExecutionEvent.Finished(ExecutionResult.error("not_started",

@@ -8,6 +8,8 @@ import dev.nixexec.sandbox.Limits;
 import dev.nixexec.sandbox.OutputCapture;
 import dev.nixexec.sandbox.StreamName;
 import dev.nixexec.tenant.TenantPolicy;
+import dev.nixexec.workspace.WorkspaceRun;
+import dev.nixexec.workspace.WorkspaceRuns;
 import io.smallrye.mutiny.subscription.Cancellable;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.nio.charset.StandardCharsets;
@@ -39,8 +41,11 @@ final class JobRun {
         private final JobQueue queue;
         private final HostWorkspaces hostWorkspaces;
         private final ResultWriter results;
+        private final WorkspaceRuns workspaces;
 
-        Factory(ExecutionEngine engine, JobQueue queue, HostWorkspaces hostWorkspaces, ResultWriter results) {
+        Factory(ExecutionEngine engine, JobQueue queue, HostWorkspaces hostWorkspaces, ResultWriter results,
+                WorkspaceRuns workspaces) {
+            this.workspaces = workspaces;
             this.engine = engine;
             this.queue = queue;
             this.hostWorkspaces = hostWorkspaces;
@@ -66,6 +71,8 @@ final class JobRun {
     private int pendingChars;
     private OutputCapture stdout;
     private OutputCapture stderr;
+    /** The job's materialised /workspace, when it has files. */
+    private volatile Optional<WorkspaceRun> workspace = Optional.empty();
 
     private JobRun(Factory deps, ClaimedJob job, String nodeId, Consumer<UUID> whenDone) {
         this.deps = deps;
@@ -117,6 +124,13 @@ final class JobRun {
                 }
                 request = request.withHostWorkspace(checked.get());
             }
+            workspace = deps.workspaces.prepare(job.id(), job.tenantId(), request.limits());
+            if (workspace.isPresent()) {
+                request = request.withMaterialisedWorkspace(workspace.get().dir());
+            }
+        } catch (WorkspaceRuns.Refused e) {
+            end(error(e.code(), e.getMessage()));
+            return;
         } catch (InvalidRequestException e) {
             end(error("invalid_request", e.getMessage()));
             return;
@@ -128,6 +142,7 @@ final class JobRun {
         stdout = new OutputCapture(request.limits().maxOutputBytes());
         stderr = new OutputCapture(request.limits().maxOutputBytes());
         Thread.ofVirtual().name("output-" + job.id()).start(this::flushWhileRunning);
+        workspace.ifPresent(w -> w.watch(() -> stop("workspace_full")));
         subscription.set(deps.engine.execute(request, this::beforeRun).subscribe().with(JobLogContext.around(job, this::onEvent), failure -> {
             LOG.errorf(failure, "job %s failed in the engine", job.id());
             end(error("internal_error", String.valueOf(failure.getMessage())));
@@ -181,6 +196,11 @@ final class JobRun {
             return new JobQueue.Outcome("error", null, null, false, null, null, out.text(), err.text(), out.totalBytes(),
                     err.totalBytes(), out.truncated(), err.truncated(), "worker_shutdown",
                     "the node shut down while the job ran");
+        }
+        if ("workspace_full".equals(stopReason)) {
+            return new JobQueue.Outcome("error", null, null, false, "workspace", null, out.text(), err.text(),
+                    out.totalBytes(), err.totalBytes(), out.truncated(), err.truncated(), "workspace_quota_exceeded",
+                    "the job wrote past its workspace quota and was stopped; the workspace keeps its previous version");
         }
         return new JobQueue.Outcome("cancelled", null, null, false, null, null, out.text(), err.text(), out.totalBytes(),
                 err.totalBytes(), out.truncated(), err.truncated(), null, null);
@@ -245,12 +265,20 @@ final class JobRun {
         }
     }
 
-    private void end(JobQueue.Outcome outcome) {
+    private void end(JobQueue.Outcome ending) {
         if (!ended.compareAndSet(false, true)) {
             return;
         }
-        LOG.infof("job %s ended %s", job.id(), outcome.status());
+        JobQueue.Outcome outcome = ending;
         try {
+            if (workspace.isPresent()) {
+                if (stopReason != null) {
+                    workspace.get().abandon();
+                } else {
+                    outcome = workspace.get().finish(outcome);
+                }
+            }
+            LOG.infof("job %s ended %s", job.id(), outcome.status());
             if ("shutdown".equals(stopReason) && !started.get()) {
                 flush();
                 deps.queue.giveBack(job.id(), nodeId);

@@ -272,7 +272,7 @@ class HostileInputTest {
         long before = count("jobs");
         String session = mcpSession();
         List<String> tools = List.of("run_code", "submit_job", "get_job", "cancel_job", "list_jobs", "list_languages",
-                "no_such_tool");
+                "list_workspace_files", "read_workspace_file", "write_workspace_file", "no_such_tool");
         for (int i = 0; i < rounds; i++) {
             Map<String, List<String>> headers = headers(member);
             headers.put("Accept", List.of("application/json, text/event-stream"));

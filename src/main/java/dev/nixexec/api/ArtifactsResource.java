@@ -1,0 +1,33 @@
+package dev.nixexec.api;
+
+import dev.nixexec.workspace.WorkspacePath;
+import dev.nixexec.workspace.WorkspaceStore;
+import io.smallrye.common.annotation.RunOnVirtualThread;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+
+/** {@code GET /v1/jobs/{id}/artifacts/{path}}: a file a job returned, for its tenant only. */
+@Path("/v1/jobs/{id}/artifacts")
+public class ArtifactsResource {
+
+    private final WorkspaceStore workspaces;
+    private final CallerContext caller;
+
+    public ArtifactsResource(WorkspaceStore workspaces, CallerContext caller) {
+        this.workspaces = workspaces;
+        this.caller = caller;
+    }
+
+    @GET
+    @Path("{path: .+}")
+    @Produces(MediaType.WILDCARD)
+    @RunOnVirtualThread
+    public Response download(@PathParam("id") String id, @PathParam("path") String path) {
+        return WorkspacesResource.FileResponses.of(workspaces.artifact(caller.get(), JobsResource.jobId(id),
+                WorkspacePath.parse("path", path)));
+    }
+}

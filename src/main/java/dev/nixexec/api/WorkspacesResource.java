@@ -1,0 +1,138 @@
+package dev.nixexec.api;
+
+import dev.nixexec.job.JobProblem;
+import dev.nixexec.workspace.FileContent;
+import dev.nixexec.workspace.WorkspaceFile;
+import dev.nixexec.workspace.WorkspacePath;
+import dev.nixexec.workspace.WorkspaceStore;
+import dev.nixexec.workspace.WorkspaceView;
+import dev.nixexec.worker.FieldError;
+import dev.nixexec.worker.InvalidRequestException;
+import io.smallrye.common.annotation.RunOnVirtualThread;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.DELETE;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.PUT;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.util.List;
+import java.util.UUID;
+
+/** {@code /v1/workspaces}: a thin adapter over {@link WorkspaceStore}. */
+@Path("/v1/workspaces")
+@Produces(MediaType.APPLICATION_JSON)
+public class WorkspacesResource {
+
+    private final WorkspaceStore workspaces;
+    private final CallerContext caller;
+
+    public WorkspacesResource(WorkspaceStore workspaces, CallerContext caller) {
+        this.workspaces = workspaces;
+        this.caller = caller;
+    }
+
+    /** The body of {@code POST /v1/workspaces}; unset quotas take the configured defaults. */
+    public record CreateBody(String name, Long quotaBytes, Integer quotaFiles) {
+    }
+
+    public record ListBody(List<WorkspaceView> items) {
+    }
+
+    /** A workspace's files, with the version they are of. */
+    public record FilesBody(int version, List<WorkspaceFile> items) {
+    }
+
+    @POST
+    @Consumes(MediaType.APPLICATION_JSON)
+    @RunOnVirtualThread
+    public Response create(CreateBody body) {
+        if (body == null) {
+            throw new InvalidRequestException(List.of(new FieldError("body", "a JSON object is required")), false);
+        }
+        WorkspaceView created = workspaces.create(caller.get(), body.name(), body.quotaBytes(), body.quotaFiles());
+        return Response.status(201).entity(created).header("Location", "/v1/workspaces/" + created.id()).build();
+    }
+
+    @GET
+    @RunOnVirtualThread
+    public ListBody list() {
+        return new ListBody(workspaces.list(caller.get()));
+    }
+
+    @GET
+    @Path("{id}")
+    @RunOnVirtualThread
+    public WorkspaceView get(@PathParam("id") String id) {
+        return workspaces.get(caller.get(), workspaceId(id));
+    }
+
+    @DELETE
+    @Path("{id}")
+    @RunOnVirtualThread
+    public Response delete(@PathParam("id") String id) {
+        workspaces.delete(caller.get(), workspaceId(id));
+        return Response.noContent().build();
+    }
+
+    @GET
+    @Path("{id}/files")
+    @RunOnVirtualThread
+    public FilesBody files(@PathParam("id") String id) {
+        UUID workspace = workspaceId(id);
+        List<WorkspaceFile> files = workspaces.files(caller.get(), workspace);
+        return new FilesBody(workspaces.get(caller.get(), workspace).version(), files);
+    }
+
+    @PUT
+    @Path("{id}/files/{path: .+}")
+    @Consumes(MediaType.WILDCARD)
+    @RunOnVirtualThread
+    public WorkspaceFile upload(@PathParam("id") String id, @PathParam("path") String path, byte[] content) {
+        return workspaces.write(caller.get(), workspaceId(id), WorkspacePath.parse("path", path),
+                content == null ? new byte[0] : content);
+    }
+
+    @GET
+    @Path("{id}/files/{path: .+}")
+    @Produces(MediaType.WILDCARD)
+    @RunOnVirtualThread
+    public Response download(@PathParam("id") String id, @PathParam("path") String path) {
+        return FileResponses.of(workspaces.read(caller.get(), workspaceId(id), WorkspacePath.parse("path", path)));
+    }
+
+    @DELETE
+    @Path("{id}/files/{path: .+}")
+    @RunOnVirtualThread
+    public Response deleteFile(@PathParam("id") String id, @PathParam("path") String path) {
+        workspaces.deleteFile(caller.get(), workspaceId(id), WorkspacePath.parse("path", path));
+        return Response.noContent().build();
+    }
+
+    static UUID workspaceId(String id) {
+        try {
+            return UUID.fromString(id);
+        } catch (IllegalArgumentException e) {
+            throw new JobProblem(JobProblem.Kind.NOT_FOUND, "no workspace " + id);
+        }
+    }
+
+    /** A stored file as a download: its media type, hash as ETag, never rendered in the API's origin. */
+    static final class FileResponses {
+        private FileResponses() {
+        }
+
+        static Response of(FileContent file) {
+            String name = file.path().substring(file.path().lastIndexOf('/') + 1).replaceAll("[^A-Za-z0-9._-]", "_");
+            return Response.ok(file.content()).type(file.contentType())
+                    .header("ETag", "\"" + file.sha256() + "\"")
+                    .header("X-Content-Type-Options", "nosniff")
+                    .header("Content-Security-Policy", "sandbox; default-src 'none'")
+                    .header("Content-Disposition", "attachment; filename=\"" + name + "\"")
+                    .build();
+        }
+    }
+}

@@ -1,0 +1,159 @@
+package dev.nixexec.mcp;
+
+import dev.nixexec.job.JobProblem;
+import dev.nixexec.tenant.Caller;
+import dev.nixexec.worker.FieldError;
+import dev.nixexec.worker.InvalidRequestException;
+import dev.nixexec.workspace.ContentTypes;
+import dev.nixexec.workspace.FileContent;
+import dev.nixexec.workspace.WorkspaceFile;
+import dev.nixexec.workspace.WorkspacePath;
+import dev.nixexec.workspace.WorkspaceStore;
+import dev.nixexec.workspace.WorkspaceView;
+import io.quarkiverse.mcp.server.BlobResourceContents;
+import io.quarkiverse.mcp.server.Content;
+import io.quarkiverse.mcp.server.EmbeddedResource;
+import io.quarkiverse.mcp.server.ImageContent;
+import io.quarkiverse.mcp.server.McpConnection;
+import io.quarkiverse.mcp.server.TextContent;
+import io.quarkiverse.mcp.server.TextResourceContents;
+import io.quarkiverse.mcp.server.Tool;
+import io.quarkiverse.mcp.server.ToolArg;
+import io.quarkiverse.mcp.server.ToolResponse;
+import io.quarkus.security.identity.SecurityIdentity;
+import io.smallrye.common.annotation.RunOnVirtualThread;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
+
+/**
+ * Workspace tools: list, read and write the files of a workspace (by default this MCP session's
+ * own, the one {@code run_code} mounts at /workspace).
+ */
+public class WorkspaceTools {
+
+    static final String WORKSPACE = "Workspace id or name; omitted: this session's own workspace, the one run_code "
+            + "mounts at /workspace by default.";
+    private static final String PATH = "File path relative to /workspace, e.g. data/input.csv.";
+
+    private final WorkspaceStore workspaces;
+    private final SecurityIdentity identity;
+
+    public WorkspaceTools(WorkspaceStore workspaces, SecurityIdentity identity) {
+        this.workspaces = workspaces;
+        this.identity = identity;
+    }
+
+    /** The workspace name of an MCP session: kept across its run_code calls, like a project directory. */
+    static String sessionName(McpConnection connection) {
+        String id = connection.id().replaceAll("[^A-Za-z0-9._-]", "-");
+        return "mcp-session-" + id.substring(0, Math.min(id.length(), 80));
+    }
+
+    /** The named workspace, or the session's own (made on first use). */
+    static WorkspaceView chosen(WorkspaceStore workspaces, Caller caller, String workspace, McpConnection connection) {
+        if (workspace == null || workspace.isBlank()) {
+            return workspaces.named(caller, sessionName(connection));
+        }
+        return workspaces.list(caller).stream()
+                .filter(w -> w.id().toString().equals(workspace.strip()) || w.name().equals(workspace.strip()))
+                .findFirst().orElseThrow(() -> new JobProblem(JobProblem.Kind.NOT_FOUND, "no workspace " + workspace));
+    }
+
+    @Tool(name = "list_workspace_files", description = "The files of a workspace with their sizes and sha256, "
+            + "and the workspace's version and quota.")
+    @RunOnVirtualThread
+    ToolResponse listFiles(@ToolArg(description = WORKSPACE, required = false) String workspace,
+            McpConnection connection) {
+        return refusalsAsErrors(() -> {
+            WorkspaceView ws = chosen(workspaces, caller(), workspace, connection);
+            List<WorkspaceFile> files = workspaces.files(caller(), ws.id());
+            String text = "Workspace " + ws.name() + " (" + ws.id() + "), version " + ws.version() + ", "
+                    + ws.bytes() + " of " + ws.quotaBytes() + " bytes, " + ws.files() + " of " + ws.quotaFiles()
+                    + " files" + (files.isEmpty() ? "; empty." : ":\n" + files.stream()
+                            .map(f -> f.path() + " " + f.size() + " bytes sha256:" + f.sha256())
+                            .collect(Collectors.joining("\n")));
+            return new ToolResponse(false, List.of(new TextContent(text)), new Listing(ws, files), null);
+        });
+    }
+
+    /** The structured content of {@code list_workspace_files}. */
+    public record Listing(WorkspaceView workspace, List<WorkspaceFile> files) {
+    }
+
+    @Tool(name = "read_workspace_file", description = "Read a workspace file: text as text, images as images, "
+            + "other files as a base64 resource.")
+    @RunOnVirtualThread
+    ToolResponse readFile(@ToolArg(description = PATH) String path,
+            @ToolArg(description = WORKSPACE, required = false) String workspace, McpConnection connection) {
+        return refusalsAsErrors(() -> {
+            WorkspaceView ws = chosen(workspaces, caller(), workspace, connection);
+            FileContent file = workspaces.read(caller(), ws.id(), WorkspacePath.parse("path", path));
+            return ToolResponse.success(List.of(content(file, "nixexec://workspaces/" + ws.id() + "/files/" + file.path())));
+        });
+    }
+
+    @Tool(name = "write_workspace_file", description = "Create or replace a workspace file, e.g. input data for "
+            + "run_code; it appears under /workspace in the next run.")
+    @RunOnVirtualThread
+    ToolResponse writeFile(@ToolArg(description = PATH) String path,
+            @ToolArg(description = "The file's content.") String content,
+            @ToolArg(description = "utf-8 (default) or base64 (for binary content).", required = false) String encoding,
+            @ToolArg(description = WORKSPACE, required = false) String workspace, McpConnection connection) {
+        return refusalsAsErrors(() -> {
+            WorkspaceView ws = chosen(workspaces, caller(), workspace, connection);
+            byte[] bytes;
+            if (encoding == null || encoding.equalsIgnoreCase("utf-8")) {
+                bytes = (content == null ? "" : content).getBytes(StandardCharsets.UTF_8);
+            } else if (encoding.equalsIgnoreCase("base64")) {
+                try {
+                    bytes = Base64.getMimeDecoder().decode(content == null ? "" : content);
+                } catch (IllegalArgumentException e) {
+                    throw new InvalidRequestException(List.of(new FieldError("content", "not valid base64")), false);
+                }
+            } else {
+                throw new InvalidRequestException(List.of(new FieldError("encoding", "must be utf-8 or base64")), false);
+            }
+            WorkspaceFile file = workspaces.write(caller(), ws.id(), WorkspacePath.parse("path", path), bytes);
+            return ToolResponse.success("Wrote " + file.path() + " (" + file.size() + " bytes) to workspace " + ws.name());
+        });
+    }
+
+    /** A file as MCP content: an image as an image, UTF-8 text as a text resource, else a blob resource. */
+    static Content content(FileContent file, String uri) {
+        if (ContentTypes.image(file.contentType())) {
+            return new ImageContent(Base64.getEncoder().encodeToString(file.content()), file.contentType());
+        }
+        Optional<String> text = utf8(file.content());
+        if (text.isPresent()) {
+            return new EmbeddedResource(new TextResourceContents(uri, text.get(), file.contentType()));
+        }
+        return new EmbeddedResource(new BlobResourceContents(uri, Base64.getEncoder().encodeToString(file.content()),
+                file.contentType()));
+    }
+
+    private static Optional<String> utf8(byte[] content) {
+        try {
+            return Optional.of(StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(content)).toString());
+        } catch (CharacterCodingException e) {
+            return Optional.empty();
+        }
+    }
+
+    private Caller caller() {
+        return CallerIdentity.caller(identity);
+    }
+
+    private static ToolResponse refusalsAsErrors(Supplier<ToolResponse> call) {
+        try {
+            return call.get();
+        } catch (InvalidRequestException | JobProblem e) {
+            return ToolResponse.error(e.getMessage().replace('\n', ' '));
+        }
+    }
+}

@@ -1,0 +1,31 @@
+package dev.nixexec.workspace;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * What a job brings besides its code: a workspace (id or name) materialised at /workspace, small
+ * input files written there before the code runs, and the paths returned as artifacts (default
+ * {@code out}). Empty: the job gets a fresh tmpfs /workspace and returns no artifacts.
+ */
+public record JobFiles(Optional<String> workspace, List<InputFile> files, List<String> artifacts) {
+
+    /** The default artifact path: files the code writes under /workspace/out/. */
+    public static final String OUT = "out";
+
+    public static final JobFiles NONE = new JobFiles(Optional.empty(), List.of(), List.of());
+
+    public JobFiles {
+        workspace = workspace == null ? Optional.empty() : workspace;
+        files = files == null ? List.of() : List.copyOf(files);
+        artifacts = artifacts == null ? List.of() : List.copyOf(artifacts);
+    }
+
+    /** One inline input file; {@code encoding} is {@code utf-8} (default) or {@code base64}. */
+    public record InputFile(String path, String content, String encoding) {
+    }
+
+    public boolean isEmpty() {
+        return workspace.isEmpty() && files.isEmpty() && artifacts.isEmpty();
+    }
+}

@@ -1,0 +1,177 @@
+package dev.nixexec.workspace;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.nixexec.config.NixExecConfig;
+import dev.nixexec.tenant.Caller;
+import dev.nixexec.worker.FieldError;
+import dev.nixexec.worker.InvalidRequestException;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.persistence.EntityManager;
+import jakarta.transaction.Transactional;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+
+/**
+ * The {@link JobFiles} of a job: checked and stored with the job at submission (same
+ * transaction), read back by the worker that claims it. Jobs without any have no row.
+ */
+@ApplicationScoped
+public class JobInputs {
+
+    static final int MAX_INPUT_FILES = 1000;
+    static final int MAX_ARTIFACT_PATHS = 32;
+
+    /** A job's inputs as its worker needs them. */
+    public record Loaded(Optional<UUID> workspace, Map<WorkspacePath, byte[]> files, List<WorkspacePath> artifactRoots) {
+    }
+
+    private record StoredFile(String path, String content) {
+    }
+
+    private final NixExecConfig config;
+    private final EntityManager em;
+    private final WorkspaceStore store;
+    private final ObjectMapper json;
+
+    public JobInputs(NixExecConfig config, EntityManager em, WorkspaceStore store, ObjectMapper json) {
+        this.config = config;
+        this.em = em;
+        this.store = store;
+        this.json = json;
+    }
+
+    /** Checks the job's files and stores them with it; throws 400/413/404 (rolling the job back). */
+    @Transactional(Transactional.TxType.MANDATORY)
+    public void attach(Caller caller, UUID jobId, JobFiles files) {
+        if (files.isEmpty()) {
+            return;
+        }
+        Map<WorkspacePath, byte[]> decoded = decode(files);
+        List<WorkspacePath> roots = artifactRoots(files);
+        UUID workspace = files.workspace().map(w -> store.resolve(caller, w)).orElse(null);
+        List<StoredFile> stored = decoded.entrySet().stream()
+                .map(e -> new StoredFile(e.getKey().value(), Base64.getEncoder().encodeToString(e.getValue()))).toList();
+        em.createNativeQuery("INSERT INTO job_files (job_id, workspace_id, inputs, artifact_paths) "
+                        + "VALUES (?1, ?2, CAST(?3 AS jsonb), CAST(?4 AS jsonb))")
+                .setParameter(1, jobId).setParameter(2, workspace).setParameter(3, write(stored))
+                .setParameter(4, write(roots.stream().map(WorkspacePath::value).toList())).executeUpdate();
+    }
+
+    /** The job's inputs, if it has any. */
+    @Transactional
+    public Optional<Loaded> load(UUID jobId) {
+        @SuppressWarnings("unchecked")
+        List<Object[]> rows = em.createNativeQuery("SELECT workspace_id, CAST(inputs AS text), CAST(artifact_paths AS text) "
+                + "FROM job_files WHERE job_id = ?1").setParameter(1, jobId).getResultList();
+        if (rows.isEmpty()) {
+            return Optional.empty();
+        }
+        Object[] r = rows.get(0);
+        Map<WorkspacePath, byte[]> files = new java.util.LinkedHashMap<>();
+        for (StoredFile f : read((String) r[1], new TypeReference<List<StoredFile>>() { })) {
+            files.put(new WorkspacePath(f.path()), Base64.getDecoder().decode(f.content()));
+        }
+        List<WorkspacePath> roots = read((String) r[2], new TypeReference<List<String>>() { }).stream()
+                .map(WorkspacePath::new).toList();
+        return Optional.of(new Loaded(Optional.ofNullable((UUID) r[0]), files, roots));
+    }
+
+    private Map<WorkspacePath, byte[]> decode(JobFiles files) {
+        List<FieldError> errors = new ArrayList<>();
+        Map<WorkspacePath, byte[]> decoded = new java.util.LinkedHashMap<>();
+        if (files.files().size() > MAX_INPUT_FILES) {
+            errors.add(new FieldError("files", "at most " + MAX_INPUT_FILES + " files"));
+        }
+        long total = 0;
+        for (int i = 0; i < files.files().size() && errors.isEmpty(); i++) {
+            JobFiles.InputFile f = files.files().get(i);
+            String field = "files[" + i + "]";
+            if (f == null) {
+                errors.add(new FieldError(field, "a file {path, content, encoding} is required"));
+                continue;
+            }
+            Optional<String> bad = WorkspacePath.problem(f.path());
+            if (bad.isPresent()) {
+                errors.add(new FieldError(field + ".path", bad.get()));
+                continue;
+            }
+            String encoding = f.encoding() == null ? "utf-8" : f.encoding().toLowerCase(java.util.Locale.ROOT);
+            byte[] content;
+            String text = f.content() == null ? "" : f.content();
+            if (encoding.equals("utf-8") || encoding.equals("utf8")) {
+                content = text.getBytes(StandardCharsets.UTF_8);
+            } else if (encoding.equals("base64")) {
+                try {
+                    content = Base64.getMimeDecoder().decode(text);
+                } catch (IllegalArgumentException e) {
+                    errors.add(new FieldError(field + ".content", "not valid base64"));
+                    continue;
+                }
+            } else {
+                errors.add(new FieldError(field + ".encoding", "must be \"utf-8\" or \"base64\""));
+                continue;
+            }
+            total += content.length;
+            if (decoded.put(new WorkspacePath(f.path()), content) != null) {
+                errors.add(new FieldError(field + ".path", "'" + f.path() + "' is given twice"));
+            }
+        }
+        if (errors.isEmpty()) {
+            Set<String> paths = new HashSet<>();
+            decoded.keySet().forEach(p -> paths.add(p.value()));
+            for (WorkspacePath p : decoded.keySet()) {
+                for (int slash = p.value().indexOf('/'); slash > 0; slash = p.value().indexOf('/', slash + 1)) {
+                    if (paths.contains(p.value().substring(0, slash))) {
+                        errors.add(new FieldError("files", "'" + p.value().substring(0, slash)
+                                + "' cannot be both a file and a directory"));
+                    }
+                }
+            }
+        }
+        if (!errors.isEmpty()) {
+            throw new InvalidRequestException(errors, false);
+        }
+        if (total > config.workspaces().maxInputBytes()) {
+            throw new InvalidRequestException(List.of(new FieldError("files", "input files are larger than "
+                    + config.workspaces().maxInputBytes() + " bytes together; upload them to a workspace")), true);
+        }
+        return decoded;
+    }
+
+    private static List<WorkspacePath> artifactRoots(JobFiles files) {
+        if (files.artifacts().size() > MAX_ARTIFACT_PATHS) {
+            throw new InvalidRequestException(List.of(new FieldError("artifacts", "at most " + MAX_ARTIFACT_PATHS
+                    + " paths")), false);
+        }
+        List<WorkspacePath> roots = new ArrayList<>();
+        for (int i = 0; i < files.artifacts().size(); i++) {
+            roots.add(WorkspacePath.parse("artifacts[" + i + "]", files.artifacts().get(i)));
+        }
+        return roots.isEmpty() ? List.of(new WorkspacePath(JobFiles.OUT)) : roots;
+    }
+
+    private String write(Object value) {
+        try {
+            return json.writeValueAsString(value);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private <T> T read(String text, TypeReference<T> type) {
+        try {
+            return json.readValue(text, type);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,143 @@
+package dev.nixexec.workspace;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.nixexec.config.NixExecConfig;
+import dev.nixexec.config.StatePaths;
+import dev.nixexec.sandbox.Limits;
+import io.quarkus.narayana.jta.QuarkusTransaction;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.persistence.EntityManager;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+
+/**
+ * Materialises a job's workspace (stored files, then its inline inputs) in a fresh private
+ * directory on the node that runs it, and afterwards stores the changes back and keeps its
+ * artifacts. Jobs without files get none of this: their /workspace stays a sized tmpfs.
+ */
+@ApplicationScoped
+public class WorkspaceRuns {
+
+    /** The job cannot run as asked (its workspace is gone, or its files cannot be written). */
+    public static final class Refused extends RuntimeException {
+        private final String code;
+
+        Refused(String code, String message) {
+            super(message);
+            this.code = code;
+        }
+
+        public String code() {
+            return code;
+        }
+    }
+
+    final NixExecConfig config;
+    final WorkspaceStore store;
+    final EntityManager em;
+    final ObjectMapper json;
+    private final StatePaths paths;
+    private final JobInputs inputs;
+
+    public WorkspaceRuns(NixExecConfig config, StatePaths paths, WorkspaceStore store, JobInputs inputs,
+            EntityManager em, ObjectMapper json) {
+        this.config = config;
+        this.paths = paths;
+        this.store = store;
+        this.inputs = inputs;
+        this.em = em;
+        this.json = json;
+    }
+
+    /**
+     * The job's materialised workspace, or empty when the job has no files. The directory is
+     * private to the service; the sandbox gives it to the run's uid when it mounts it.
+     */
+    public Optional<WorkspaceRun> prepare(UUID jobId, UUID tenantId, Limits limits) {
+        Optional<JobInputs.Loaded> loaded = inputs.load(jobId);
+        if (loaded.isEmpty()) {
+            return Optional.empty();
+        }
+        JobInputs.Loaded job = loaded.get();
+        Optional<WorkspaceStore.Snapshot> snapshot = Optional.empty();
+        if (job.workspace().isPresent()) {
+            snapshot = store.snapshot(job.workspace().get());
+            if (snapshot.isEmpty()) {
+                throw new Refused("workspace_gone", "the job's workspace " + job.workspace().get()
+                        + " was deleted before the job ran");
+            }
+        }
+        long maxBytes = snapshot.map(WorkspaceStore.Snapshot::quotaBytes).orElse(limits.workspaceBytes());
+        int maxFiles = snapshot.map(WorkspaceStore.Snapshot::quotaFiles).orElse(config.workspaces().quotaFiles());
+        Path dir = paths.jobsDir().resolve("ws-" + UUID.randomUUID());
+        try {
+            Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            if (snapshot.isPresent()) {
+                for (Map.Entry<String, WorkspaceStore.Entry> file : snapshot.get().files().entrySet()) {
+                    place(dir, new WorkspacePath(file.getKey()), store.blob(tenantId, file.getValue().sha256()));
+                }
+            }
+            for (Map.Entry<WorkspacePath, byte[]> file : job.files().entrySet()) {
+                place(dir, file.getKey(), file.getValue());
+            }
+        } catch (IOException | UncheckedIOException e) {
+            WorkspaceRun.delete(dir);
+            throw new Refused("invalid_request", "the job's files could not be laid out: " + e.getMessage());
+        }
+        return Optional.of(new WorkspaceRun(this, jobId, tenantId, dir, snapshot, job.artifactRoots(), maxBytes,
+                maxFiles));
+    }
+
+    /** Writes one file; an input replaces a stored file of the same path. */
+    private static void place(Path dir, WorkspacePath path, byte[] content) throws IOException {
+        Path target = dir.resolve(path.value());
+        Files.createDirectories(target.getParent());
+        Files.write(target, content);
+    }
+
+    /** The path with every byte outside the unreserved characters percent-encoded, slashes kept. */
+    static String urlPath(String path) {
+        StringBuilder out = new StringBuilder();
+        for (byte b : path.getBytes(java.nio.charset.StandardCharsets.UTF_8)) {
+            char c = (char) (b & 0xff);
+            if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || "-._~/".indexOf(c) >= 0) {
+                out.append(c);
+            } else {
+                out.append('%').append(String.format("%02X", b & 0xff));
+            }
+        }
+        return out.toString();
+    }
+
+    /** Runs {@code work} in a transaction of its own. */
+    void inTransaction(Runnable work) {
+        QuarkusTransaction.requiringNew().run(work);
+    }
+
+    void recordArtifacts(UUID jobId, UUID tenantId, List<WorkspaceRun.Collected> artifacts) {
+        for (WorkspaceRun.Collected a : artifacts) {
+            Blobs.put(em, tenantId, a.sha256(), a.content());
+            em.createNativeQuery("INSERT INTO job_artifacts (job_id, path, tenant_id, sha256, size, content_type) "
+                            + "VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (job_id, path) DO NOTHING")
+                    .setParameter(1, jobId).setParameter(2, a.path()).setParameter(3, tenantId)
+                    .setParameter(4, a.sha256()).setParameter(5, (long) a.content().length)
+                    .setParameter(6, ContentTypes.of(a.path())).executeUpdate();
+        }
+        List<Artifact> views = artifacts.stream().map(a -> new Artifact(a.path(), a.content().length, a.sha256(),
+                ContentTypes.of(a.path()), "/v1/jobs/" + jobId + "/artifacts/" + urlPath(a.path()))).toList();
+        try {
+            em.createNativeQuery("UPDATE jobs SET artifacts = CAST(?2 AS jsonb) WHERE id = ?1")
+                    .setParameter(1, jobId).setParameter(2, json.writeValueAsString(views)).executeUpdate();
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,353 @@
+package dev.nixexec.workspace;
+
+import dev.nixexec.config.NixExecConfig;
+import dev.nixexec.job.JobProblem;
+import dev.nixexec.tenant.Caller;
+import dev.nixexec.worker.FieldError;
+import dev.nixexec.worker.InvalidRequestException;
+import io.quarkus.scheduler.Scheduled;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.persistence.EntityManager;
+import jakarta.transaction.Transactional;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.regex.Pattern;
+
+/**
+ * Workspaces and their files in PostgreSQL, every call scoped to the caller's tenant (another
+ * tenant's workspace is "not found"). Every change of a workspace's files is one transaction that
+ * checks the workspace's and the tenant's quotas and bumps the workspace's version.
+ */
+@ApplicationScoped
+public class WorkspaceStore {
+
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,99}");
+
+    /** A stored file's hash and size: what a manifest maps a path to. */
+    public record Entry(String sha256, long size) {
+    }
+
+    /** A workspace's files at one version, for a worker to materialise. */
+    public record Snapshot(UUID id, UUID tenantId, int version, long quotaBytes, int quotaFiles,
+            Map<String, Entry> files) {
+    }
+
+    private final NixExecConfig config;
+    private final EntityManager em;
+
+    public WorkspaceStore(NixExecConfig config, EntityManager em) {
+        this.config = config;
+        this.em = em;
+    }
+
+    @Transactional
+    public WorkspaceView create(Caller caller, String name, Long quotaBytes, Integer quotaFiles) {
+        requireWriter(caller);
+        if (name == null || !NAME.matcher(name).matches()) {
+            throw invalid("name", "1 to 100 letters, digits, '.', '_' or '-', starting with a letter or digit");
+        }
+        NixExecConfig.Workspaces limits = config.workspaces();
+        long bytes = quotaBytes == null ? limits.quotaBytes() : quotaBytes;
+        int files = quotaFiles == null ? limits.quotaFiles() : quotaFiles;
+        if (bytes < 1 || bytes > limits.tenantBytes()) {
+            throw invalid("quota_bytes", "must be 1 to " + limits.tenantBytes());
+        }
+        if (files < 1 || files > limits.tenantFiles()) {
+            throw invalid("quota_files", "must be 1 to " + limits.tenantFiles());
+        }
+        if (byName(caller.tenantId(), name).isPresent()) {
+            throw new JobProblem(JobProblem.Kind.CONFLICT, "a workspace named '" + name + "' exists");
+        }
+        UUID id = UUID.randomUUID();
+        em.createNativeQuery("INSERT INTO workspaces (id, tenant_id, name, quota_bytes, quota_files) VALUES (?1, ?2, ?3, ?4, ?5)")
+                .setParameter(1, id).setParameter(2, caller.tenantId()).setParameter(3, name)
+                .setParameter(4, bytes).setParameter(5, files).executeUpdate();
+        return view(caller.tenantId(), id).orElseThrow();
+    }
+
+    @Transactional
+    public List<WorkspaceView> list(Caller caller) {
+        @SuppressWarnings("unchecked")
+        List<UUID> ids = em.createNativeQuery("SELECT id FROM workspaces WHERE tenant_id = ?1 ORDER BY name", UUID.class)
+                .setParameter(1, caller.tenantId()).getResultList();
+        return ids.stream().map(id -> view(caller.tenantId(), id).orElseThrow()).toList();
+    }
+
+    @Transactional
+    public WorkspaceView get(Caller caller, UUID id) {
+        return view(caller.tenantId(), id).orElseThrow(() -> notFound(id));
+    }
+
+    /** The id of the caller's workspace with this id or name; 404 if there is none. */
+    @Transactional(Transactional.TxType.MANDATORY)
+    public UUID resolve(Caller caller, String idOrName) {
+        Optional<UUID> asId = parseId(idOrName).filter(id -> view(caller.tenantId(), id).isPresent());
+        return asId.or(() -> idOrName == null ? Optional.empty() : byName(caller.tenantId(), idOrName))
+                .orElseThrow(() -> new JobProblem(JobProblem.Kind.NOT_FOUND, "no workspace " + idOrName));
+    }
+
+    /** The caller's workspace of this name, made with the default quotas if it does not exist. */
+    @Transactional
+    public WorkspaceView named(Caller caller, String name) {
+        Optional<UUID> existing = byName(caller.tenantId(), name);
+        if (existing.isPresent()) {
+            return view(caller.tenantId(), existing.get()).orElseThrow();
+        }
+        em.createNativeQuery("INSERT INTO workspaces (id, tenant_id, name, quota_bytes, quota_files) "
+                        + "VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (tenant_id, name) DO NOTHING")
+                .setParameter(1, UUID.randomUUID()).setParameter(2, caller.tenantId()).setParameter(3, name)
+                .setParameter(4, config.workspaces().quotaBytes()).setParameter(5, config.workspaces().quotaFiles())
+                .executeUpdate();
+        return view(caller.tenantId(), byName(caller.tenantId(), name).orElseThrow()).orElseThrow();
+    }
+
+    @Transactional
+    public void delete(Caller caller, UUID id) {
+        requireWriter(caller);
+        get(caller, id);
+        em.createNativeQuery("DELETE FROM workspaces WHERE id = ?1 AND tenant_id = ?2")
+                .setParameter(1, id).setParameter(2, caller.tenantId()).executeUpdate();
+        Blobs.collect(em, caller.tenantId());
+    }
+
+    @Transactional
+    public List<WorkspaceFile> files(Caller caller, UUID id) {
+        get(caller, id);
+        @SuppressWarnings("unchecked")
+        List<Object[]> rows = em.createNativeQuery("SELECT path, size, sha256, updated_at FROM workspace_files "
+                + "WHERE workspace_id = ?1 ORDER BY path").setParameter(1, id).getResultList();
+        return rows.stream().map(r -> new WorkspaceFile((String) r[0], ((Number) r[1]).longValue(), (String) r[2],
+                ContentTypes.of((String) r[0]), toOffset(r[3]))).toList();
+    }
+
+    @Transactional
+    public FileContent read(Caller caller, UUID id, WorkspacePath path) {
+        get(caller, id);
+        Entry entry = manifest(id).get(path.value());
+        if (entry == null) {
+            throw new JobProblem(JobProblem.Kind.NOT_FOUND, "no file " + path + " in workspace " + id);
+        }
+        byte[] content = Blobs.get(em, caller.tenantId(), entry.sha256()).orElseThrow();
+        return new FileContent(path.value(), content, entry.sha256(), ContentTypes.of(path.value()));
+    }
+
+    /** Creates or replaces one file; returns its entry. */
+    @Transactional
+    public WorkspaceFile write(Caller caller, UUID id, WorkspacePath path, byte[] content) {
+        requireWriter(caller);
+        get(caller, id);
+        lockForChange(caller.tenantId(), id);
+        Map<String, Entry> files = manifest(id);
+        String sha = Blobs.sha256(content);
+        Map<String, Entry> after = new LinkedHashMap<>(files);
+        after.put(path.value(), new Entry(sha, content.length));
+        for (String existing : files.keySet()) {
+            if (existing.startsWith(path.value() + "/") || path.value().startsWith(existing + "/")) {
+                throw new JobProblem(JobProblem.Kind.CONFLICT, "'" + path + "' and the existing '" + existing
+                        + "' cannot both be files");
+            }
+        }
+        quotaProblem(id, caller.tenantId(), files, after, content.length).ifPresent(p -> {
+            throw new InvalidRequestException(List.of(new FieldError("content", p)), true);
+        });
+        Blobs.put(em, caller.tenantId(), sha, content);
+        upsert(id, caller.tenantId(), path.value(), new Entry(sha, content.length));
+        bump(id, null, files.containsKey(path.value()) ? 0 : 1, files.containsKey(path.value()) ? 1 : 0, 0);
+        return new WorkspaceFile(path.value(), content.length, sha, ContentTypes.of(path.value()),
+                OffsetDateTime.now(ZoneOffset.UTC));
+    }
+
+    @Transactional
+    public void deleteFile(Caller caller, UUID id, WorkspacePath path) {
+        requireWriter(caller);
+        get(caller, id);
+        lockForChange(caller.tenantId(), id);
+        int deleted = em.createNativeQuery("DELETE FROM workspace_files WHERE workspace_id = ?1 AND path = ?2")
+                .setParameter(1, id).setParameter(2, path.value()).executeUpdate();
+        if (deleted == 0) {
+            throw new JobProblem(JobProblem.Kind.NOT_FOUND, "no file " + path + " in workspace " + id);
+        }
+        bump(id, null, 0, 0, 1);
+        Blobs.collect(em, caller.tenantId());
+    }
+
+    /** The workspace's files as of now, for a worker; empty when it was deleted. */
+    @Transactional
+    public Optional<Snapshot> snapshot(UUID id) {
+        @SuppressWarnings("unchecked")
+        List<Object[]> rows = em.createNativeQuery("SELECT tenant_id, version, quota_bytes, quota_files FROM workspaces "
+                + "WHERE id = ?1").setParameter(1, id).getResultList();
+        if (rows.isEmpty()) {
+            return Optional.empty();
+        }
+        Object[] r = rows.get(0);
+        return Optional.of(new Snapshot(id, (UUID) r[0], ((Number) r[1]).intValue(), ((Number) r[2]).longValue(),
+                ((Number) r[3]).intValue(), manifest(id)));
+    }
+
+    @Transactional
+    public byte[] blob(UUID tenant, String sha) {
+        return Blobs.get(em, tenant, sha).orElseThrow(() -> new IllegalStateException("missing blob " + sha));
+    }
+
+    /** A job's artifact, if the job is the caller's tenant's. */
+    @Transactional
+    public FileContent artifact(Caller caller, UUID jobId, WorkspacePath path) {
+        @SuppressWarnings("unchecked")
+        List<Object[]> rows = em.createNativeQuery("SELECT a.sha256, a.content_type FROM job_artifacts a "
+                        + "JOIN jobs j ON j.id = a.job_id WHERE a.job_id = ?1 AND a.path = ?2 AND j.tenant_id = ?3")
+                .setParameter(1, jobId).setParameter(2, path.value()).setParameter(3, caller.tenantId()).getResultList();
+        if (rows.isEmpty()) {
+            throw new JobProblem(JobProblem.Kind.NOT_FOUND, "no artifact " + path + " of job " + jobId);
+        }
+        String sha = (String) rows.get(0)[0];
+        return new FileContent(path.value(), Blobs.get(em, caller.tenantId(), sha).orElseThrow(), sha,
+                (String) rows.get(0)[1]);
+    }
+
+    /** Content of orphaned blobs (left by expired jobs' artifacts) is deleted hourly. */
+    @Scheduled(every = "1h", delayed = "10m", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    @Transactional
+    void collectGarbage() {
+        em.createNativeQuery("DELETE FROM workspace_blobs b "
+                + "WHERE NOT EXISTS (SELECT 1 FROM workspace_files f WHERE f.tenant_id = b.tenant_id AND f.sha256 = b.sha256) "
+                + "AND NOT EXISTS (SELECT 1 FROM job_artifacts a WHERE a.tenant_id = b.tenant_id AND a.sha256 = b.sha256)")
+                .executeUpdate();
+    }
+
+    // ---- shared with WorkspaceRuns (same transaction)
+
+    /** Serialises changes of one tenant's workspaces, so the tenant quota holds under concurrency. */
+    void lockForChange(UUID tenant, UUID workspace) {
+        em.createNativeQuery("SELECT pg_advisory_xact_lock(?1)")
+                .setParameter(1, tenant.getMostSignificantBits() ^ 0x6e69786578656373L).getSingleResult();
+        em.createNativeQuery("SELECT id FROM workspaces WHERE id = ?1 FOR UPDATE").setParameter(1, workspace)
+                .getResultList();
+    }
+
+    Map<String, Entry> manifest(UUID id) {
+        @SuppressWarnings("unchecked")
+        List<Object[]> rows = em.createNativeQuery("SELECT path, sha256, size FROM workspace_files WHERE workspace_id = ?1")
+                .setParameter(1, id).getResultList();
+        Map<String, Entry> files = new LinkedHashMap<>();
+        rows.forEach(r -> files.put((String) r[0], new Entry((String) r[1], ((Number) r[2]).longValue())));
+        return files;
+    }
+
+    /**
+     * Why replacing {@code before} by {@code after} would break the workspace's or the tenant's
+     * quota or the per-file cap, if it would.
+     */
+    Optional<String> quotaProblem(UUID id, UUID tenant, Map<String, Entry> before, Map<String, Entry> after,
+            long largestNew) {
+        NixExecConfig.Workspaces limits = config.workspaces();
+        if (largestNew > limits.maxFileBytes()) {
+            return Optional.of("a file of " + largestNew + " bytes is larger than the " + limits.maxFileBytes()
+                    + "-byte cap per file");
+        }
+        Object[] quota = (Object[]) em.createNativeQuery("SELECT quota_bytes, quota_files FROM workspaces WHERE id = ?1")
+                .setParameter(1, id).getSingleResult();
+        long bytes = after.values().stream().mapToLong(Entry::size).sum();
+        if (bytes > ((Number) quota[0]).longValue() || after.size() > ((Number) quota[1]).intValue()) {
+            return Optional.of("the workspace would hold " + bytes + " bytes in " + after.size() + " files; its quota is "
+                    + quota[0] + " bytes and " + quota[1] + " files");
+        }
+        Object[] used = (Object[]) em.createNativeQuery("SELECT coalesce(sum(size), 0), count(*) FROM workspace_files "
+                + "WHERE tenant_id = ?1").setParameter(1, tenant).getSingleResult();
+        long tenantBytes = ((Number) used[0]).longValue() + bytes - before.values().stream().mapToLong(Entry::size).sum();
+        long tenantFiles = ((Number) used[1]).longValue() + after.size() - before.size();
+        if (tenantBytes > limits.tenantBytes() || tenantFiles > limits.tenantFiles()) {
+            return Optional.of("the tenant's workspaces would hold " + tenantBytes + " bytes in " + tenantFiles
+                    + " files; its quota is " + limits.tenantBytes() + " bytes and " + limits.tenantFiles() + " files");
+        }
+        return Optional.empty();
+    }
+
+    void upsert(UUID id, UUID tenant, String path, Entry entry) {
+        em.createNativeQuery("INSERT INTO workspace_files (workspace_id, path, tenant_id, sha256, size) "
+                        + "VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (workspace_id, path) "
+                        + "DO UPDATE SET sha256 = excluded.sha256, size = excluded.size, updated_at = now()")
+                .setParameter(1, id).setParameter(2, path).setParameter(3, tenant).setParameter(4, entry.sha256())
+                .setParameter(5, entry.size()).executeUpdate();
+    }
+
+    void remove(UUID id, String path) {
+        em.createNativeQuery("DELETE FROM workspace_files WHERE workspace_id = ?1 AND path = ?2")
+                .setParameter(1, id).setParameter(2, path).executeUpdate();
+    }
+
+    /** A new version of the workspace, made by {@code job} (null: an upload). */
+    int bump(UUID id, UUID job, int created, int modified, int deleted) {
+        int version = ((Number) em.createNativeQuery("UPDATE workspaces SET version = version + 1, updated_at = now() "
+                + "WHERE id = ?1 RETURNING version").setParameter(1, id).getSingleResult()).intValue();
+        em.createNativeQuery("INSERT INTO workspace_versions (workspace_id, version, job_id, created, modified, deleted) "
+                        + "VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
+                .setParameter(1, id).setParameter(2, version).setParameter(3, job).setParameter(4, created)
+                .setParameter(5, modified).setParameter(6, deleted).executeUpdate();
+        return version;
+    }
+
+    int version(UUID id) {
+        @SuppressWarnings("unchecked")
+        List<Number> rows = em.createNativeQuery("SELECT version FROM workspaces WHERE id = ?1").setParameter(1, id)
+                .getResultList();
+        return rows.isEmpty() ? -1 : rows.get(0).intValue();
+    }
+
+    private Optional<WorkspaceView> view(UUID tenant, UUID id) {
+        @SuppressWarnings("unchecked")
+        List<Object[]> rows = em.createNativeQuery("SELECT w.id, w.name, w.quota_bytes, w.quota_files, "
+                        + "(SELECT coalesce(sum(size), 0) FROM workspace_files f WHERE f.workspace_id = w.id), "
+                        + "(SELECT count(*) FROM workspace_files f WHERE f.workspace_id = w.id), "
+                        + "w.version, (SELECT v.job_id FROM workspace_versions v WHERE v.workspace_id = w.id "
+                        + "AND v.version = w.version), w.created_at, w.updated_at "
+                        + "FROM workspaces w WHERE w.id = ?1 AND w.tenant_id = ?2")
+                .setParameter(1, id).setParameter(2, tenant).getResultList();
+        return rows.stream().findFirst().map(r -> new WorkspaceView((UUID) r[0], (String) r[1],
+                ((Number) r[2]).longValue(), ((Number) r[3]).intValue(), ((Number) r[4]).longValue(),
+                ((Number) r[5]).intValue(), ((Number) r[6]).intValue(), (UUID) r[7], toOffset(r[8]), toOffset(r[9])));
+    }
+
+    private Optional<UUID> byName(UUID tenant, String name) {
+        @SuppressWarnings("unchecked")
+        List<UUID> ids = em.createNativeQuery("SELECT id FROM workspaces WHERE tenant_id = ?1 AND name = ?2", UUID.class)
+                .setParameter(1, tenant).setParameter(2, name).getResultList();
+        return ids.stream().findFirst();
+    }
+
+    private static Optional<UUID> parseId(String text) {
+        try {
+            return Optional.of(UUID.fromString(text));
+        } catch (RuntimeException e) {
+            return Optional.empty();
+        }
+    }
+
+    private static void requireWriter(Caller caller) {
+        if (!caller.role().canSubmit()) {
+            throw new JobProblem(JobProblem.Kind.FORBIDDEN, "an " + caller.role().id() + " key cannot change workspaces");
+        }
+    }
+
+    private static InvalidRequestException invalid(String field, String message) {
+        return new InvalidRequestException(List.of(new FieldError(field, message)), false);
+    }
+
+    public static JobProblem notFound(UUID id) {
+        return new JobProblem(JobProblem.Kind.NOT_FOUND, "no workspace " + id);
+    }
+
+    static OffsetDateTime toOffset(Object value) {
+        return switch (value) {
+            case OffsetDateTime odt -> odt;
+            case java.time.Instant instant -> instant.atOffset(ZoneOffset.UTC);
+            case java.sql.Timestamp ts -> ts.toInstant().atOffset(ZoneOffset.UTC);
+            default -> OffsetDateTime.parse(value.toString());
+        };
+    }
+}
