@@ -104,6 +104,12 @@ public class Problems {
 
     @ServerExceptionMapper
     public Response unexpected(RuntimeException e) {
+        if (DatabaseOutage.causedBy(e)) {
+            LOG.warnf("the database is unreachable: %s", e.getMessage());
+            return Response.fromResponse(response(503, "Service Unavailable",
+                    "the database is unreachable; nothing was stored, try again shortly", null))
+                    .header("Retry-After", "5").build();
+        }
         LOG.error("unexpected error", e);
         return response(500, "Internal Server Error", "unexpected error; see the service log", null);
     }

@@ -12,6 +12,7 @@ import jakarta.persistence.EntityManager;
 import jakarta.transaction.Transactional;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
@@ -240,19 +241,32 @@ public class JobQueue {
 
     /** Extends the leases of this node's jobs; returns the ids whose cancel was requested. */
     @Transactional
-    public List<UUID> heartbeat(String nodeId, String role, int concurrency, int running) {
+    public List<UUID> heartbeat(String nodeId, String role, int concurrency, Set<UUID> running) {
         commitWithoutWaitingForDisk();
         em.createNativeQuery("INSERT INTO nodes (id, role, concurrency, running) VALUES (?1, ?2, ?3, ?4) "
                         + "ON CONFLICT (id) DO UPDATE SET role = ?2, concurrency = ?3, running = ?4, heartbeat_at = now()")
-                .setParameter(1, nodeId).setParameter(2, role).setParameter(3, concurrency).setParameter(4, running)
+                .setParameter(1, nodeId).setParameter(2, role).setParameter(3, concurrency).setParameter(4, running.size())
                 .executeUpdate();
-        em.createNativeQuery("UPDATE jobs SET lease_until = now() + make_interval(secs => ?2) "
-                        + "WHERE node_id = ?1 AND status IN ('building', 'running')")
-                .setParameter(1, nodeId).setParameter(2, (double) config.jobs().lease().toSeconds()).executeUpdate();
+        if (running.isEmpty()) {
+            return List.of();
+        }
+        // Only the runs this node still has: a job whose end could not be stored is left to expire,
+        // so the reaper ends it instead of its lease being renewed for ever.
         @SuppressWarnings("unchecked")
-        List<UUID> cancels = em.createNativeQuery("SELECT id FROM jobs WHERE node_id = ?1 "
-                + "AND status IN ('building', 'running') AND cancel_requested", UUID.class).setParameter(1, nodeId).getResultList();
-        return cancels;
+        List<UUID> cancels = em.createNativeQuery("UPDATE jobs SET lease_until = now() + make_interval(secs => :lease) "
+                        + "WHERE id IN (:ids) AND node_id = :node AND status IN ('building', 'running') "
+                        + "RETURNING CASE WHEN cancel_requested THEN id END", UUID.class)
+                .setParameter("lease", (double) config.jobs().lease().toSeconds()).setParameter("ids", running)
+                .setParameter("node", nodeId).getResultList();
+        return cancels.stream().filter(java.util.Objects::nonNull).toList();
+    }
+
+    /** The database's clock: leases are judged by it. */
+    @Transactional
+    public Instant databaseNow() {
+        long micros = ((Number) em.createNativeQuery("SELECT CAST(extract(epoch FROM clock_timestamp()) * 1000000 AS bigint)")
+                .getSingleResult()).longValue();
+        return Instant.EPOCH.plus(micros, java.time.temporal.ChronoUnit.MICROS);
     }
 
     /** A job this node claimed but will not run (shutting down before its code started): queued again. */

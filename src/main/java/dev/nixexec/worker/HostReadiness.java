@@ -1,6 +1,7 @@
 package dev.nixexec.worker;
 
 import dev.nixexec.nix.NixCommand;
+import dev.nixexec.nix.NixStoreProbe;
 import dev.nixexec.sandbox.Cgroups;
 import dev.nixexec.sandbox.Sandbox;
 import io.quarkus.runtime.StartupEvent;
@@ -19,11 +20,13 @@ public class HostReadiness implements HealthCheck {
     private static final Logger LOG = Logger.getLogger(HostReadiness.class);
 
     private final NixCommand nix;
+    private final NixStoreProbe store;
     private final Sandbox sandbox;
     private final Cgroups cgroups;
 
-    public HostReadiness(NixCommand nix, Sandbox sandbox, Cgroups cgroups) {
+    public HostReadiness(NixCommand nix, NixStoreProbe store, Sandbox sandbox, Cgroups cgroups) {
         this.nix = nix;
+        this.store = store;
         this.sandbox = sandbox;
         this.cgroups = cgroups;
     }
@@ -42,10 +45,13 @@ public class HostReadiness implements HealthCheck {
 
     @Override
     public HealthCheckResponse call() {
+        NixStoreProbe.Answer nixStore = nix.available() ? store.current() : null;
         var response = HealthCheckResponse.named("execution-host")
                 .withData("nix", nix.nixPath().map(Object::toString).orElse("missing"))
+                .withData("nix-store", nixStore == null ? "not probed: nix is missing" : nixStore.detail())
                 .withData("sandbox", sandbox.unavailableReason().orElse("ok"))
                 .withData("cgroups", cgroups.describe());
-        return (nix.available() && sandbox.unavailableReason().isEmpty() ? response.up() : response.down()).build();
+        boolean up = nixStore != null && nixStore.ok() && sandbox.unavailableReason().isEmpty();
+        return (up ? response.up() : response.down()).build();
     }
 }

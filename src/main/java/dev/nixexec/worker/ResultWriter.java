@@ -1,8 +1,10 @@
 package dev.nixexec.worker;
 
+import dev.nixexec.config.NixExecConfig;
 import dev.nixexec.job.JobQueue;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -10,6 +12,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import org.jboss.logging.Logger;
 
@@ -29,20 +32,46 @@ public class ResultWriter {
     }
 
     private final JobQueue queue;
+    private final Duration patience;
     private final LinkedBlockingQueue<Pending> pending = new LinkedBlockingQueue<>();
     private Thread writer;
-    private boolean stopped;
+    private volatile boolean stopped;
 
-    ResultWriter(JobQueue queue) {
+    ResultWriter(JobQueue queue, NixExecConfig config) {
         this.queue = queue;
+        this.patience = config.jobs().lease().multipliedBy(2);
     }
 
-    /** Stores one run's end; returns whether the job was still this node's. Blocks until written. */
+    /**
+     * Stores one run's end; returns whether the job was still this node's. Blocks until written.
+     * While the database is away (restarting, failing over) it tries again for twice the lease:
+     * the run keeps its lease meanwhile, and a result that arrives late is still the honest one.
+     * After that it gives up, and the reaper ends the job once its lease runs out.
+     */
     public boolean write(String nodeId, JobQueue.Finish finish) {
-        CompletableFuture<Boolean> stored = new CompletableFuture<>();
-        pending.add(new Pending(nodeId, finish, stored));
-        ensureWriting();
-        return stored.join();
+        long deadline = System.nanoTime() + patience.toNanos();
+        long backoffMs = 200;
+        while (true) {
+            CompletableFuture<Boolean> stored = new CompletableFuture<>();
+            pending.add(new Pending(nodeId, finish, stored));
+            ensureWriting();
+            try {
+                return stored.join();
+            } catch (CompletionException e) {
+                if (stopped || System.nanoTime() + backoffMs * 1_000_000 > deadline) {
+                    throw e;
+                }
+                LOG.warnf("could not store the result of job %s (%s); trying again in %d ms", finish.id(),
+                        e.getCause() == null ? e.getMessage() : e.getCause().getMessage(), backoffMs);
+                try {
+                    Thread.sleep(backoffMs);
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    throw e;
+                }
+                backoffMs = Math.min(backoffMs * 2, 5_000);
+            }
+        }
     }
 
     private synchronized void ensureWriting() {

@@ -12,9 +12,11 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import java.net.InetAddress;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
@@ -44,6 +46,7 @@ public class WorkerPool {
     private volatile boolean claiming;
     /** From the shutdown event on, scheduled database work stops: the datasource is going away. */
     private volatile boolean shuttingDown;
+    private final ReapGate reapGate;
     private Thread claimLoop;
 
     public WorkerPool(NixExecConfig config, JobQueue queue, JobNotifications notifications, JobRun.Factory runs) {
@@ -58,6 +61,7 @@ public class WorkerPool {
         }
         this.working = !role.equals("api");
         this.slots = new Semaphore(config.node().concurrency());
+        this.reapGate = new ReapGate(config.jobs().lease(), config.jobs().heartbeat());
     }
 
     public String nodeId() {
@@ -68,7 +72,7 @@ public class WorkerPool {
         if (!working) {
             return;
         }
-        queue.heartbeat(nodeId, config.node().role(), config.node().concurrency(), 0);
+        queue.heartbeat(nodeId, config.node().role(), config.node().concurrency(), Set.of());
         notifications.onSubmitted(wake::release);
         notifications.onCancel(id -> {
             JobRun run = active.get(id);
@@ -117,20 +121,31 @@ public class WorkerPool {
 
     @Scheduled(every = "${nixexec.jobs.heartbeat:5s}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     void heartbeat() {
-        if (!working || !claiming) {
+        if (shuttingDown) {
             return;
         }
-        for (UUID id : queue.heartbeat(nodeId, config.node().role(), config.node().concurrency(), active.size())) {
-            JobRun run = active.get(id);
-            if (run != null) {
-                run.cancel();
+        long started = System.nanoTime();
+        try {
+            Instant databaseNow = queue.databaseNow();
+            if (working && claiming) {
+                for (UUID id : queue.heartbeat(nodeId, config.node().role(), config.node().concurrency(),
+                        Set.copyOf(active.keySet()))) {
+                    JobRun run = active.get(id);
+                    if (run != null) {
+                        run.cancel();
+                    }
+                }
             }
+            reapGate.contact(started, System.nanoTime(), databaseNow);
+        } catch (RuntimeException e) {
+            reapGate.lost();
+            throw e;
         }
     }
 
     @Scheduled(every = "${nixexec.jobs.heartbeat:5s}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     void reap() {
-        if (shuttingDown) {
+        if (shuttingDown || !reapGate.mayReap(System.nanoTime())) {
             return;
         }
         int reaped = queue.reap();
