@@ -145,7 +145,20 @@ public class WorkerPool {
 
     @Scheduled(every = "${nixexec.jobs.heartbeat:5s}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     void reap() {
-        if (shuttingDown || !reapGate.mayReap(System.nanoTime())) {
+        if (shuttingDown) {
+            return;
+        }
+        // A reap already waiting on a stalled database must not act the moment it answers: it
+        // asks the clock first, and only a prompt answer after a steady lease lets it go on.
+        long started = System.nanoTime();
+        try {
+            Instant databaseNow = queue.databaseNow();
+            reapGate.contact(started, System.nanoTime(), databaseNow);
+        } catch (RuntimeException e) {
+            reapGate.lost();
+            throw e;
+        }
+        if (!reapGate.mayReap(System.nanoTime())) {
             return;
         }
         int reaped = queue.reap();
