@@ -62,16 +62,26 @@ class LatencyBenchmark {
         double[] startMs = new double[RUNS];
         double[] endToEndMs = new double[RUNS];
         double[] mcpMs = new double[RUNS];
+        double[] toCreatedMs = new double[RUNS];
+        double[] runMs = new double[RUNS];
+        double[] afterFinishMs = new double[RUNS];
         for (int i = 0; i < RUNS; i++) {
             Thread.sleep(50);
             long t = System.nanoTime();
+            java.time.Instant sent = java.time.Instant.now();
             JsonNode job = json.readTree(http.send(submitAndWait, HttpResponse.BodyHandlers.ofString()).body());
             endToEndMs[i] = (System.nanoTime() - t) / 1e6;
+            java.time.Instant received = java.time.Instant.now();
             if (!job.path("status").asText().equals("succeeded")) {
                 throw new IllegalStateException("benchmark job did not succeed: " + job);
             }
-            startMs[i] = Duration.between(OffsetDateTime.parse(job.path("created_at").asText()),
-                    OffsetDateTime.parse(job.path("started_at").asText())).toNanos() / 1e6;
+            OffsetDateTime created = OffsetDateTime.parse(job.path("created_at").asText());
+            OffsetDateTime startedAt = OffsetDateTime.parse(job.path("started_at").asText());
+            OffsetDateTime finishedAt = OffsetDateTime.parse(job.path("finished_at").asText());
+            startMs[i] = Duration.between(created, startedAt).toNanos() / 1e6;
+            toCreatedMs[i] = Duration.between(sent, created.toInstant()).toNanos() / 1e6;
+            runMs[i] = Duration.between(startedAt, finishedAt).toNanos() / 1e6;
+            afterFinishMs[i] = Duration.between(finishedAt.toInstant(), received).toNanos() / 1e6;
 
             Thread.sleep(50);
             t = System.nanoTime();
@@ -112,9 +122,14 @@ class LatencyBenchmark {
                 | (c) `POST /v1/jobs?wait=30`, cached python `print(1)` (ms) | %.1f | %.1f | +%.1f ms |
                 | (c) same bwrap command run directly (ms) | %.1f | %.1f | — |
                 | (d) MCP `run_code` over Streamable HTTP, same job (ms) | %.1f | %.1f | +%.1f ms vs (c) REST |
+                | (c) in parts: request sent → job created (ms) | %.1f | %.1f | — |
+                | (c) in parts: started → finished, as stored (ms) | %.1f | %.1f | — |
+                | (c) in parts: finished → response received (ms) | %.1f | %.1f | — |
                 """, RUNS, Runtime.getRuntime().availableProcessors(), pct(startMs, .5), pct(startMs, .9),
                 pct(endToEndMs, .5), pct(endToEndMs, .9), pct(endToEndMs, .5) - pct(directMs, .5), pct(directMs, .5),
-                pct(directMs, .9), pct(mcpMs, .5), pct(mcpMs, .9), pct(mcpMs, .5) - pct(endToEndMs, .5));
+                pct(directMs, .9), pct(mcpMs, .5), pct(mcpMs, .9), pct(mcpMs, .5) - pct(endToEndMs, .5),
+                pct(toCreatedMs, .5), pct(toCreatedMs, .9), pct(runMs, .5), pct(runMs, .9), pct(afterFinishMs, .5),
+                pct(afterFinishMs, .9));
         System.out.println(report);
         QueueBenchmark.append(report);
     }
