@@ -7,6 +7,8 @@ import java.util.UUID;
 /** A job's ordered event stream in {@code job_events}: what live followers on any node read. */
 public final class JobEvents {
 
+    private static final int MAX_EVENTS_PER_STATEMENT = 10_000;
+
     /** {@code kind} is status, stdout, stderr or result; {@code seq} is the SSE id. */
     public record Event(int seq, String kind, String data) {
     }
@@ -55,9 +57,14 @@ public final class JobEvents {
      * follow that job's last sequence number.
      */
     static void appendMany(EntityManager em, List<NewEvent> events) {
-        if (events.isEmpty()) {
-            return;
+        // PostgreSQL takes at most 65,535 parameters in one statement (three per event here);
+        // a run alternating between stdout and stderr can leave that many chunks.
+        for (int from = 0; from < events.size(); from += MAX_EVENTS_PER_STATEMENT) {
+            appendSlice(em, events.subList(from, Math.min(events.size(), from + MAX_EVENTS_PER_STATEMENT)));
         }
+    }
+
+    private static void appendSlice(EntityManager em, List<NewEvent> events) {
         StringBuilder sql = new StringBuilder("INSERT INTO job_events (job_id, seq, kind, data) "
                 + "SELECT v.id, coalesce((SELECT max(e.seq) FROM job_events e WHERE e.job_id = v.id), 0) "
                 + "+ row_number() OVER (PARTITION BY v.id ORDER BY v.n), v.kind, v.data FROM (VALUES ");

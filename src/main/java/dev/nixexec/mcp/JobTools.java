@@ -186,7 +186,8 @@ public class JobTools {
         if (!hostWorkspaces.enabled() || !roots.isSupported()) {
             return Optional.empty();
         }
-        return roots.list().await().atMost(ROOTS_WAIT).stream()
+        return roots.list().ifNoItem().after(ROOTS_WAIT).recoverWithItem(List.of())
+                .onFailure().recoverWithItem(List.of()).await().indefinitely().stream()
                 .map(root -> hostWorkspaces.fromRoot(root.uri()))
                 .flatMap(Optional::stream).findFirst();
     }

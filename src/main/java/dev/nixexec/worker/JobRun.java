@@ -20,6 +20,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.jboss.logging.Logger;
@@ -67,7 +68,8 @@ final class JobRun {
     private volatile String stopReason;
     /** Unflushed output: stream id and text, consecutive text of one stream merged. */
     private final List<Map.Entry<String, StringBuilder>> pending = new ArrayList<>();
-    private final Object storing = new Object();
+    /** Not a monitor: a virtual thread blocked in it must not pin its carrier (JDK 21). */
+    private final ReentrantLock storing = new ReentrantLock();
     private int pendingChars;
     private OutputCapture stdout;
     private OutputCapture stderr;
@@ -233,7 +235,8 @@ final class JobRun {
 
     /** Takes and stores what is pending; {@link #storing} keeps chunks in the order they were taken. */
     private void flush() {
-        synchronized (storing) {
+        storing.lock();
+        try {
             List<JobQueue.Chunk> chunks = takePending();
             if (chunks.isEmpty()) {
                 return;
@@ -243,6 +246,8 @@ final class JobRun {
             } catch (RuntimeException e) {
                 LOG.warnf("could not store output of job %s for live followers: %s", job.id(), e.getMessage());
             }
+        } finally {
+            storing.unlock();
         }
     }
 
@@ -284,8 +289,11 @@ final class JobRun {
                 deps.queue.giveBack(job.id(), nodeId);
             } else {
                 // The last output goes with the result: one transaction, one wake-up for followers.
-                synchronized (storing) {
+                storing.lock();
+                try {
                     deps.results.write(nodeId, new JobQueue.Finish(job.id(), outcome, takePending()));
+                } finally {
+                    storing.unlock();
                 }
             }
         } catch (RuntimeException e) {

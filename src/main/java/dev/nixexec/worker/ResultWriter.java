@@ -49,6 +49,9 @@ public class ResultWriter {
      * After that it gives up, and the reaper ends the job once its lease runs out.
      */
     public boolean write(String nodeId, JobQueue.Finish finish) {
+        if (stopped) {
+            throw new IllegalStateException("the service is stopping; result of job " + finish.id() + " not stored");
+        }
         long deadline = System.nanoTime() + patience.toNanos();
         long backoffMs = 200;
         while (true) {
@@ -115,6 +118,9 @@ public class ResultWriter {
         stopped = true;
         if (writer != null) {
             writer.interrupt();
+        }
+        for (Pending left = pending.poll(); left != null; left = pending.poll()) {
+            left.stored().completeExceptionally(new IllegalStateException("the service stopped before storing it"));
         }
     }
 }

@@ -22,10 +22,14 @@ final class Blobs {
         }
     }
 
-    /** Stores the content unless the tenant has it already. */
+    /**
+     * Stores the content unless the tenant has it already. A content it has is touched: that locks
+     * the row against a concurrent {@link #collect} and restarts its grace period, so a write that
+     * has not committed yet never finds its content collected.
+     */
     static void put(EntityManager em, UUID tenant, String sha, byte[] content) {
         em.createNativeQuery("INSERT INTO workspace_blobs (tenant_id, sha256, size, content) VALUES (?1, ?2, ?3, ?4) "
-                        + "ON CONFLICT (tenant_id, sha256) DO NOTHING")
+                        + "ON CONFLICT (tenant_id, sha256) DO UPDATE SET created_at = now()")
                 .setParameter(1, tenant).setParameter(2, sha).setParameter(3, (long) content.length)
                 .setParameter(4, content).executeUpdate();
     }
@@ -37,9 +41,13 @@ final class Blobs {
         return rows.stream().findFirst();
     }
 
-    /** Deletes the tenant's contents no workspace file and no artifact refers to any more. */
+    /**
+     * Deletes the tenant's contents no workspace file and no artifact refers to any more and that
+     * no write touched in the last hour (one may be about to refer to it).
+     */
     static int collect(EntityManager em, UUID tenant) {
         return em.createNativeQuery("DELETE FROM workspace_blobs b WHERE b.tenant_id = ?1 "
+                        + "AND b.created_at < now() - interval '1 hour' "
                         + "AND NOT EXISTS (SELECT 1 FROM workspace_files f WHERE f.tenant_id = b.tenant_id AND f.sha256 = b.sha256) "
                         + "AND NOT EXISTS (SELECT 1 FROM job_artifacts a WHERE a.tenant_id = b.tenant_id AND a.sha256 = b.sha256)")
                 .setParameter(1, tenant).executeUpdate();

@@ -31,10 +31,4 @@ public final class ContentTypes {
         return contentType.equals("image/png") || contentType.equals("image/jpeg") || contentType.equals("image/svg+xml")
                 || contentType.equals("image/gif") || contentType.equals("image/webp");
     }
-
-    /** Text that reads as text (and is sent as such over MCP). */
-    public static boolean text(String contentType) {
-        return contentType.startsWith("text/") || contentType.equals("application/json")
-                || contentType.equals("application/xml") || contentType.equals("image/svg+xml");
-    }
 }

@@ -1,5 +1,7 @@
 package dev.nixexec.workspace;
 
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 
@@ -17,8 +19,9 @@ public record JobFiles(Optional<String> workspace, List<InputFile> files, List<S
 
     public JobFiles {
         workspace = workspace == null ? Optional.empty() : workspace;
-        files = files == null ? List.of() : List.copyOf(files);
-        artifacts = artifacts == null ? List.of() : List.copyOf(artifacts);
+        // Not List.copyOf: a null element is the caller's mistake, refused with a field error later.
+        files = files == null ? List.of() : Collections.unmodifiableList(new ArrayList<>(files));
+        artifacts = artifacts == null ? List.of() : Collections.unmodifiableList(new ArrayList<>(artifacts));
     }
 
     /** One inline input file; {@code encoding} is {@code utf-8} (default) or {@code base64}. */

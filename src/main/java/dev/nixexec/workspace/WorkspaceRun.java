@@ -95,6 +95,7 @@ public final class WorkspaceRun {
     /** Why the directory is over its quota, if it is. */
     private Optional<String> overQuota() {
         long[] totals = new long[2];
+        boolean[] unreadable = new boolean[1];
         try {
             Files.walkFileTree(dir, new SimpleFileVisitor<>() {
                 @Override
@@ -106,11 +107,19 @@ public final class WorkspaceRun {
 
                 @Override
                 public FileVisitResult visitFileFailed(Path file, IOException e) {
-                    return FileVisitResult.CONTINUE;
+                    if (e instanceof java.nio.file.NoSuchFileException) {
+                        return FileVisitResult.CONTINUE;
+                    }
+                    // What cannot be measured could hold anything: fail closed.
+                    unreadable[0] = true;
+                    return FileVisitResult.TERMINATE;
                 }
             });
         } catch (IOException e) {
-            return Optional.empty();
+            unreadable[0] = true;
+        }
+        if (unreadable[0]) {
+            return Optional.of("the job made part of its workspace unreadable to the service, so it cannot be measured");
         }
         return totals[0] > maxBytes || totals[1] > maxFiles
                 ? Optional.of("the job wrote past the workspace quota of " + maxBytes + " bytes and " + maxFiles + " files")
