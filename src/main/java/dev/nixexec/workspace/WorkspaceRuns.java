@@ -123,10 +123,12 @@ public class WorkspaceRuns {
     }
 
     void recordArtifacts(UUID jobId, UUID tenantId, List<WorkspaceRun.Collected> artifacts) {
+        // A retried job's artifacts are its last attempt's, as its result is.
+        em.createNativeQuery("DELETE FROM job_artifacts WHERE job_id = ?1").setParameter(1, jobId).executeUpdate();
         for (WorkspaceRun.Collected a : artifacts) {
             Blobs.put(em, tenantId, a.sha256(), a.content());
             em.createNativeQuery("INSERT INTO job_artifacts (job_id, path, tenant_id, sha256, size, content_type) "
-                            + "VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (job_id, path) DO NOTHING")
+                            + "VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
                     .setParameter(1, jobId).setParameter(2, a.path()).setParameter(3, tenantId)
                     .setParameter(4, a.sha256()).setParameter(5, (long) a.content().length)
                     .setParameter(6, ContentTypes.of(a.path())).executeUpdate();
