@@ -14,6 +14,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 import org.jboss.logging.Logger;
 
 /**
@@ -59,7 +60,8 @@ public class ResultWriter {
             pending.add(new Pending(nodeId, finish, stored));
             ensureWriting();
             try {
-                return stored.join();
+                // Bounded: a write queued just as the service stopped is never taken by a writer.
+                return stored.orTimeout(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS).join();
             } catch (CompletionException e) {
                 if (stopped || System.nanoTime() + backoffMs * 1_000_000 > deadline) {
                     throw e;
