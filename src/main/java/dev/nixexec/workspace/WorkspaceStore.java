@@ -60,13 +60,15 @@ public class WorkspaceStore {
         if (files < 1 || files > limits.tenantFiles()) {
             throw invalid("quota_files", "must be 1 to " + limits.tenantFiles());
         }
-        if (byName(caller.tenantId(), name).isPresent()) {
-            throw new JobProblem(JobProblem.Kind.CONFLICT, "a workspace named '" + name + "' exists");
-        }
         UUID id = UUID.randomUUID();
-        em.createNativeQuery("INSERT INTO workspaces (id, tenant_id, name, quota_bytes, quota_files) VALUES (?1, ?2, ?3, ?4, ?5)")
+        // One statement, so two creates of one name at once give one workspace and one 409.
+        int created = em.createNativeQuery("INSERT INTO workspaces (id, tenant_id, name, quota_bytes, quota_files) "
+                        + "VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (tenant_id, name) DO NOTHING")
                 .setParameter(1, id).setParameter(2, caller.tenantId()).setParameter(3, name)
                 .setParameter(4, bytes).setParameter(5, files).executeUpdate();
+        if (created == 0) {
+            throw new JobProblem(JobProblem.Kind.CONFLICT, "a workspace named '" + name + "' exists");
+        }
         return view(caller.tenantId(), id).orElseThrow();
     }
 
@@ -98,6 +100,7 @@ public class WorkspaceStore {
         if (existing.isPresent()) {
             return view(caller.tenantId(), existing.get()).orElseThrow();
         }
+        requireWriter(caller);
         em.createNativeQuery("INSERT INTO workspaces (id, tenant_id, name, quota_bytes, quota_files) "
                         + "VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (tenant_id, name) DO NOTHING")
                 .setParameter(1, UUID.randomUUID()).setParameter(2, caller.tenantId()).setParameter(3, name)
