@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.nixexec.config.NixExecConfig;
+import dev.nixexec.testing.ConfigOverride;
 import dev.nixexec.config.StatePaths;
 import dev.nixexec.nix.Environment;
 import dev.nixexec.nix.EnvironmentCache;
@@ -24,8 +25,6 @@ import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.smallrye.mutiny.subscription.Cancellable;
 import jakarta.inject.Inject;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -891,9 +890,9 @@ class AdversarialSandboxTest {
     /** Was a finding: without cgroups nothing killed the untied child; now every process of the run's uid is. */
     @Test
     void withoutCgroupsUntyingBubblewrapsInitDoesNotOutliveTheTimeout() throws Exception {
-        NixExecConfig.Sandbox sandboxConfig = override(NixExecConfig.Sandbox.class, config.sandbox(),
+        NixExecConfig.Sandbox sandboxConfig = ConfigOverride.of(NixExecConfig.Sandbox.class, config.sandbox(),
                 Map.of("cgroupParent", Optional.of("/proc/nixexec-adversarial-no-cgroups"), "warmLaunchers", 0));
-        NixExecConfig noCgroupConfig = override(NixExecConfig.class, config, Map.of("sandbox", sandboxConfig));
+        NixExecConfig noCgroupConfig = ConfigOverride.of(NixExecConfig.class, config, Map.of("sandbox", sandboxConfig));
         Cgroups none = new Cgroups(noCgroupConfig);
         assertFalse(none.available());
         LauncherPool pool = new LauncherPool(noCgroupConfig, paths, none, uids);
@@ -957,9 +956,9 @@ class AdversarialSandboxTest {
             Files.createDirectory(planted);
             Files.setPosixFilePermissions(planted, PosixFilePermissions.fromString("rwxrwxrwx"));
             Files.setAttribute(planted, "unix:uid", 65534);
-            NixExecConfig.Executor executor = override(NixExecConfig.Executor.class, config.executor(),
+            NixExecConfig.Executor executor = ConfigOverride.of(NixExecConfig.Executor.class, config.executor(),
                     Map.of("tempDir", Optional.of(planted)));
-            NixExecConfig planting = override(NixExecConfig.class, config, Map.of("executor", executor));
+            NixExecConfig planting = ConfigOverride.of(NixExecConfig.class, config, Map.of("executor", executor));
             Path jobs;
             try {
                 jobs = new StatePaths(planting).jobsDir();
@@ -984,20 +983,5 @@ class AdversarialSandboxTest {
         System.arraycopy(a, 0, all, 0, a.length);
         System.arraycopy(b, 0, all, a.length, b.length);
         return all;
-    }
-
-    /** A view of a config interface with some methods answered differently. */
-    @SuppressWarnings("unchecked")
-    private static <T> T override(Class<T> type, T base, Map<String, Object> answers) {
-        return (T) Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type}, (proxy, method, args) -> {
-            if (answers.containsKey(method.getName()) && method.getParameterCount() == 0) {
-                return answers.get(method.getName());
-            }
-            try {
-                return method.invoke(base, args);
-            } catch (InvocationTargetException e) {
-                throw e.getCause();
-            }
-        });
     }
 }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.nixexec.config.NixExecConfig;
+import dev.nixexec.testing.ConfigOverride;
 import dev.nixexec.config.StatePaths;
 import dev.nixexec.nix.Environment;
 import dev.nixexec.nix.EnvironmentCache;
@@ -16,8 +17,6 @@ import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -61,11 +60,11 @@ class StateDiskFullTest {
         assertEquals(0, exec("mount", "-t", "tmpfs", "-o", "size=1m,mode=0711", "tmpfs", mount.toString()));
         try {
             Path jobs = mount.resolve("jobs");
-            NixExecConfig.Executor executor = override(NixExecConfig.Executor.class, config.executor(),
+            NixExecConfig.Executor executor = ConfigOverride.of(NixExecConfig.Executor.class, config.executor(),
                     Map.of("tempDir", Optional.of(jobs)));
-            NixExecConfig.Sandbox sandboxConfig = override(NixExecConfig.Sandbox.class, config.sandbox(),
+            NixExecConfig.Sandbox sandboxConfig = ConfigOverride.of(NixExecConfig.Sandbox.class, config.sandbox(),
                     Map.of("warmLaunchers", 0));
-            NixExecConfig small = override(NixExecConfig.class, config, Map.of("executor", executor, "sandbox", sandboxConfig));
+            NixExecConfig small = ConfigOverride.of(NixExecConfig.class, config, Map.of("executor", executor, "sandbox", sandboxConfig));
             StatePaths paths = new StatePaths(small);
             LauncherPool pool = new LauncherPool(small, paths, cgroups, uids);
             try {
@@ -152,19 +151,5 @@ class StateDiskFullTest {
         Process p = new ProcessBuilder(argv).inheritIO().start();
         assertTrue(p.waitFor(30, TimeUnit.SECONDS));
         return p.exitValue();
-    }
-
-    @SuppressWarnings("unchecked")
-    private static <T> T override(Class<T> type, T base, Map<String, Object> answers) {
-        return (T) Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type}, (proxy, method, args) -> {
-            if (answers.containsKey(method.getName()) && method.getParameterCount() == 0) {
-                return answers.get(method.getName());
-            }
-            try {
-                return method.invoke(base, args);
-            } catch (InvocationTargetException e) {
-                throw e.getCause();
-            }
-        });
     }
 }
