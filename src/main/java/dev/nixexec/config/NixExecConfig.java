@@ -158,6 +158,10 @@ public interface NixExecConfig {
         /** How long running jobs may finish on shutdown before they are ended. */
         @WithDefault("20s")
         Duration shutdownGrace();
+
+        /** A job's {@code metadata} as JSON; larger is refused (413). */
+        @WithDefault("16384")
+        int maxMetadataBytes();
     }
 
     interface Sandbox {

@@ -152,6 +152,11 @@ public class JobService {
             throw new JobProblem(JobProblem.Kind.FORBIDDEN, "an " + caller.role().id() + " key cannot submit jobs");
         }
         engine.validate(submission.execution());
+        int metadataBytes = write(submission.metadata()).getBytes(StandardCharsets.UTF_8).length;
+        if (metadataBytes > config.jobs().maxMetadataBytes()) {
+            throw new InvalidRequestException(List.of(new FieldError("metadata", "metadata is " + metadataBytes
+                    + " bytes as JSON, at most " + config.jobs().maxMetadataBytes() + " are kept")), true);
+        }
         if (submission.hostWorkspace().isPresent()
                 && !submission.hostWorkspace().equals(submission.hostWorkspace().flatMap(hostWorkspaces::permit))) {
             throw new InvalidRequestException(List.of(new FieldError("workspace",

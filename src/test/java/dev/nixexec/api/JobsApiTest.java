@@ -145,6 +145,8 @@ class JobsApiTest {
         as(memberA).body("{not json").post("/v1/jobs").then().statusCode(400);
         as(memberA).body(Map.of("language", "python", "code", "#" + "x".repeat(2 << 20))).post("/v1/jobs")
                 .then().statusCode(413).contentType("application/problem+json");
+        as(memberA).body(Map.of("language", "python", "code", "1", "metadata", Map.of("note", "x".repeat(20_000))))
+                .post("/v1/jobs").then().statusCode(413).body("errors[0].field", equalTo("metadata"));
         as(memberA).body(Map.of("language", "python", "code", "1", "network", "full")).post("/v1/jobs")
                 .then().statusCode(400).body("errors[0].field", equalTo("network"));
         as(memberA).get("/v1/jobs?status=nonsense").then().statusCode(400);
