@@ -5,10 +5,15 @@ import io.quarkus.runtime.ShutdownEvent;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.persistence.EntityManager;
+import jakarta.transaction.Status;
+import jakarta.transaction.Synchronization;
+import jakarta.transaction.TransactionSynchronizationRegistry;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -22,7 +27,10 @@ import org.postgresql.PGNotification;
  * PostgreSQL LISTEN/NOTIFY across the fleet: a submitted job wakes idle workers, a change to a job
  * wakes whoever waits for or follows it, a cancel reaches the node running it. Notifications are
  * sent inside the transaction that makes the change, so they arrive only if it commits. Everyone
- * also polls slowly, in case a notification is missed while reconnecting.
+ * also polls slowly, in case a notification is missed while reconnecting. A job that ends in a
+ * transaction of this node is handed to this node's waiters as stored, once it commits, so a
+ * request waiting on the node that ran its job neither waits for the notification nor reads the
+ * job back.
  */
 @ApplicationScoped
 public class JobNotifications {
@@ -31,21 +39,57 @@ public class JobNotifications {
     static final String SUBMITTED = "nixexec_submitted";
     static final String CHANGED = "nixexec_job";
     static final String CANCEL = "nixexec_cancel";
+    /** Follows a job id in a {@link #CHANGED} payload when the change ended the job. */
+    static final String ENDED = "!";
 
     private final AgroalDataSource dataSource;
+    private final TransactionSynchronizationRegistry transactions;
     private final Set<Runnable> submitted = new CopyOnWriteArraySet<>();
     private final Map<UUID, Set<Runnable>> changed = new ConcurrentHashMap<>();
+    private final Map<UUID, Set<Consumer<Optional<JobView>>>> ends = new ConcurrentHashMap<>();
     private final Set<Consumer<UUID>> cancels = new CopyOnWriteArraySet<>();
     private volatile boolean stopped;
     private volatile Thread listener;
 
-    public JobNotifications(AgroalDataSource dataSource) {
+    public JobNotifications(AgroalDataSource dataSource, TransactionSynchronizationRegistry transactions) {
         this.dataSource = dataSource;
+        this.transactions = transactions;
     }
 
     /** Sends a notification when the current transaction commits. */
     static void notify(EntityManager em, String channel, String payload) {
         em.createNativeQuery("SELECT pg_notify(?1, ?2)").setParameter(1, channel).setParameter(2, payload).getSingleResult();
+    }
+
+    /**
+     * The current transaction ends these jobs: when it commits, every node hears of it and this
+     * node's waiters get each job as it was stored.
+     */
+    void ended(EntityManager em, List<JobView> jobs) {
+        if (jobs.isEmpty()) {
+            return;
+        }
+        notify(em, CHANGED, String.join(",", jobs.stream().map(j -> j.id() + ENDED).toList()));
+        handOverOnCommit(jobs);
+    }
+
+    /** For a transaction that notifies of the ends itself: hands the jobs to this node's waiters once it commits. */
+    void handOverOnCommit(List<JobView> jobs) {
+        if (jobs.isEmpty()) {
+            return;
+        }
+        transactions.registerInterposedSynchronization(new Synchronization() {
+            @Override
+            public void beforeCompletion() {
+            }
+
+            @Override
+            public void afterCompletion(int status) {
+                if (status == Status.STATUS_COMMITTED) {
+                    jobs.forEach(job -> runEnds(job.id(), Optional.of(job)));
+                }
+            }
+        });
     }
 
     public void onSubmitted(Runnable action) {
@@ -69,6 +113,19 @@ public class JobNotifications {
         changed.computeIfAbsent(jobId, id -> new CopyOnWriteArraySet<>()).add(action);
         ensureListening();
         return () -> changed.computeIfPresent(jobId, (id, actions) -> {
+            actions.remove(action);
+            return actions.isEmpty() ? null : actions;
+        });
+    }
+
+    /**
+     * Calls {@code action} when the job ends: with the job as stored when it ended on this node,
+     * empty when another node's notification said so. Until the returned handle is closed.
+     */
+    public Watch watchEnd(UUID jobId, Consumer<Optional<JobView>> action) {
+        ends.computeIfAbsent(jobId, id -> new CopyOnWriteArraySet<>()).add(action);
+        ensureListening();
+        return () -> ends.computeIfPresent(jobId, (id, actions) -> {
             actions.remove(action);
             return actions.isEmpty() ? null : actions;
         });
@@ -122,15 +179,27 @@ public class JobNotifications {
             case SUBMITTED -> submitted.forEach(Runnable::run);
             case CHANGED -> {
                 // one notification may name several jobs (a claim's batch), comma-separated
-                for (String id : payload.split(",")) {
-                    Set<Runnable> actions = changed.get(UUID.fromString(id));
+                for (String entry : payload.split(",")) {
+                    boolean ended = entry.endsWith(ENDED);
+                    UUID id = UUID.fromString(ended ? entry.substring(0, entry.length() - ENDED.length()) : entry);
+                    Set<Runnable> actions = changed.get(id);
                     if (actions != null) {
                         actions.forEach(Runnable::run);
+                    }
+                    if (ended) {
+                        runEnds(id, Optional.empty());
                     }
                 }
             }
             case CANCEL -> cancels.forEach(c -> c.accept(UUID.fromString(payload)));
             default -> LOG.debugf("ignoring notification on %s", channel);
+        }
+    }
+
+    private void runEnds(UUID id, Optional<JobView> job) {
+        Set<Consumer<Optional<JobView>>> actions = ends.get(id);
+        if (actions != null) {
+            actions.forEach(a -> a.accept(job));
         }
     }
 }

@@ -37,8 +37,10 @@ public class JobQueue {
      * Fairness: each tenant's oldest queued jobs are ranked 1, 2, 3… and a job's turn is its
      * tenant's running count plus its rank, so tenants with fewer running jobs go first and tenants
      * interleave; a tenant at its running cap gets nothing. SKIP LOCKED lets many claimers run this
-     * at once without ever taking the same row. Parameters: ?1 node, ?2 how many, ?3 default
-     * running cap, ?4 lease seconds.
+     * at once without ever taking the same row. The same statement appends each claimed job's
+     * "building" event and "claimed" audit record and notifies its followers, so a claim costs
+     * one round trip and its commit. Parameters: ?1 node, ?2 how many, ?3 default running cap,
+     * ?4 lease seconds.
      */
     public static final String CLAIM = """
             WITH running AS (
@@ -61,14 +63,26 @@ public class JobQueue {
                 WHERE coalesce(r.n, 0) + c.k <= coalesce((t.policy ->> 'max_running')::int, ?3)
                 ORDER BY coalesce(r.n, 0) + c.k, c.created_at
                 LIMIT ?2
+            ), claimed AS (
+                UPDATE jobs SET status = 'building', node_id = ?1, attempt = attempt + 1,
+                       lease_until = now() + make_interval(secs => ?4), claimed_at = now()
+                WHERE id IN (SELECT id FROM jobs WHERE id IN (SELECT id FROM picked) AND status = 'queued'
+                             FOR UPDATE SKIP LOCKED)
+                RETURNING id, tenant_id, attempt, language, code, packages::text AS packages, env::text AS env, stdin,
+                          timeout_ms, network, (SELECT t.policy::text FROM tenants t WHERE t.id = jobs.tenant_id) AS policy,
+                          host_workspace
+            ), events AS (
+                INSERT INTO job_events (job_id, seq, kind, data)
+                SELECT c.id, coalesce((SELECT max(e.seq) FROM job_events e WHERE e.job_id = c.id), 0) + 1, 'status', 'building'
+                FROM claimed c
+            ), audited AS (
+                INSERT INTO audit_events (tenant_id, job_id, node_id, kind, detail, at)
+                SELECT c.tenant_id, c.id, ?1, 'claimed', jsonb_build_object('attempt', c.attempt), now() FROM claimed c
             )
-            UPDATE jobs SET status = 'building', node_id = ?1, attempt = attempt + 1,
-                   lease_until = now() + make_interval(secs => ?4), claimed_at = now()
-            WHERE id IN (SELECT id FROM jobs WHERE id IN (SELECT id FROM picked) AND status = 'queued'
-                         FOR UPDATE SKIP LOCKED)
-            RETURNING id, tenant_id, attempt, language, code, packages::text, env::text, stdin, timeout_ms, network,
-                      (SELECT t.policy::text FROM tenants t WHERE t.id = jobs.tenant_id), host_workspace
-            """;
+            SELECT c.id, c.tenant_id, c.attempt, c.language, c.code, c.packages, c.env, c.stdin, c.timeout_ms, c.network,
+                   c.policy, c.host_workspace, pg_notify('%s', c.id::text)
+            FROM claimed c
+            """.formatted(JobNotifications.CHANGED);
 
     private final NixExecConfig config;
     private final EntityManager em;
@@ -77,6 +91,8 @@ public class JobQueue {
     private final ObjectMapper json;
     @Inject
     JobMetrics metrics;
+    @Inject
+    JobNotifications notifications;
 
     public JobQueue(NixExecConfig config, EntityManager em, AuditLog audit, JobService jobs, ObjectMapper json) {
         this.config = config;
@@ -86,10 +102,7 @@ public class JobQueue {
         this.json = json;
     }
 
-    /**
-     * Claims up to {@code count} jobs for this node: one statement to claim, one for their status
-     * events, one for their audit records, one notification.
-     */
+    /** Claims up to {@code count} jobs for this node, with their events, audit and notifications. */
     @Transactional
     public List<ClaimedJob> claim(String nodeId, int count) {
         commitWithoutWaitingForDisk();
@@ -103,7 +116,6 @@ public class JobQueue {
             return List.of();
         }
         List<ClaimedJob> claimed = new ArrayList<>();
-        List<AuditLog.JobRecord> records = new ArrayList<>();
         for (Object[] r : rows) {
             ClaimedJob job = new ClaimedJob((UUID) r[0], (UUID) r[1], ((Number) r[2]).intValue(), (String) r[3],
                     (String) r[4], read((String) r[5], new TypeReference<List<String>>() { }),
@@ -112,13 +124,7 @@ public class JobQueue {
                     read((String) r[10], new TypeReference<TenantPolicy>() { }),
                     Optional.ofNullable((String) r[11]).map(Path::of));
             claimed.add(job);
-            records.add(new AuditLog.JobRecord(job.tenantId(), job.id(), Map.of("attempt", job.attempt())));
         }
-        List<UUID> ids = claimed.stream().map(ClaimedJob::id).toList();
-        JobEvents.appendAll(em, ids, "status", "building");
-        audit.recordAll("claimed", nodeId, records);
-        JobNotifications.notify(em, JobNotifications.CHANGED,
-                String.join(",", ids.stream().map(UUID::toString).toList()));
         return claimed;
     }
 
@@ -130,21 +136,31 @@ public class JobQueue {
     @Transactional
     public boolean started(ClaimedJob job, String nodeId, String storePath, String revision, boolean cacheHit,
             long buildMs) {
-        UUID id = job.id();
-        int updated = em.createNativeQuery("UPDATE jobs SET status = 'running', started_at = now(), store_path = ?3, "
-                        + "nixpkgs_revision = ?4, cache_hit = ?5, build_ms = ?6 "
-                        + "WHERE id = ?1 AND node_id = ?2 AND status = 'building' AND NOT cancel_requested")
-                .setParameter(1, id).setParameter(2, nodeId).setParameter(3, storePath).setParameter(4, revision)
-                .setParameter(5, cacheHit).setParameter(6, buildMs).executeUpdate();
-        if (updated == 1) {
-            UUID tenant = job.tenantId();
-            audit.record("environment", tenant, id, null, nodeId,
-                    Map.of("store_path", storePath, "nixpkgs_revision", revision, "cache_hit", cacheHit, "build_ms", buildMs));
-            audit.record("started", tenant, id, null, nodeId, Map.of());
-            JobEvents.append(em, id, "status", "running");
-            JobNotifications.notify(em, JobNotifications.CHANGED, id.toString());
-        }
-        return updated == 1;
+        String environment = jobs.write(Map.of("store_path", storePath, "nixpkgs_revision", revision,
+                "cache_hit", cacheHit, "build_ms", buildMs));
+        // One statement: the update, the "running" event, both audit records and the notification.
+        Number started = (Number) em.createNativeQuery("""
+                        WITH s AS (
+                            UPDATE jobs SET status = 'running', started_at = now(), store_path = ?3, nixpkgs_revision = ?4,
+                                   cache_hit = ?5, build_ms = ?6
+                            WHERE id = ?1 AND node_id = ?2 AND status = 'building' AND NOT cancel_requested
+                            RETURNING id, tenant_id
+                        ), events AS (
+                            INSERT INTO job_events (job_id, seq, kind, data)
+                            SELECT s.id, coalesce((SELECT max(e.seq) FROM job_events e WHERE e.job_id = s.id), 0) + 1,
+                                   'status', 'running'
+                            FROM s
+                        ), audited AS (
+                            INSERT INTO audit_events (tenant_id, job_id, node_id, kind, detail, at)
+                            SELECT s.tenant_id, s.id, ?2, v.kind, CAST(v.detail AS jsonb), now()
+                            FROM s, (VALUES (1, 'environment', CAST(?7 AS text)), (2, 'started', '{}')) AS v(n, kind, detail)
+                            ORDER BY v.n
+                        )
+                        SELECT count(pg_notify('%s', s.id::text)) FROM s
+                        """.formatted(JobNotifications.CHANGED))
+                .setParameter(1, job.id()).setParameter(2, nodeId).setParameter(3, storePath).setParameter(4, revision)
+                .setParameter(5, cacheHit).setParameter(6, buildMs).setParameter(7, environment).getSingleResult();
+        return started.intValue() == 1;
     }
 
     /** Output of one stream, in the order it was printed. */
@@ -175,9 +191,9 @@ public class JobQueue {
     }
 
     /**
-     * Stores the results of jobs that are still this node's, in one transaction of four
-     * statements: one update of all their rows (which returns them as they now are), one insert of
-     * all their events, one of the audit of the finished ones, one notification. A concurrent
+     * Stores the results of jobs that are still this node's, in one transaction of two statements:
+     * one updates all their rows (returning them as they now are), records their audit and
+     * notifies; one inserts all their events. A concurrent
      * cancel is seen by the update: a job whose cancel was requested ends {@code cancelled} unless
      * it succeeded. Returns the ids that were stored.
      */
@@ -200,8 +216,14 @@ public class JobQueue {
         }
         sql.append(") AS v(id, status, exit_code, signal, timed_out, limit_hit, duration_ms, stdout, stderr, "
                 + "stdout_bytes, stderr_bytes, stdout_truncated, stderr_truncated, error_code, error_message) "
-                + "WHERE j.id = v.id AND j.node_id = ? AND j.status IN ('building', 'running') RETURNING j.*) "
-                + "SELECT * FROM done");
+                + "WHERE j.id = v.id AND j.node_id = ? AND j.status IN ('building', 'running') RETURNING j.*), "
+                + "audited AS (INSERT INTO audit_events (tenant_id, job_id, key_id, node_id, kind, detail, at) "
+                + "SELECT d.tenant_id, d.id, CASE WHEN d.status = 'cancelled' THEN d.cancelled_by END, ?, "
+                + "CASE WHEN d.status = 'cancelled' THEN 'cancelled' ELSE 'finished' END, "
+                + "jsonb_strip_nulls(jsonb_build_object('status', d.status, 'exit_code', d.exit_code, "
+                + "'error_code', d.error_code)), now() FROM done d) "
+                + "SELECT d.* FROM done d CROSS JOIN LATERAL (SELECT pg_notify('" + JobNotifications.CHANGED
+                + "', d.id::text || '" + JobNotifications.ENDED + "')) n");
         var update = em.createNativeQuery(sql.toString(), Job.class);
         int p = 1;
         for (Finish f : byId.values()) {
@@ -212,30 +234,24 @@ public class JobQueue {
                 update.setParameter(p++, value);
             }
         }
+        update.setParameter(p++, nodeId);
         update.setParameter(p, nodeId);
         @SuppressWarnings("unchecked")
         List<Job> rows = update.getResultList();
         Set<UUID> stored = new LinkedHashSet<>();
         List<JobEvents.NewEvent> events = new ArrayList<>();
-        List<AuditLog.JobRecord> finished = new ArrayList<>();
+        List<JobView> views = new ArrayList<>();
         for (Job job : rows) {
+            JobView view = jobs.view(job);
+            views.add(view);
             byId.get(job.id).output().forEach(c -> events.add(new JobEvents.NewEvent(job.id, c.stream(), c.text())));
             events.add(new JobEvents.NewEvent(job.id, "status", job.status));
-            events.add(new JobEvents.NewEvent(job.id, "result", jobs.write(jobs.view(job))));
-            if (job.status.equals("cancelled")) {
-                audit.record("cancelled", job.tenantId, job.id, job.cancelledBy, nodeId, endDetail(job));
-            } else {
-                finished.add(new AuditLog.JobRecord(job.tenantId, job.id, endDetail(job)));
-            }
+            events.add(new JobEvents.NewEvent(job.id, "result", jobs.write(view)));
             stored.add(job.id);
             metrics.ended(job);
         }
-        if (stored.isEmpty()) {
-            return stored;
-        }
         JobEvents.appendMany(em, events);
-        audit.recordAll("finished", nodeId, finished);
-        JobNotifications.notify(em, JobNotifications.CHANGED, String.join(",", stored.stream().map(UUID::toString).toList()));
+        notifications.handOverOnCommit(views);
         return stored;
     }
 
@@ -367,10 +383,11 @@ public class JobQueue {
 
     private void end(Job job, String nodeId, UUID cancelledBy) {
         job.leaseUntil = null;
-        JobEvents.appendFinal(em, job.id, job.status, jobs.write(jobs.view(job)));
+        JobView view = jobs.view(job);
+        JobEvents.appendFinal(em, job.id, job.status, jobs.write(view));
         audit.record(job.status.equals("cancelled") ? "cancelled" : "finished", job.tenantId, job.id, cancelledBy, nodeId,
                 endDetail(job));
-        JobNotifications.notify(em, JobNotifications.CHANGED, job.id.toString());
+        notifications.ended(em, List.of(view));
         metrics.ended(job);
     }
 

@@ -43,6 +43,8 @@ import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 
 /**
  * Submitting, reading, listing, cancelling and waiting for jobs: the service methods REST and MCP
@@ -229,10 +231,20 @@ public class JobService {
         job.persist();
         em.flush();
         inputs.attach(caller, job.id, s.files());
-        JobEvents.append(em, job.id, "status", "queued");
-        audit.record("submitted", job.tenantId, job.id, caller.keyId(), null,
-                Map.of("language", job.language, "packages", s.packages(), "env_names", new ArrayList<>(new TreeMap<>(s.env()).keySet())));
-        JobNotifications.notify(em, JobNotifications.SUBMITTED, "");
+        // One statement: the first event, the audit record, the notification to idle workers.
+        em.createNativeQuery("""
+                        WITH events AS (
+                            INSERT INTO job_events (job_id, seq, kind, data) VALUES (?1, 1, 'status', 'queued')
+                        ), audited AS (
+                            INSERT INTO audit_events (tenant_id, job_id, key_id, kind, detail, at)
+                            VALUES (?2, ?1, CAST(?3 AS uuid), 'submitted', CAST(?4 AS jsonb), now())
+                        )
+                        SELECT pg_notify('%s', '')
+                        """.formatted(JobNotifications.SUBMITTED))
+                .setParameter(1, job.id).setParameter(2, job.tenantId).setParameter(3, caller.keyId())
+                .setParameter(4, write(Map.of("language", job.language, "packages", s.packages(),
+                        "env_names", new ArrayList<>(new TreeMap<>(s.env()).keySet()))))
+                .getSingleResult();
         return new Submitted(view(job), true);
     }
 
@@ -294,18 +306,22 @@ public class JobService {
         }
         Duration max = wait.compareTo(config.jobs().maxWait()) > 0 ? config.jobs().maxWait() : wait;
         long deadline = System.nanoTime() + max.toNanos();
-        Semaphore changed = new Semaphore(0);
-        // Watching before the first read: a change between the two cannot go unnoticed.
-        try (JobNotifications.Watch watch = notifications.watch(id, changed::release)) {
+        Semaphore ended = new Semaphore(0);
+        AtomicReference<JobView> endedHere = new AtomicReference<>();
+        // Watching before the first read: an end between the two cannot go unnoticed.
+        try (JobNotifications.Watch watch = notifications.watchEnd(id, job -> {
+            job.ifPresent(endedHere::set);
+            ended.release();
+        })) {
             JobView job = get(caller, id);
             while (!job.terminal()) {
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
                     break;
                 }
-                changed.tryAcquire(Math.min(left, config.jobs().poll().toNanos()), TimeUnit.NANOSECONDS);
-                changed.drainPermits();
-                job = get(caller, id);
+                ended.tryAcquire(Math.min(left, config.jobs().poll().toNanos()), TimeUnit.NANOSECONDS);
+                ended.drainPermits();
+                job = endedHere.get() != null ? endedHere.get() : get(caller, id);
             }
             return job;
         } catch (InterruptedException e) {
@@ -389,7 +405,7 @@ public class JobService {
             JobEvents.appendFinal(em, job.id, "cancelled", write(view(job)));
             audit.record("cancelled", job.tenantId, job.id, caller.keyId(), null, Map.of("was", status.id()));
             metrics.ended(job);
-            JobNotifications.notify(em, JobNotifications.CHANGED, job.id.toString());
+            notifications.ended(em, List.of(view(job)));
         } else {
             audit.record("cancel_requested", job.tenantId, job.id, caller.keyId(), null, Map.of("was", status.id()));
             JobNotifications.notify(em, JobNotifications.CANCEL, job.id.toString());
@@ -406,6 +422,11 @@ public class JobService {
 
     public JobNotifications.Watch watch(UUID id, Runnable onChange) {
         return notifications.watch(id, onChange);
+    }
+
+    /** See {@link JobNotifications#watchEnd}; the caller has checked that the job is its tenant's. */
+    public JobNotifications.Watch watchEnd(UUID id, Consumer<Optional<JobView>> onEnd) {
+        return notifications.watchEnd(id, onEnd);
     }
 
     /**

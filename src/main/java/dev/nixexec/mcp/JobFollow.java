@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Follows one job for a {@code run_code} call: its stored events (any node may run it) become
@@ -46,15 +47,20 @@ final class JobFollow {
     JobView until(Duration wait) throws InterruptedException {
         long deadline = System.nanoTime() + wait.toNanos();
         Semaphore changed = new Semaphore(0);
+        AtomicReference<JobView> endedHere = new AtomicReference<>();
         int seq = 0;
         boolean cancelSent = false;
-        try (JobNotifications.Watch watch = jobs.watch(jobId, changed::release)) {
+        try (JobNotifications.Watch watch = jobs.watch(jobId, changed::release);
+                JobNotifications.Watch end = jobs.watchEnd(jobId, job -> {
+                    job.ifPresent(endedHere::set);
+                    changed.release();
+                })) {
             while (true) {
                 List<JobEvents.Event> events = jobs.events(caller, jobId, seq);
                 for (JobEvents.Event event : events) {
                     seq = event.seq();
                     if (event.kind().equals("result")) {
-                        return jobs.get(caller, jobId);
+                        return endedHere.get() != null ? endedHere.get() : jobs.get(caller, jobId);
                     }
                     report(event);
                 }
