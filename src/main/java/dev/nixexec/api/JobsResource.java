@@ -56,12 +56,8 @@ public class JobsResource {
         if (body == null) {
             throw new InvalidRequestException(List.of(new FieldError("body", "a JSON object is required")), false);
         }
-        JobService.Submitted submitted = jobs.submit(caller.get(), body.submission(), idempotencyKey);
+        JobService.Submitted submitted = jobs.submit(caller.get(), body.submission(), idempotencyKey, waitParam(wait));
         JobView job = submitted.job();
-        Duration waitFor = waitParam(wait);
-        if (!waitFor.isZero()) {
-            job = jobs.await(caller.get(), job.id(), waitFor);
-        }
         int status = submitted.created() && !job.terminal() ? 201 : 200;
         return Response.status(status).entity(job).header("Location", "/v1/jobs/" + job.id()).build();
     }

@@ -9,10 +9,11 @@ import java.util.Optional;
 import java.util.UUID;
 
 /**
- * What a worker needs to run a job it claimed, with its tenant's policy as of the claim and, in
- * local mode, the host directory to mount at {@code /workspace} (to be checked again).
+ * What a worker needs to run a job it claimed, with its tenant's policy as of the claim, in local
+ * mode the host directory to mount at {@code /workspace} (to be checked again), and whether it has
+ * a workspace, input files or artifacts to materialise.
  */
 public record ClaimedJob(UUID id, UUID tenantId, int attempt, String language, String code, List<String> packages,
         Map<String, String> env, String stdin, Duration timeout, boolean network, TenantPolicy policy,
-        Optional<Path> hostWorkspace) {
+        Optional<Path> hostWorkspace, boolean hasFiles) {
 }

@@ -38,7 +38,8 @@ public class JobQueue {
      * tenant's running count plus its rank, so tenants with fewer running jobs go first and tenants
      * interleave; a tenant at its running cap gets nothing. SKIP LOCKED lets many claimers run this
      * at once without ever taking the same row. The same statement appends each claimed job's
-     * "building" event and "claimed" audit record and notifies its followers, so a claim costs
+     * "building" event and "claimed" audit record, notifies its followers and lets the commit
+     * return before the disk has it (see {@link #commitWithoutWaitingForDisk}), so a claim costs
      * one round trip and its commit. Parameters: ?1 node, ?2 how many, ?3 default running cap,
      * ?4 lease seconds.
      */
@@ -70,7 +71,7 @@ public class JobQueue {
                              FOR UPDATE SKIP LOCKED)
                 RETURNING id, tenant_id, attempt, language, code, packages::text AS packages, env::text AS env, stdin,
                           timeout_ms, network, (SELECT t.policy::text FROM tenants t WHERE t.id = jobs.tenant_id) AS policy,
-                          host_workspace
+                          host_workspace, EXISTS (SELECT 1 FROM job_files f WHERE f.job_id = jobs.id) AS has_files
             ), events AS (
                 INSERT INTO job_events (job_id, seq, kind, data)
                 SELECT c.id, coalesce((SELECT max(e.seq) FROM job_events e WHERE e.job_id = c.id), 0) + 1, 'status', 'building'
@@ -78,10 +79,12 @@ public class JobQueue {
             ), audited AS (
                 INSERT INTO audit_events (tenant_id, job_id, node_id, kind, detail, at)
                 SELECT c.tenant_id, c.id, ?1, 'claimed', jsonb_build_object('attempt', c.attempt), now() FROM claimed c
+            ), unhurried AS (
+                SELECT set_config('synchronous_commit', 'off', true)
             )
             SELECT c.id, c.tenant_id, c.attempt, c.language, c.code, c.packages, c.env, c.stdin, c.timeout_ms, c.network,
-                   c.policy, c.host_workspace, pg_notify('%s', c.id::text)
-            FROM claimed c
+                   c.policy, c.host_workspace, c.has_files, pg_notify('%s', c.id::text)
+            FROM claimed c, unhurried
             """.formatted(JobNotifications.CHANGED);
 
     private final NixExecConfig config;
@@ -105,7 +108,6 @@ public class JobQueue {
     /** Claims up to {@code count} jobs for this node, with their events, audit and notifications. */
     @Transactional
     public List<ClaimedJob> claim(String nodeId, int count) {
-        commitWithoutWaitingForDisk();
         @SuppressWarnings("unchecked")
         List<Object[]> rows = em.createNativeQuery(CLAIM)
                 .setParameter(1, nodeId).setParameter(2, count)
@@ -122,7 +124,7 @@ public class JobQueue {
                     read((String) r[6], new TypeReference<Map<String, String>>() { }), (String) r[7],
                     Duration.ofMillis(((Number) r[8]).longValue()), (Boolean) r[9],
                     read((String) r[10], new TypeReference<TenantPolicy>() { }),
-                    Optional.ofNullable((String) r[11]).map(Path::of));
+                    Optional.ofNullable((String) r[11]).map(Path::of), (Boolean) r[12]);
             claimed.add(job);
         }
         return claimed;

@@ -32,6 +32,7 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HexFormat;
@@ -45,6 +46,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * Submitting, reading, listing, cancelling and waiting for jobs: the service methods REST and MCP
@@ -147,6 +149,30 @@ public class JobService {
     }
 
     public Submitted submit(Caller caller, Submission submission, String idempotencyKey) {
+        return submit(caller, submission, idempotencyKey, UUID.randomUUID());
+    }
+
+    /**
+     * Submits and waits up to {@code wait} for the job to end, as {@link #await} would, without
+     * reading back the job it just stored: its end is watched for before it exists.
+     */
+    public Submitted submit(Caller caller, Submission submission, String idempotencyKey, Duration wait) {
+        if (wait.isZero() || wait.isNegative()) {
+            return submit(caller, submission, idempotencyKey);
+        }
+        UUID id = UUID.randomUUID();
+        long deadline = System.nanoTime() + capped(wait).toNanos();
+        try (EndWatch end = new EndWatch(id)) {
+            Submitted submitted = submit(caller, submission, idempotencyKey, id);
+            if (!submitted.job().id().equals(id)) {
+                // an earlier submission with this idempotency key: wait for that job instead
+                return new Submitted(await(caller, submitted.job().id(), wait), false);
+            }
+            return new Submitted(end.until(submitted.job(), deadline, () -> get(caller, id)), true);
+        }
+    }
+
+    private Submitted submit(Caller caller, Submission submission, String idempotencyKey, UUID id) {
         if (stopping) {
             throw new JobProblem(JobProblem.Kind.UNAVAILABLE, "the service is shutting down; submit again shortly");
         }
@@ -173,7 +199,7 @@ public class JobService {
         }
         String hash = requestHash(submission);
         try {
-            Submitted submitted = QuarkusTransaction.requiringNew().call(() -> insert(caller, submission, idempotencyKey, hash));
+            Submitted submitted = QuarkusTransaction.requiringNew().call(() -> insert(id, caller, submission, idempotencyKey, hash));
             if (submitted.created()) {
                 metrics.submitted(submitted.job().language());
             }
@@ -190,7 +216,7 @@ public class JobService {
         }
     }
 
-    private Submitted insert(Caller caller, Submission s, String idempotencyKey, String hash) {
+    private Submitted insert(UUID id, Caller caller, Submission s, String idempotencyKey, String hash) {
         TenantPolicy policy = tenants.policy(caller.tenantId());
         checkPolicy(s, policy);
         if (idempotencyKey != null) {
@@ -204,12 +230,8 @@ public class JobService {
             throw new JobProblem(JobProblem.Kind.UNAVAILABLE, "the queue is full (" + allQueued + " jobs waiting); submit again later");
         }
         int maxQueued = Optional.ofNullable(policy.maxQueued()).orElse(config.jobs().maxQueuedPerTenant());
-        long queued = Job.count("tenantId = ?1 and status = 'queued'", caller.tenantId());
-        if (queued >= maxQueued) {
-            throw new JobProblem(JobProblem.Kind.TOO_MANY, "the tenant has " + queued + " queued jobs, its cap is " + maxQueued);
-        }
         Job job = new Job();
-        job.id = UUID.randomUUID();
+        job.id = id;
         job.tenantId = caller.tenantId();
         job.keyId = caller.keyId();
         job.status = JobStatus.QUEUED.id();
@@ -225,26 +247,45 @@ public class JobService {
         job.idempotencyKey = idempotencyKey;
         job.requestHash = hash;
         job.maxAttempts = config.jobs().maxAttempts();
-        OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
+        // as PostgreSQL keeps it, so this view and a later read agree
+        OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC).truncatedTo(ChronoUnit.MICROS);
         job.createdAt = now;
         job.runAfter = now;
-        job.persist();
-        em.flush();
-        inputs.attach(caller, job.id, s.files());
-        // One statement: the first event, the audit record, the notification to idle workers.
-        em.createNativeQuery("""
-                        WITH events AS (
-                            INSERT INTO job_events (job_id, seq, kind, data) VALUES (?1, 1, 'status', 'queued')
+        String submitted = write(Map.of("language", job.language, "packages", s.packages(),
+                "env_names", new ArrayList<>(new TreeMap<>(s.env()).keySet())));
+        // One statement: the tenant's cap, the job, its first event, its audit record, the
+        // notification to idle workers. It answers the tenant's queued count and whether it stored.
+        Object[] outcome = (Object[]) em.createNativeQuery("""
+                        WITH queued AS (
+                            SELECT count(*) AS n FROM jobs WHERE tenant_id = ?2 AND status = 'queued'
+                        ), stored AS (
+                            INSERT INTO jobs (id, tenant_id, key_id, status, language, code, packages, env, stdin,
+                                              timeout_ms, network, host_workspace, metadata, idempotency_key,
+                                              request_hash, max_attempts, created_at, run_after)
+                            SELECT ?1, ?2, CAST(?3 AS uuid), 'queued', ?4, ?5, CAST(?6 AS jsonb), CAST(?7 AS jsonb), ?8,
+                                   ?9, ?10, CAST(?11 AS text), CAST(?12 AS jsonb), CAST(?13 AS text), ?14, ?15, ?16, ?16
+                            WHERE (SELECT n FROM queued) < ?17
+                            RETURNING id, tenant_id, key_id
+                        ), events AS (
+                            INSERT INTO job_events (job_id, seq, kind, data) SELECT id, 1, 'status', 'queued' FROM stored
                         ), audited AS (
                             INSERT INTO audit_events (tenant_id, job_id, key_id, kind, detail, at)
-                            VALUES (?2, ?1, CAST(?3 AS uuid), 'submitted', CAST(?4 AS jsonb), now())
+                            SELECT tenant_id, id, key_id, 'submitted', CAST(?18 AS jsonb), now() FROM stored
                         )
-                        SELECT pg_notify('%s', '')
+                        SELECT (SELECT n FROM queued),
+                               (SELECT count(pg_notify('%s', '')) FROM stored)
                         """.formatted(JobNotifications.SUBMITTED))
-                .setParameter(1, job.id).setParameter(2, job.tenantId).setParameter(3, caller.keyId())
-                .setParameter(4, write(Map.of("language", job.language, "packages", s.packages(),
-                        "env_names", new ArrayList<>(new TreeMap<>(s.env()).keySet()))))
-                .getSingleResult();
+                .setParameter(1, job.id).setParameter(2, job.tenantId).setParameter(3, job.keyId)
+                .setParameter(4, job.language).setParameter(5, job.code).setParameter(6, job.packages)
+                .setParameter(7, job.env).setParameter(8, job.stdin).setParameter(9, job.timeoutMs)
+                .setParameter(10, job.network).setParameter(11, job.hostWorkspace).setParameter(12, job.metadata)
+                .setParameter(13, job.idempotencyKey).setParameter(14, job.requestHash)
+                .setParameter(15, job.maxAttempts).setParameter(16, now).setParameter(17, maxQueued)
+                .setParameter(18, submitted).getSingleResult();
+        if (((Number) outcome[1]).intValue() == 0) {
+            throw new JobProblem(JobProblem.Kind.TOO_MANY, "the tenant has " + outcome[0] + " queued jobs, its cap is " + maxQueued);
+        }
+        inputs.attach(caller, job.id, s.files());
         return new Submitted(view(job), true);
     }
 
@@ -304,29 +345,54 @@ public class JobService {
         if (wait.isZero() || wait.isNegative()) {
             return get(caller, id);
         }
-        Duration max = wait.compareTo(config.jobs().maxWait()) > 0 ? config.jobs().maxWait() : wait;
-        long deadline = System.nanoTime() + max.toNanos();
-        Semaphore ended = new Semaphore(0);
-        AtomicReference<JobView> endedHere = new AtomicReference<>();
+        long deadline = System.nanoTime() + capped(wait).toNanos();
         // Watching before the first read: an end between the two cannot go unnoticed.
-        try (JobNotifications.Watch watch = notifications.watchEnd(id, job -> {
-            job.ifPresent(endedHere::set);
-            ended.release();
-        })) {
-            JobView job = get(caller, id);
-            while (!job.terminal()) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    break;
+        try (EndWatch end = new EndWatch(id)) {
+            return end.until(get(caller, id), deadline, () -> get(caller, id));
+        }
+    }
+
+    private Duration capped(Duration wait) {
+        return wait.compareTo(config.jobs().maxWait()) > 0 ? config.jobs().maxWait() : wait;
+    }
+
+    /**
+     * Waits for one job's end: woken by its end (handed over as stored when it ended on this
+     * node), and re-reading it at the poll interval in case a notification was missed.
+     */
+    private final class EndWatch implements AutoCloseable {
+        private final Semaphore ended = new Semaphore(0);
+        private final AtomicReference<JobView> endedHere = new AtomicReference<>();
+        private final JobNotifications.Watch watch;
+
+        EndWatch(UUID id) {
+            watch = notifications.watchEnd(id, job -> {
+                job.ifPresent(endedHere::set);
+                ended.release();
+            });
+        }
+
+        JobView until(JobView job, long deadline, Supplier<JobView> read) {
+            try {
+                while (!job.terminal()) {
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0) {
+                        break;
+                    }
+                    ended.tryAcquire(Math.min(left, config.jobs().poll().toNanos()), TimeUnit.NANOSECONDS);
+                    ended.drainPermits();
+                    job = endedHere.get() != null ? endedHere.get() : read.get();
                 }
-                ended.tryAcquire(Math.min(left, config.jobs().poll().toNanos()), TimeUnit.NANOSECONDS);
-                ended.drainPermits();
-                job = endedHere.get() != null ? endedHere.get() : get(caller, id);
+                return job;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return read.get();
             }
-            return job;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return get(caller, id);
+        }
+
+        @Override
+        public void close() {
+            watch.close();
         }
     }
 

@@ -126,7 +126,9 @@ final class JobRun {
                 }
                 request = request.withHostWorkspace(checked.get());
             }
-            workspace = deps.workspaces.prepare(job.id(), job.tenantId(), request.limits());
+            if (job.hasFiles()) {
+                workspace = deps.workspaces.prepare(job.id(), job.tenantId(), request.limits());
+            }
             if (workspace.isPresent()) {
                 request = request.withMaterialisedWorkspace(workspace.get().dir());
             }
