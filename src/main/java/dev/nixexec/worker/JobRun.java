@@ -126,7 +126,7 @@ final class JobRun {
                 }
                 request = request.withHostWorkspace(checked.get());
             }
-            workspace = deps.workspaces.prepare(job.id(), job.tenantId(), request.limits());
+            workspace = deps.workspaces.prepare(job.id(), job.attempt(), nodeId, job.tenantId(), request.limits());
             if (workspace.isPresent()) {
                 request = request.withMaterialisedWorkspace(workspace.get().dir());
             }
