@@ -41,7 +41,7 @@ public final class WorkspaceRun {
     private static final Set<String> CODE_RAN = Set.of("succeeded", "failed", "timed_out");
 
     /** A regular file found after the run. */
-    record Found(WorkspacePath path, Path file, long size, String sha256) {
+    record Found(WorkspacePath path, Path file, long size, String sha256, boolean executable) {
     }
 
     /** An artifact read for storing. */
@@ -177,7 +177,7 @@ public final class WorkspaceRun {
         }
         List<Collected> artifacts = artifacts(found);
         Map<String, WorkspaceStore.Entry> mine = new LinkedHashMap<>();
-        found.forEach((path, f) -> mine.put(path, new WorkspaceStore.Entry(f.sha256(), f.size())));
+        found.forEach((path, f) -> mine.put(path, new WorkspaceStore.Entry(f.sha256(), f.size(), f.executable())));
         List<String> changed = base.map(b -> changes(b.files(), mine)).orElse(List.of());
         // Contents first, without the tenant's lock: reading and hashing a large run's files must
         // not hold up the tenant's other uploads and store-backs.
@@ -312,9 +312,12 @@ public final class WorkspaceRun {
                     skipped.add(relative);
                     return FileVisitResult.CONTINUE;
                 }
+                // the run's owner bit is what a file's mode means to the next run (its uid owns the file)
+                boolean executable = Files.getPosixFilePermissions(file, LinkOption.NOFOLLOW_LINKS)
+                        .contains(PosixFilePermission.OWNER_EXECUTE);
                 Files.setPosixFilePermissions(file, EnumSet.of(PosixFilePermission.OWNER_READ,
                         PosixFilePermission.OWNER_WRITE));
-                found.put(relative, new Found(new WorkspacePath(relative), file, attrs.size(), hash(file)));
+                found.put(relative, new Found(new WorkspacePath(relative), file, attrs.size(), hash(file), executable));
                 return FileVisitResult.CONTINUE;
             }
         });

@@ -92,11 +92,12 @@ public class WorkspaceRuns {
             }
             if (snapshot.isPresent()) {
                 for (Map.Entry<String, WorkspaceStore.Entry> file : snapshot.get().files().entrySet()) {
-                    place(dir, new WorkspacePath(file.getKey()), store.blob(tenantId, file.getValue().sha256()));
+                    place(dir, new WorkspacePath(file.getKey()), store.blob(tenantId, file.getValue().sha256()),
+                            file.getValue().executable());
                 }
             }
             for (Map.Entry<WorkspacePath, byte[]> file : job.files().entrySet()) {
-                place(dir, file.getKey(), file.getValue());
+                place(dir, file.getKey(), file.getValue(), false);
             }
             WorkspaceRun run = new WorkspaceRun(this, new WorkspaceRun.Claim(jobId, nodeId, attempt), tenantId, dir,
                     mounted, snapshot, job.artifactRoots(), maxBytes, maxFiles);
@@ -128,10 +129,11 @@ public class WorkspaceRuns {
     }
 
     /** Writes one file; an input replaces a stored file of the same path. */
-    private static void place(Path dir, WorkspacePath path, byte[] content) throws IOException {
+    private static void place(Path dir, WorkspacePath path, byte[] content, boolean executable) throws IOException {
         Path target = dir.resolve(path.value());
         Files.createDirectories(target.getParent());
         Files.write(target, content);
+        Files.setPosixFilePermissions(target, PosixFilePermissions.fromString(executable ? "rwxr-xr-x" : "rw-r--r--"));
     }
 
     /** The path with every byte outside the unreserved characters percent-encoded, slashes kept. */

@@ -28,8 +28,8 @@ public class WorkspaceStore {
 
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,99}");
 
-    /** A stored file's hash and size: what a manifest maps a path to. */
-    public record Entry(String sha256, long size) {
+    /** A stored file's hash, size and executable bit: what a manifest maps a path to. */
+    public record Entry(String sha256, long size, boolean executable) {
     }
 
     /** A workspace's version and the files that make it up, read together. */
@@ -181,7 +181,7 @@ public class WorkspaceStore {
         Map<String, Entry> files = manifest(id);
         String sha = Blobs.sha256(content);
         Map<String, Entry> after = new LinkedHashMap<>(files);
-        after.put(path.value(), new Entry(sha, content.length));
+        after.put(path.value(), new Entry(sha, content.length, false));
         fileFolderClash(after.keySet()).ifPresent(clash -> {
             throw new JobProblem(JobProblem.Kind.CONFLICT, "'" + clash[0] + "' and '" + clash[1]
                     + "' cannot both be files: one is the other's folder");
@@ -190,7 +190,7 @@ public class WorkspaceStore {
             throw new InvalidRequestException(List.of(new FieldError("content", p)), true);
         });
         Blobs.put(em, caller.tenantId(), sha, content);
-        upsert(id, caller.tenantId(), path.value(), new Entry(sha, content.length));
+        upsert(id, caller.tenantId(), path.value(), new Entry(sha, content.length, false));
         bump(id, null, files.containsKey(path.value()) ? 0 : 1, files.containsKey(path.value()) ? 1 : 0, 0);
         return new WorkspaceFile(path.value(), content.length, sha, ContentTypes.of(path.value()),
                 OffsetDateTime.now(ZoneOffset.UTC));
@@ -284,23 +284,23 @@ public class WorkspaceStore {
     /** The workspace's version and files in one statement; empty when it was deleted. */
     Optional<Manifest> current(UUID id) {
         @SuppressWarnings("unchecked")
-        List<Object[]> rows = em.createNativeQuery("SELECT w.version, f.path, f.sha256, f.size FROM workspaces w "
+        List<Object[]> rows = em.createNativeQuery("SELECT w.version, f.path, f.sha256, f.size, f.executable FROM workspaces w "
                 + "LEFT JOIN workspace_files f ON f.workspace_id = w.id WHERE w.id = ?1").setParameter(1, id).getResultList();
         if (rows.isEmpty()) {
             return Optional.empty();
         }
         Map<String, Entry> files = new LinkedHashMap<>();
         rows.stream().filter(r -> r[1] != null)
-                .forEach(r -> files.put((String) r[1], new Entry((String) r[2], ((Number) r[3]).longValue())));
+                .forEach(r -> files.put((String) r[1], new Entry((String) r[2], ((Number) r[3]).longValue(), (Boolean) r[4])));
         return Optional.of(new Manifest(((Number) rows.get(0)[0]).intValue(), files));
     }
 
     Map<String, Entry> manifest(UUID id) {
         @SuppressWarnings("unchecked")
-        List<Object[]> rows = em.createNativeQuery("SELECT path, sha256, size FROM workspace_files WHERE workspace_id = ?1")
+        List<Object[]> rows = em.createNativeQuery("SELECT path, sha256, size, executable FROM workspace_files WHERE workspace_id = ?1")
                 .setParameter(1, id).getResultList();
         Map<String, Entry> files = new LinkedHashMap<>();
-        rows.forEach(r -> files.put((String) r[0], new Entry((String) r[1], ((Number) r[2]).longValue())));
+        rows.forEach(r -> files.put((String) r[0], new Entry((String) r[1], ((Number) r[2]).longValue(), (Boolean) r[3])));
         return files;
     }
 
@@ -334,11 +334,12 @@ public class WorkspaceStore {
     }
 
     void upsert(UUID id, UUID tenant, String path, Entry entry) {
-        em.createNativeQuery("INSERT INTO workspace_files (workspace_id, path, tenant_id, sha256, size) "
-                        + "VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (workspace_id, path) "
-                        + "DO UPDATE SET sha256 = excluded.sha256, size = excluded.size, updated_at = now()")
+        em.createNativeQuery("INSERT INTO workspace_files (workspace_id, path, tenant_id, sha256, size, executable) "
+                        + "VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (workspace_id, path) "
+                        + "DO UPDATE SET sha256 = excluded.sha256, size = excluded.size, "
+                        + "executable = excluded.executable, updated_at = now()")
                 .setParameter(1, id).setParameter(2, path).setParameter(3, tenant).setParameter(4, entry.sha256())
-                .setParameter(5, entry.size()).executeUpdate();
+                .setParameter(5, entry.size()).setParameter(6, entry.executable()).executeUpdate();
     }
 
     void remove(UUID id, String path) {

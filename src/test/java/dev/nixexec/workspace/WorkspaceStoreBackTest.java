@@ -262,4 +262,22 @@ class WorkspaceStoreBackTest {
                 .getString("stdout"));
         assertFalse(files(first).getList("items.path").isEmpty());
     }
+
+    @Test
+    void theExecutableBitIsKeptAcrossRuns() {
+        String ws = workspace(Map.of("name", "modes"));
+        JsonPath wrote = await(submit(Map.of("language", "bash", "workspace", ws,
+                "code", "printf '#!/bin/sh\necho tool ran\n' > tool.sh; chmod +x tool.sh; echo data > data.txt")));
+        assertEquals("succeeded", wrote.getString("status"), wrote.prettify());
+        JsonPath ran = await(submit(Map.of("language", "bash", "workspace", ws,
+                "code", "./tool.sh; test -x data.txt && echo data executable; true")));
+        assertEquals("tool ran\n", ran.getString("stdout"), ran.prettify());
+        assertEquals(1, files(ws).getInt("version"), "running the tool changed nothing");
+        // taking the bit away is a change of its own
+        await(submit(Map.of("language", "bash", "workspace", ws, "code", "chmod -x tool.sh")));
+        assertEquals(2, files(ws).getInt("version"));
+        JsonPath after = await(submit(Map.of("language", "bash", "workspace", ws,
+                "code", "test -x tool.sh && echo still executable || echo plain")));
+        assertEquals("plain\n", after.getString("stdout"), after.prettify());
+    }
 }
