@@ -82,9 +82,8 @@ public class WorkspacesResource {
     @Path("{id}/files")
     @RunOnVirtualThread
     public FilesBody files(@PathParam("id") String id) {
-        UUID workspace = workspaceId(id);
-        List<WorkspaceFile> files = workspaces.files(caller.get(), workspace);
-        return new FilesBody(workspaces.get(caller.get(), workspace).version(), files);
+        WorkspaceStore.Listing listing = workspaces.files(caller.get(), workspaceId(id));
+        return new FilesBody(listing.workspace().version(), listing.files());
     }
 
     @PUT

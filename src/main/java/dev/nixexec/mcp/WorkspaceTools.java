@@ -60,9 +60,7 @@ public class WorkspaceTools {
         if (workspace == null || workspace.isBlank()) {
             return workspaces.named(caller, sessionName(connection));
         }
-        return workspaces.list(caller).stream()
-                .filter(w -> w.id().toString().equals(workspace.strip()) || w.name().equals(workspace.strip()))
-                .findFirst().orElseThrow(() -> new JobProblem(JobProblem.Kind.NOT_FOUND, "no workspace " + workspace));
+        return workspaces.find(caller, workspace);
     }
 
     @Tool(name = "list_workspace_files", description = "The files of a workspace with their sizes and sha256, "
@@ -71,8 +69,9 @@ public class WorkspaceTools {
     ToolResponse listFiles(@ToolArg(description = WORKSPACE, required = false) String workspace,
             McpConnection connection) {
         return refusalsAsErrors(() -> {
-            WorkspaceView ws = chosen(workspaces, caller(), workspace, connection);
-            List<WorkspaceFile> files = workspaces.files(caller(), ws.id());
+            WorkspaceStore.Listing listing = workspaces.files(caller(), chosen(workspaces, caller(), workspace, connection).id());
+            WorkspaceView ws = listing.workspace();
+            List<WorkspaceFile> files = listing.files();
             String text = "Workspace " + ws.name() + " (" + ws.id() + "), version " + ws.version() + ", "
                     + ws.bytes() + " of " + ws.quotaBytes() + " bytes, " + ws.files() + " of " + ws.quotaFiles()
                     + " files" + (files.isEmpty() ? "; empty." : ":\n" + files.stream()

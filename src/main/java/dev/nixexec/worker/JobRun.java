@@ -127,7 +127,7 @@ final class JobRun {
                 request = request.withHostWorkspace(checked.get());
             }
             if (job.hasFiles()) {
-                workspace = deps.workspaces.prepare(job.id(), job.tenantId(), request.limits());
+                workspace = deps.workspaces.prepare(job.id(), job.attempt(), nodeId, job.tenantId(), request.limits());
             }
             if (workspace.isPresent()) {
                 request = request.withMaterialisedWorkspace(workspace.get().dir());

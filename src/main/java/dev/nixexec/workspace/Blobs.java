@@ -11,6 +11,11 @@ import java.util.UUID;
 /** Content-addressed file contents of one tenant, in PostgreSQL, shared by workspaces and artifacts. */
 final class Blobs {
 
+    /** Not referred to by a workspace file or an artifact, and not touched by a write for an hour. */
+    private static final String UNREFERENCED_AND_IDLE = "b.created_at < now() - interval '1 hour' "
+            + "AND NOT EXISTS (SELECT 1 FROM workspace_files f WHERE f.tenant_id = b.tenant_id AND f.sha256 = b.sha256) "
+            + "AND NOT EXISTS (SELECT 1 FROM job_artifacts a WHERE a.tenant_id = b.tenant_id AND a.sha256 = b.sha256)";
+
     private Blobs() {
     }
 
@@ -46,10 +51,13 @@ final class Blobs {
      * no write touched in the last hour (one may be about to refer to it).
      */
     static int collect(EntityManager em, UUID tenant) {
-        return em.createNativeQuery("DELETE FROM workspace_blobs b WHERE b.tenant_id = ?1 "
-                        + "AND b.created_at < now() - interval '1 hour' "
-                        + "AND NOT EXISTS (SELECT 1 FROM workspace_files f WHERE f.tenant_id = b.tenant_id AND f.sha256 = b.sha256) "
-                        + "AND NOT EXISTS (SELECT 1 FROM job_artifacts a WHERE a.tenant_id = b.tenant_id AND a.sha256 = b.sha256)")
+        return em.createNativeQuery("DELETE FROM workspace_blobs b WHERE b.tenant_id = ?1 AND " + UNREFERENCED_AND_IDLE)
                 .setParameter(1, tenant).executeUpdate();
     }
+
+    /** {@link #collect} for every tenant. */
+    static int collectAll(EntityManager em) {
+        return em.createNativeQuery("DELETE FROM workspace_blobs b WHERE " + UNREFERENCED_AND_IDLE).executeUpdate();
+    }
+
 }

@@ -27,11 +27,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.jboss.logging.Logger;
 
 /**
- * One job's materialised /workspace on this node. While the code runs, a watcher measures the
- * directory and stops the run when it passes the quota (a bind-mounted directory has no size of
- * its own, unlike the tmpfs it replaces). When the code has ended, {@link #finish} reads the
- * directory back without following any link, stores the changes in one transaction and the
- * artifacts with them, and deletes the directory.
+ * One job's materialised /workspace on this node (a sized tmpfs when {@link WorkspaceTmpfs} can
+ * mount one). While the code runs, a watcher measures the directory and stops the run when it
+ * passes the quota. When the code has ended, {@link #finish} reads the directory back without
+ * following any link, stores the contents, then the changes and the artifacts in one
+ * transaction (only while the job is still this node's), and unmounts and deletes the directory.
  */
 public final class WorkspaceRun {
 
@@ -41,29 +41,35 @@ public final class WorkspaceRun {
     private static final Set<String> CODE_RAN = Set.of("succeeded", "failed", "timed_out");
 
     /** A regular file found after the run. */
-    record Found(WorkspacePath path, Path file, long size, String sha256) {
+    record Found(WorkspacePath path, Path file, long size, String sha256, boolean executable) {
     }
 
     /** An artifact read for storing. */
     record Collected(String path, String sha256, byte[] content) {
     }
 
+    /** Whose run this is: its changes are stored only while the job is still claimed so. */
+    record Claim(UUID jobId, String nodeId, int attempt) {
+    }
+
     private final WorkspaceRuns runs;
-    private final UUID jobId;
+    private final Claim claim;
     private final UUID tenantId;
     private final Path dir;
+    private final boolean mounted;
     private final Optional<WorkspaceStore.Snapshot> base;
     private final List<WorkspacePath> artifactRoots;
     private final long maxBytes;
     private final int maxFiles;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    WorkspaceRun(WorkspaceRuns runs, UUID jobId, UUID tenantId, Path dir, Optional<WorkspaceStore.Snapshot> base,
-            List<WorkspacePath> artifactRoots, long maxBytes, int maxFiles) {
+    WorkspaceRun(WorkspaceRuns runs, Claim claim, UUID tenantId, Path dir, boolean mounted,
+            Optional<WorkspaceStore.Snapshot> base, List<WorkspacePath> artifactRoots, long maxBytes, int maxFiles) {
         this.runs = runs;
-        this.jobId = jobId;
+        this.claim = claim;
         this.tenantId = tenantId;
         this.dir = dir;
+        this.mounted = mounted;
         this.base = base;
         this.artifactRoots = artifactRoots;
         this.maxBytes = maxBytes;
@@ -77,7 +83,7 @@ public final class WorkspaceRun {
 
     /** Measures the directory while the run lasts; calls {@code overQuota} once if it grows past the quota. */
     public void watch(Runnable overQuota) {
-        Thread.ofVirtual().name("workspace-watch-" + jobId).start(() -> {
+        Thread.ofVirtual().name("workspace-watch-" + claim.jobId()).start(() -> {
             while (!closed.get()) {
                 try {
                     Thread.sleep(WATCH_INTERVAL);
@@ -139,23 +145,23 @@ public final class WorkspaceRun {
             }
             return store(outcome);
         } catch (IOException | RuntimeException e) {
-            LOG.errorf(e, "could not store the workspace of job %s", jobId);
+            LOG.errorf(e, "could not store the workspace of job %s", claim.jobId());
             return failed(outcome, "workspace_store_failed", "the job's files could not be stored: " + e.getMessage());
         } finally {
-            delete(dir);
+            runs.discard(dir, mounted);
         }
     }
 
     /** A stop from outside (cancel, shutdown, quota): the run may still be dying, so the directory goes a little later. */
     public void abandon() {
         closed.set(true);
-        Thread.ofVirtual().name("workspace-drop-" + jobId).start(() -> {
+        Thread.ofVirtual().name("workspace-drop-" + claim.jobId()).start(() -> {
             try {
                 Thread.sleep(Duration.ofSeconds(10));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-            delete(dir);
+            runs.discard(dir, mounted);
         });
     }
 
@@ -167,37 +173,34 @@ public final class WorkspaceRun {
         List<String> skipped = new ArrayList<>();
         Map<String, Found> found = scan(skipped);
         if (!skipped.isEmpty()) {
-            LOG.debugf("job %s: not stored (not regular files or bad names): %s", jobId, skipped);
+            LOG.debugf("job %s: not stored (not regular files or bad names): %s", claim.jobId(), skipped);
         }
         List<Collected> artifacts = artifacts(found);
+        Map<String, WorkspaceStore.Entry> mine = new LinkedHashMap<>();
+        found.forEach((path, f) -> mine.put(path, new WorkspaceStore.Entry(f.sha256(), f.size(), f.executable())));
+        List<String> changed = base.map(b -> changes(b.files(), mine)).orElse(List.of());
+        // Contents first, without the tenant's lock: reading and hashing a large run's files must
+        // not hold up the tenant's other uploads and store-backs.
+        runs.inTransaction(() -> {
+            changed.stream().map(found::get).filter(java.util.Objects::nonNull)
+                    .forEach(f -> runs.putBlob(tenantId, f.sha256(), readVerified(f)));
+            artifacts.forEach(a -> runs.putBlob(tenantId, a.sha256(), a.content()));
+        });
         String[] problem = new String[2];
         runs.inTransaction(() -> {
-            if (base.isPresent()) {
-                Optional<String[]> refused = storeBack(found);
-                if (refused.isPresent()) {
-                    problem[0] = refused.get()[0];
-                    problem[1] = refused.get()[1];
-                    return; // nothing was written: the transaction only held the locks
-                }
+            Optional<String[]> refused = changed.isEmpty() ? takenBack() : storeBack(mine, changed);
+            if (refused.isPresent()) {
+                problem[0] = refused.get()[0];
+                problem[1] = refused.get()[1];
+                return; // nothing was written: the transaction only held the locks
             }
-            runs.recordArtifacts(jobId, tenantId, artifacts);
+            runs.recordArtifacts(claim.jobId(), tenantId, artifacts);
         });
         return problem[0] == null ? outcome : failed(outcome, problem[0], problem[1]);
     }
 
-    /** Applies the job's changes to the workspace; the refusal (code, message) if they cannot be. */
-    private Optional<String[]> storeBack(Map<String, Found> found) {
-        WorkspaceStore store = runs.store;
-        WorkspaceStore.Snapshot snapshot = base.orElseThrow();
-        UUID id = snapshot.id();
-        store.lockForChange(tenantId, id);
-        int version = store.version(id);
-        if (version < 0) {
-            return Optional.of(new String[] {"workspace_gone", "the workspace was deleted while the job ran"});
-        }
-        Map<String, WorkspaceStore.Entry> before = snapshot.files();
-        Map<String, WorkspaceStore.Entry> mine = new LinkedHashMap<>();
-        found.forEach((path, f) -> mine.put(path, new WorkspaceStore.Entry(f.sha256(), f.size())));
+    /** The paths the job created, modified or deleted against the version it started from. */
+    private static List<String> changes(Map<String, WorkspaceStore.Entry> before, Map<String, WorkspaceStore.Entry> mine) {
         List<String> changed = new ArrayList<>();
         mine.forEach((path, entry) -> {
             if (!entry.equals(before.get(path))) {
@@ -205,18 +208,36 @@ public final class WorkspaceRun {
             }
         });
         before.keySet().stream().filter(path -> !mine.containsKey(path)).forEach(changed::add);
-        if (changed.isEmpty()) {
-            return Optional.empty();
+        return changed;
+    }
+
+    /**
+     * Applies the job's changes (their contents already stored) to the workspace under the
+     * tenant's lock; the refusal (code, message) if they cannot be.
+     */
+    private Optional<String[]> storeBack(Map<String, WorkspaceStore.Entry> mine, List<String> changed) {
+        WorkspaceStore store = runs.store;
+        WorkspaceStore.Snapshot snapshot = base.orElseThrow();
+        UUID id = snapshot.id();
+        store.lockForChange(tenantId, id);
+        Optional<String[]> takenBack = takenBack();
+        if (takenBack.isPresent()) {
+            return takenBack;
         }
-        Map<String, WorkspaceStore.Entry> now = store.manifest(id);
+        Optional<WorkspaceStore.Manifest> current = store.current(id);
+        if (current.isEmpty()) {
+            return Optional.of(new String[] {"workspace_gone", "the workspace was deleted while the job ran"});
+        }
+        int version = current.get().version();
+        Map<String, WorkspaceStore.Entry> before = snapshot.files();
+        Map<String, WorkspaceStore.Entry> now = current.get().files();
         if (version != snapshot.version()) {
             List<String> clashes = changed.stream()
                     .filter(path -> !java.util.Objects.equals(now.get(path), before.get(path))).toList();
             if (!clashes.isEmpty()) {
-                return Optional.of(new String[] {"workspace_conflict", "another job or upload changed "
+                return Optional.of(conflict("another job or upload changed "
                         + String.join(", ", clashes.subList(0, Math.min(5, clashes.size())))
-                        + (clashes.size() > 5 ? " and " + (clashes.size() - 5) + " more" : "")
-                        + " while this job ran; its changes were not stored (the workspace is at version " + version + ")"});
+                        + (clashes.size() > 5 ? " and " + (clashes.size() - 5) + " more" : ""), version));
             }
         }
         Map<String, WorkspaceStore.Entry> after = new LinkedHashMap<>(now);
@@ -226,6 +247,12 @@ public final class WorkspaceRun {
             } else {
                 after.remove(path);
             }
+        }
+        // The job's own files can never clash (one directory tree); merged with another version's they can.
+        Optional<String[]> clash = WorkspaceStore.fileFolderClash(after.keySet());
+        if (clash.isPresent()) {
+            return Optional.of(conflict("another job or upload made '" + clash.get()[0] + "' a file while this job used '"
+                    + clash.get()[1] + "' (or the other way round)", version));
         }
         long largest = changed.stream().filter(mine::containsKey).mapToLong(p -> mine.get(p).size()).max().orElse(0);
         Optional<String> quota = store.quotaProblem(id, tenantId, now, after, largest);
@@ -237,24 +264,33 @@ public final class WorkspaceRun {
         int modified = 0;
         int deleted = 0;
         for (String path : changed) {
-            Found f = found.get(path);
-            if (f == null) {
+            WorkspaceStore.Entry entry = mine.get(path);
+            if (entry == null) {
                 store.remove(id, path);
                 deleted++;
                 continue;
             }
-            byte[] content = readVerified(f);
-            Blobs.put(runs.em, tenantId, f.sha256(), content);
-            store.upsert(id, tenantId, path, new WorkspaceStore.Entry(f.sha256(), f.size()));
+            store.upsert(id, tenantId, path, entry);
             if (now.containsKey(path)) {
                 modified++;
             } else {
                 created++;
             }
         }
-        store.bump(id, jobId, created, modified, deleted);
+        store.bump(id, claim.jobId(), created, modified, deleted);
         Blobs.collect(runs.em, tenantId);
         return Optional.empty();
+    }
+
+    /** The refusal when the reaper took the job back: it may run again elsewhere, so nothing of this run lands. */
+    private Optional<String[]> takenBack() {
+        return runs.stillClaimed(claim) ? Optional.empty() : Optional.of(new String[] {"worker_lost",
+                "the job was taken back from this node before its files were stored; nothing of this run was stored"});
+    }
+
+    private static String[] conflict(String what, int version) {
+        return new String[] {"workspace_conflict", what + " while this job ran; its changes were not stored "
+                + "(the workspace is at version " + version + ")"};
     }
 
     /** Every regular file, by path; anything else (links, fifos, sockets, bad names) is skipped. */
@@ -276,9 +312,12 @@ public final class WorkspaceRun {
                     skipped.add(relative);
                     return FileVisitResult.CONTINUE;
                 }
+                // the run's owner bit is what a file's mode means to the next run (its uid owns the file)
+                boolean executable = Files.getPosixFilePermissions(file, LinkOption.NOFOLLOW_LINKS)
+                        .contains(PosixFilePermission.OWNER_EXECUTE);
                 Files.setPosixFilePermissions(file, EnumSet.of(PosixFilePermission.OWNER_READ,
                         PosixFilePermission.OWNER_WRITE));
-                found.put(relative, new Found(new WorkspacePath(relative), file, attrs.size(), hash(file)));
+                found.put(relative, new Found(new WorkspacePath(relative), file, attrs.size(), hash(file), executable));
                 return FileVisitResult.CONTINUE;
             }
         });
@@ -295,7 +334,7 @@ public final class WorkspaceRun {
             }
             if (artifacts.size() >= limits.maxArtifacts() || f.size() > limits.maxArtifactBytes()
                     || total + f.size() > limits.maxArtifactsBytes()) {
-                LOG.debugf("job %s: artifact %s over the caps, not returned", jobId, f.path());
+                LOG.debugf("job %s: artifact %s over the caps, not returned", claim.jobId(), f.path());
                 continue;
             }
             total += f.size();

@@ -46,9 +46,11 @@ public class WorkspaceRuns {
     final ObjectMapper json;
     private final StatePaths paths;
     private final JobInputs inputs;
+    private final WorkspaceTmpfs tmpfs;
 
     public WorkspaceRuns(NixExecConfig config, StatePaths paths, WorkspaceStore store, JobInputs inputs,
-            EntityManager em, ObjectMapper json) {
+            WorkspaceTmpfs tmpfs, EntityManager em, ObjectMapper json) {
+        this.tmpfs = tmpfs;
         this.config = config;
         this.paths = paths;
         this.store = store;
@@ -59,9 +61,11 @@ public class WorkspaceRuns {
 
     /**
      * The job's materialised workspace, or empty when the job has no files. The directory is
-     * private to the service; the sandbox gives it to the run's uid when it mounts it.
+     * private to the service (a sized tmpfs when {@link WorkspaceTmpfs#available}); the sandbox
+     * gives it to the run's uid when it mounts it. Whatever fails before the run has it, the
+     * directory is gone again.
      */
-    public Optional<WorkspaceRun> prepare(UUID jobId, UUID tenantId, Limits limits) {
+    public Optional<WorkspaceRun> prepare(UUID jobId, int attempt, String nodeId, UUID tenantId, Limits limits) {
         Optional<JobInputs.Loaded> loaded = inputs.load(jobId);
         if (loaded.isEmpty()) {
             return Optional.empty();
@@ -78,29 +82,58 @@ public class WorkspaceRuns {
         long maxBytes = snapshot.map(WorkspaceStore.Snapshot::quotaBytes).orElse(limits.workspaceBytes());
         int maxFiles = snapshot.map(WorkspaceStore.Snapshot::quotaFiles).orElse(config.workspaces().quotaFiles());
         Path dir = paths.jobsDir().resolve("ws-" + UUID.randomUUID());
+        boolean mounted = false;
+        boolean ready = false;
         try {
             Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            if (tmpfs.available()) {
+                mountTmpfs(dir, WorkspaceTmpfs.sizeFor(maxBytes, maxFiles));
+                mounted = true;
+            }
             if (snapshot.isPresent()) {
                 for (Map.Entry<String, WorkspaceStore.Entry> file : snapshot.get().files().entrySet()) {
-                    place(dir, new WorkspacePath(file.getKey()), store.blob(tenantId, file.getValue().sha256()));
+                    place(dir, new WorkspacePath(file.getKey()), store.blob(tenantId, file.getValue().sha256()),
+                            file.getValue().executable());
                 }
             }
             for (Map.Entry<WorkspacePath, byte[]> file : job.files().entrySet()) {
-                place(dir, file.getKey(), file.getValue());
+                place(dir, file.getKey(), file.getValue(), false);
             }
+            WorkspaceRun run = new WorkspaceRun(this, new WorkspaceRun.Claim(jobId, nodeId, attempt), tenantId, dir,
+                    mounted, snapshot, job.artifactRoots(), maxBytes, maxFiles);
+            ready = true;
+            return Optional.of(run);
         } catch (IOException | UncheckedIOException e) {
-            WorkspaceRun.delete(dir);
             throw new Refused("invalid_request", "the job's files could not be laid out: " + e.getMessage());
+        } finally {
+            if (!ready) {
+                discard(dir, mounted);
+            }
         }
-        return Optional.of(new WorkspaceRun(this, jobId, tenantId, dir, snapshot, job.artifactRoots(), maxBytes,
-                maxFiles));
+    }
+
+    private void mountTmpfs(Path dir, long bytes) {
+        try {
+            tmpfs.mount(dir, bytes);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot mount the workspace's tmpfs: " + e.getMessage(), e);
+        }
+    }
+
+    /** Unmounts (if mounted) and deletes a workspace directory. */
+    void discard(Path dir, boolean mounted) {
+        if (mounted) {
+            tmpfs.unmount(dir);
+        }
+        WorkspaceRun.delete(dir);
     }
 
     /** Writes one file; an input replaces a stored file of the same path. */
-    private static void place(Path dir, WorkspacePath path, byte[] content) throws IOException {
+    private static void place(Path dir, WorkspacePath path, byte[] content, boolean executable) throws IOException {
         Path target = dir.resolve(path.value());
         Files.createDirectories(target.getParent());
         Files.write(target, content);
+        Files.setPosixFilePermissions(target, PosixFilePermissions.fromString(executable ? "rwxr-xr-x" : "rw-r--r--"));
     }
 
     /** The path with every byte outside the unreserved characters percent-encoded, slashes kept. */
@@ -122,11 +155,34 @@ public class WorkspaceRuns {
         QuarkusTransaction.requiringNew().run(work);
     }
 
+    /**
+     * Whether this node still holds the job's claim (same attempt) and the job has not ended: a
+     * job taken back by the reaper may run again elsewhere, so its changes must not land. The
+     * row is key-share locked to the end of the transaction: the reaper (FOR UPDATE SKIP LOCKED)
+     * passes it by meanwhile, while the heartbeat's lease updates are not held up. "building"
+     * counts too, in case the start of the run is written after its end is near; a reaped
+     * building job has no node or another attempt.
+     */
+    boolean stillClaimed(WorkspaceRun.Claim claim) {
+        return !em.createNativeQuery("SELECT id FROM jobs WHERE id = ?1 AND node_id = ?2 AND attempt = ?3 "
+                        + "AND status IN ('building', 'running') FOR KEY SHARE")
+                .setParameter(1, claim.jobId()).setParameter(2, claim.nodeId()).setParameter(3, claim.attempt())
+                .getResultList().isEmpty();
+    }
+
+    /**
+     * Stores a content ahead of the file or artifact that will refer to it, in an earlier
+     * transaction: the write touches it, so clean-up spares it for an hour.
+     */
+    void putBlob(UUID tenantId, String sha256, byte[] content) {
+        Blobs.put(em, tenantId, sha256, content);
+    }
+
+    /** The artifacts' rows and the job's artifact list; their contents are already stored. */
     void recordArtifacts(UUID jobId, UUID tenantId, List<WorkspaceRun.Collected> artifacts) {
         // A retried job's artifacts are its last attempt's, as its result is.
         em.createNativeQuery("DELETE FROM job_artifacts WHERE job_id = ?1").setParameter(1, jobId).executeUpdate();
         for (WorkspaceRun.Collected a : artifacts) {
-            Blobs.put(em, tenantId, a.sha256(), a.content());
             em.createNativeQuery("INSERT INTO job_artifacts (job_id, path, tenant_id, sha256, size, content_type) "
                             + "VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
                     .setParameter(1, jobId).setParameter(2, a.path()).setParameter(3, tenantId)

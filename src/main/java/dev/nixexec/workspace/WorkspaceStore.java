@@ -28,8 +28,16 @@ public class WorkspaceStore {
 
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,99}");
 
-    /** A stored file's hash and size: what a manifest maps a path to. */
-    public record Entry(String sha256, long size) {
+    /** A stored file's hash, size and executable bit: what a manifest maps a path to. */
+    public record Entry(String sha256, long size, boolean executable) {
+    }
+
+    /** A workspace's version and the files that make it up, read together. */
+    record Manifest(int version, Map<String, Entry> files) {
+    }
+
+    /** A workspace and its files as one consistent listing. */
+    public record Listing(WorkspaceView workspace, List<WorkspaceFile> files) {
     }
 
     /** A workspace's files at one version, for a worker to materialise. */
@@ -74,10 +82,7 @@ public class WorkspaceStore {
 
     @Transactional
     public List<WorkspaceView> list(Caller caller) {
-        @SuppressWarnings("unchecked")
-        List<UUID> ids = em.createNativeQuery("SELECT id FROM workspaces WHERE tenant_id = ?1 ORDER BY name", UUID.class)
-                .setParameter(1, caller.tenantId()).getResultList();
-        return ids.stream().map(id -> view(caller.tenantId(), id).orElseThrow()).toList();
+        return views("w.tenant_id = ?1 ORDER BY w.name", caller.tenantId());
     }
 
     @Transactional
@@ -88,8 +93,20 @@ public class WorkspaceStore {
     /** The id of the caller's workspace with this id or name; 404 if there is none. */
     @Transactional(Transactional.TxType.MANDATORY)
     public UUID resolve(Caller caller, String idOrName) {
-        Optional<UUID> asId = parseId(idOrName).filter(id -> view(caller.tenantId(), id).isPresent());
-        return asId.or(() -> idOrName == null ? Optional.empty() : byName(caller.tenantId(), idOrName))
+        return find(caller, idOrName).id();
+    }
+
+    /**
+     * The caller's workspace with this id or name, in one query; an id wins over a name that
+     * spells another workspace's id. 404 if there is none.
+     */
+    @Transactional
+    public WorkspaceView find(Caller caller, String idOrName) {
+        String wanted = idOrName == null ? "" : idOrName.strip();
+        UUID asId = parseId(wanted).orElse(new UUID(0, 0)); // the nil UUID is no workspace's id
+        List<WorkspaceView> found = views("w.tenant_id = ?1 AND (w.id = ?2 OR w.name = ?3) "
+                + "ORDER BY (w.id = ?2) DESC LIMIT 1", caller.tenantId(), asId, wanted);
+        return found.stream().findFirst()
                 .orElseThrow(() -> new JobProblem(JobProblem.Kind.NOT_FOUND, "no workspace " + idOrName));
     }
 
@@ -118,14 +135,30 @@ public class WorkspaceStore {
         Blobs.collect(em, caller.tenantId());
     }
 
+    /**
+     * The workspace with its files, read in one statement (one snapshot), so the version shown is
+     * the one the files make up.
+     */
     @Transactional
-    public List<WorkspaceFile> files(Caller caller, UUID id) {
-        get(caller, id);
+    public Listing files(Caller caller, UUID id) {
         @SuppressWarnings("unchecked")
-        List<Object[]> rows = em.createNativeQuery("SELECT path, size, sha256, updated_at FROM workspace_files "
-                + "WHERE workspace_id = ?1 ORDER BY path").setParameter(1, id).getResultList();
-        return rows.stream().map(r -> new WorkspaceFile((String) r[0], ((Number) r[1]).longValue(), (String) r[2],
-                ContentTypes.of((String) r[0]), toOffset(r[3]))).toList();
+        List<Object[]> rows = em.createNativeQuery("SELECT w.id, w.name, w.quota_bytes, w.quota_files, w.version, "
+                        + "(SELECT v.job_id FROM workspace_versions v WHERE v.workspace_id = w.id AND v.version = w.version), "
+                        + "w.created_at, w.updated_at, f.path, f.size, f.sha256, f.updated_at "
+                        + "FROM workspaces w LEFT JOIN workspace_files f ON f.workspace_id = w.id "
+                        + "WHERE w.id = ?1 AND w.tenant_id = ?2 ORDER BY f.path")
+                .setParameter(1, id).setParameter(2, caller.tenantId()).getResultList();
+        if (rows.isEmpty()) {
+            throw notFound(id);
+        }
+        List<WorkspaceFile> files = rows.stream().filter(r -> r[8] != null)
+                .map(r -> new WorkspaceFile((String) r[8], ((Number) r[9]).longValue(), (String) r[10],
+                        ContentTypes.of((String) r[8]), toOffset(r[11]))).toList();
+        Object[] r = rows.get(0);
+        WorkspaceView view = new WorkspaceView((UUID) r[0], (String) r[1], ((Number) r[2]).longValue(),
+                ((Number) r[3]).intValue(), files.stream().mapToLong(WorkspaceFile::size).sum(), files.size(),
+                ((Number) r[4]).intValue(), (UUID) r[5], toOffset(r[6]), toOffset(r[7]));
+        return new Listing(view, files);
     }
 
     @Transactional
@@ -148,18 +181,16 @@ public class WorkspaceStore {
         Map<String, Entry> files = manifest(id);
         String sha = Blobs.sha256(content);
         Map<String, Entry> after = new LinkedHashMap<>(files);
-        after.put(path.value(), new Entry(sha, content.length));
-        for (String existing : files.keySet()) {
-            if (existing.startsWith(path.value() + "/") || path.value().startsWith(existing + "/")) {
-                throw new JobProblem(JobProblem.Kind.CONFLICT, "'" + path + "' and the existing '" + existing
-                        + "' cannot both be files");
-            }
-        }
+        after.put(path.value(), new Entry(sha, content.length, false));
+        fileFolderClash(after.keySet()).ifPresent(clash -> {
+            throw new JobProblem(JobProblem.Kind.CONFLICT, "'" + clash[0] + "' and '" + clash[1]
+                    + "' cannot both be files: one is the other's folder");
+        });
         quotaProblem(id, caller.tenantId(), files, after, content.length).ifPresent(p -> {
             throw new InvalidRequestException(List.of(new FieldError("content", p)), true);
         });
         Blobs.put(em, caller.tenantId(), sha, content);
-        upsert(id, caller.tenantId(), path.value(), new Entry(sha, content.length));
+        upsert(id, caller.tenantId(), path.value(), new Entry(sha, content.length, false));
         bump(id, null, files.containsKey(path.value()) ? 0 : 1, files.containsKey(path.value()) ? 1 : 0, 0);
         return new WorkspaceFile(path.value(), content.length, sha, ContentTypes.of(path.value()),
                 OffsetDateTime.now(ZoneOffset.UTC));
@@ -193,6 +224,22 @@ public class WorkspaceStore {
                 ((Number) r[3]).intValue(), manifest(id)));
     }
 
+    /**
+     * A path that is a file and also, for another path of the list, a folder (the two paths),
+     * if the list has one: such a list cannot be laid out as a directory tree.
+     */
+    static Optional<String[]> fileFolderClash(java.util.Set<String> paths) {
+        for (String path : paths) {
+            for (int slash = path.indexOf('/'); slash > 0; slash = path.indexOf('/', slash + 1)) {
+                String folder = path.substring(0, slash);
+                if (paths.contains(folder)) {
+                    return Optional.of(new String[] {folder, path});
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
     @Transactional
     public byte[] blob(UUID tenant, String sha) {
         return Blobs.get(em, tenant, sha).orElseThrow(() -> new IllegalStateException("missing blob " + sha));
@@ -213,14 +260,15 @@ public class WorkspaceStore {
                 (String) rows.get(0)[1]);
     }
 
-    /** Content of orphaned blobs (left by expired jobs' artifacts) is deleted hourly. */
+    /**
+     * Content of orphaned blobs (left by expired jobs' artifacts) is deleted hourly, with the same
+     * hour of grace as {@link Blobs#collect}: a store-back puts its contents a transaction before
+     * the files that refer to them.
+     */
     @Scheduled(every = "1h", delayed = "10m", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     @Transactional
     void collectGarbage() {
-        em.createNativeQuery("DELETE FROM workspace_blobs b "
-                + "WHERE NOT EXISTS (SELECT 1 FROM workspace_files f WHERE f.tenant_id = b.tenant_id AND f.sha256 = b.sha256) "
-                + "AND NOT EXISTS (SELECT 1 FROM job_artifacts a WHERE a.tenant_id = b.tenant_id AND a.sha256 = b.sha256)")
-                .executeUpdate();
+        Blobs.collectAll(em);
     }
 
     // ---- shared with WorkspaceRuns (same transaction)
@@ -233,12 +281,26 @@ public class WorkspaceStore {
                 .getResultList();
     }
 
+    /** The workspace's version and files in one statement; empty when it was deleted. */
+    Optional<Manifest> current(UUID id) {
+        @SuppressWarnings("unchecked")
+        List<Object[]> rows = em.createNativeQuery("SELECT w.version, f.path, f.sha256, f.size, f.executable FROM workspaces w "
+                + "LEFT JOIN workspace_files f ON f.workspace_id = w.id WHERE w.id = ?1").setParameter(1, id).getResultList();
+        if (rows.isEmpty()) {
+            return Optional.empty();
+        }
+        Map<String, Entry> files = new LinkedHashMap<>();
+        rows.stream().filter(r -> r[1] != null)
+                .forEach(r -> files.put((String) r[1], new Entry((String) r[2], ((Number) r[3]).longValue(), (Boolean) r[4])));
+        return Optional.of(new Manifest(((Number) rows.get(0)[0]).intValue(), files));
+    }
+
     Map<String, Entry> manifest(UUID id) {
         @SuppressWarnings("unchecked")
-        List<Object[]> rows = em.createNativeQuery("SELECT path, sha256, size FROM workspace_files WHERE workspace_id = ?1")
+        List<Object[]> rows = em.createNativeQuery("SELECT path, sha256, size, executable FROM workspace_files WHERE workspace_id = ?1")
                 .setParameter(1, id).getResultList();
         Map<String, Entry> files = new LinkedHashMap<>();
-        rows.forEach(r -> files.put((String) r[0], new Entry((String) r[1], ((Number) r[2]).longValue())));
+        rows.forEach(r -> files.put((String) r[0], new Entry((String) r[1], ((Number) r[2]).longValue(), (Boolean) r[3])));
         return files;
     }
 
@@ -272,11 +334,12 @@ public class WorkspaceStore {
     }
 
     void upsert(UUID id, UUID tenant, String path, Entry entry) {
-        em.createNativeQuery("INSERT INTO workspace_files (workspace_id, path, tenant_id, sha256, size) "
-                        + "VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (workspace_id, path) "
-                        + "DO UPDATE SET sha256 = excluded.sha256, size = excluded.size, updated_at = now()")
+        em.createNativeQuery("INSERT INTO workspace_files (workspace_id, path, tenant_id, sha256, size, executable) "
+                        + "VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (workspace_id, path) "
+                        + "DO UPDATE SET sha256 = excluded.sha256, size = excluded.size, "
+                        + "executable = excluded.executable, updated_at = now()")
                 .setParameter(1, id).setParameter(2, path).setParameter(3, tenant).setParameter(4, entry.sha256())
-                .setParameter(5, entry.size()).executeUpdate();
+                .setParameter(5, entry.size()).setParameter(6, entry.executable()).executeUpdate();
     }
 
     void remove(UUID id, String path) {
@@ -295,25 +358,27 @@ public class WorkspaceStore {
         return version;
     }
 
-    int version(UUID id) {
-        @SuppressWarnings("unchecked")
-        List<Number> rows = em.createNativeQuery("SELECT version FROM workspaces WHERE id = ?1").setParameter(1, id)
-                .getResultList();
-        return rows.isEmpty() ? -1 : rows.get(0).intValue();
+    private Optional<WorkspaceView> view(UUID tenant, UUID id) {
+        return views("w.tenant_id = ?1 AND w.id = ?2", tenant, id).stream().findFirst();
     }
 
-    private Optional<WorkspaceView> view(UUID tenant, UUID id) {
+    /** The workspaces matching {@code where} (over {@code w}, parameters ?1, ?2, ...), in one query. */
+    private List<WorkspaceView> views(String where, Object... parameters) {
+        var query = em.createNativeQuery("SELECT w.id, w.name, w.quota_bytes, w.quota_files, "
+                + "(SELECT coalesce(sum(size), 0) FROM workspace_files f WHERE f.workspace_id = w.id), "
+                + "(SELECT count(*) FROM workspace_files f WHERE f.workspace_id = w.id), "
+                + "w.version, (SELECT v.job_id FROM workspace_versions v WHERE v.workspace_id = w.id "
+                + "AND v.version = w.version), w.created_at, w.updated_at "
+                + "FROM workspaces w WHERE " + where);
+        for (int i = 0; i < parameters.length; i++) {
+            query.setParameter(i + 1, parameters[i]);
+        }
         @SuppressWarnings("unchecked")
-        List<Object[]> rows = em.createNativeQuery("SELECT w.id, w.name, w.quota_bytes, w.quota_files, "
-                        + "(SELECT coalesce(sum(size), 0) FROM workspace_files f WHERE f.workspace_id = w.id), "
-                        + "(SELECT count(*) FROM workspace_files f WHERE f.workspace_id = w.id), "
-                        + "w.version, (SELECT v.job_id FROM workspace_versions v WHERE v.workspace_id = w.id "
-                        + "AND v.version = w.version), w.created_at, w.updated_at "
-                        + "FROM workspaces w WHERE w.id = ?1 AND w.tenant_id = ?2")
-                .setParameter(1, id).setParameter(2, tenant).getResultList();
-        return rows.stream().findFirst().map(r -> new WorkspaceView((UUID) r[0], (String) r[1],
+        List<Object[]> rows = query.getResultList();
+        return rows.stream().map(r -> new WorkspaceView((UUID) r[0], (String) r[1],
                 ((Number) r[2]).longValue(), ((Number) r[3]).intValue(), ((Number) r[4]).longValue(),
-                ((Number) r[5]).intValue(), ((Number) r[6]).intValue(), (UUID) r[7], toOffset(r[8]), toOffset(r[9])));
+                ((Number) r[5]).intValue(), ((Number) r[6]).intValue(), (UUID) r[7], toOffset(r[8]), toOffset(r[9])))
+                .toList();
     }
 
     private Optional<UUID> byName(UUID tenant, String name) {
