@@ -117,6 +117,13 @@ public interface NixExecConfig {
 
         /** An admin key with this secret is made sure to exist at start-up (idempotent). */
         Optional<String> bootstrapAdminKey();
+
+        /**
+         * How long a node keeps a looked-up key and tenant policy; revokes reach every node at
+         * once through a notification, this bounds changes made in the database by hand. 0: off.
+         */
+        @WithDefault("10s")
+        Duration cacheTtl();
     }
 
     interface Jobs {

@@ -1,7 +1,9 @@
 package dev.nixexec.job;
 
 import io.agroal.api.AgroalDataSource;
+import dev.nixexec.tenant.TenantCache;
 import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.persistence.EntityManager;
@@ -44,6 +46,7 @@ public class JobNotifications {
 
     private final AgroalDataSource dataSource;
     private final TransactionSynchronizationRegistry transactions;
+    private final TenantCache tenantCache;
     private final Set<Runnable> submitted = new CopyOnWriteArraySet<>();
     private final Map<UUID, Set<Runnable>> changed = new ConcurrentHashMap<>();
     private final Map<UUID, Set<Consumer<Optional<JobView>>>> ends = new ConcurrentHashMap<>();
@@ -51,9 +54,16 @@ public class JobNotifications {
     private volatile boolean stopped;
     private volatile Thread listener;
 
-    public JobNotifications(AgroalDataSource dataSource, TransactionSynchronizationRegistry transactions) {
+    public JobNotifications(AgroalDataSource dataSource, TransactionSynchronizationRegistry transactions,
+            TenantCache tenantCache) {
         this.dataSource = dataSource;
         this.transactions = transactions;
+        this.tenantCache = tenantCache;
+    }
+
+    /** From the start: the tenant cache keeps entries only while this node hears their changes. */
+    void start(@Observes StartupEvent event) {
+        ensureListening();
     }
 
     /** Sends a notification when the current transaction commits. */
@@ -150,8 +160,10 @@ public class JobNotifications {
             try (Connection connection = dataSource.getConnection()) {
                 connection.setAutoCommit(true);
                 try (Statement statement = connection.createStatement()) {
-                    statement.execute("LISTEN " + SUBMITTED + "; LISTEN " + CHANGED + "; LISTEN " + CANCEL);
+                    statement.execute("LISTEN " + SUBMITTED + "; LISTEN " + CHANGED + "; LISTEN " + CANCEL
+                            + "; LISTEN " + TenantCache.CHANNEL);
                 }
+                tenantCache.hearing(true);
                 PGConnection pg = connection.unwrap(PGConnection.class);
                 while (!stopped) {
                     PGNotification[] notifications = pg.getNotifications(500);
@@ -162,6 +174,7 @@ public class JobNotifications {
                     }
                 }
             } catch (SQLException | RuntimeException e) {
+                tenantCache.hearing(false);
                 if (!stopped) {
                     LOG.warnf("listening for job notifications failed, retrying: %s", e.getMessage());
                     try {
@@ -192,6 +205,7 @@ public class JobNotifications {
                 }
             }
             case CANCEL -> cancels.forEach(c -> c.accept(UUID.fromString(payload)));
+            case TenantCache.CHANNEL -> tenantCache.changed();
             default -> LOG.debugf("ignoring notification on %s", channel);
         }
     }

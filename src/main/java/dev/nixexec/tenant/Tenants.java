@@ -4,6 +4,8 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.nixexec.audit.AuditLog;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.transaction.Synchronization;
+import jakarta.transaction.TransactionSynchronizationRegistry;
 import jakarta.transaction.Transactional;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -12,6 +14,7 @@ import java.security.SecureRandom;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.Base64;
+import java.util.HexFormat;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
@@ -26,11 +29,15 @@ public class Tenants {
 
     private final ObjectMapper json;
     private final AuditLog audit;
+    private final TenantCache cache;
+    private final TransactionSynchronizationRegistry transactions;
     private final SecureRandom random = new SecureRandom();
 
-    public Tenants(ObjectMapper json, AuditLog audit) {
+    public Tenants(ObjectMapper json, AuditLog audit, TenantCache cache, TransactionSynchronizationRegistry transactions) {
         this.json = json;
         this.audit = audit;
+        this.cache = cache;
+        this.transactions = transactions;
     }
 
     /** A made key: {@code secret} is shown to the caller once and never again. */
@@ -85,7 +92,7 @@ public class Tenants {
 
     @Transactional
     public TenantPolicy policy(UUID tenantId) {
-        return policy(Tenant.<Tenant>findByIdOptional(tenantId).orElseThrow());
+        return cache.policy(tenantId, () -> policy(Tenant.<Tenant>findByIdOptional(tenantId).orElseThrow()));
     }
 
     @Transactional
@@ -123,8 +130,9 @@ public class Tenants {
         if (secret == null || secret.isBlank()) {
             return Optional.empty();
         }
-        return ApiKey.<ApiKey>find("secretHash = ?1 and revokedAt is null", hash(secret)).firstResultOptional()
-                .map(k -> new Caller(k.tenantId, k.id, Role.byId(k.role).orElseThrow()));
+        byte[] hash = hash(secret);
+        return cache.caller(HexFormat.of().formatHex(hash), () -> ApiKey.<ApiKey>find("secretHash = ?1 and revokedAt is null",
+                hash).firstResultOptional().map(k -> new Caller(k.tenantId, k.id, Role.byId(k.role).orElseThrow())));
     }
 
     /** The caller a key id stands for while the key is live (a browser session keeps only the id). */
@@ -144,8 +152,25 @@ public class Tenants {
         if (key.revokedAt == null) {
             key.revokedAt = OffsetDateTime.now(ZoneOffset.UTC);
             audit.record("key_revoked", key.tenantId, null, by.keyId(), null, Map.of("key_id", keyId.toString()));
+            announceChange();
         }
         return true;
+    }
+
+    /** Every node drops what it keeps of keys and policies once this transaction commits; this one at once. */
+    private void announceChange() {
+        ApiKey.getEntityManager().createNativeQuery("SELECT pg_notify(?1, '')").setParameter(1, TenantCache.CHANNEL)
+                .getSingleResult();
+        transactions.registerInterposedSynchronization(new Synchronization() {
+            @Override
+            public void beforeCompletion() {
+            }
+
+            @Override
+            public void afterCompletion(int status) {
+                cache.changed();
+            }
+        });
     }
 
     private String write(TenantPolicy policy) {
