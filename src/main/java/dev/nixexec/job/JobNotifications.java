@@ -41,8 +41,8 @@ public class JobNotifications {
     static final String SUBMITTED = "nixexec_submitted";
     static final String CHANGED = "nixexec_job";
     static final String CANCEL = "nixexec_cancel";
-    /** Follows a job id in a {@link #CHANGED} payload when the change ended the job. */
-    static final String ENDED = "!";
+    /** A job ended: sent besides {@link #CHANGED}, which followers (and nodes before this channel) hear. */
+    static final String ENDED = "nixexec_job_end";
 
     private final AgroalDataSource dataSource;
     private final TransactionSynchronizationRegistry transactions;
@@ -79,7 +79,10 @@ public class JobNotifications {
         if (jobs.isEmpty()) {
             return;
         }
-        notify(em, CHANGED, String.join(",", jobs.stream().map(j -> j.id() + ENDED).toList()));
+        for (JobView job : jobs) {
+            em.createNativeQuery("SELECT pg_notify(?1, ?3), pg_notify(?2, ?3)").setParameter(1, CHANGED)
+                    .setParameter(2, ENDED).setParameter(3, job.id().toString()).getSingleResult();
+        }
         handOverOnCommit(jobs);
     }
 
@@ -160,8 +163,8 @@ public class JobNotifications {
             try (Connection connection = dataSource.getConnection()) {
                 connection.setAutoCommit(true);
                 try (Statement statement = connection.createStatement()) {
-                    statement.execute("LISTEN " + SUBMITTED + "; LISTEN " + CHANGED + "; LISTEN " + CANCEL
-                            + "; LISTEN " + TenantCache.CHANNEL);
+                    statement.execute("LISTEN " + SUBMITTED + "; LISTEN " + CHANGED + "; LISTEN " + ENDED
+                            + "; LISTEN " + CANCEL + "; LISTEN " + TenantCache.CHANNEL);
                 }
                 tenantCache.hearing(true);
                 PGConnection pg = connection.unwrap(PGConnection.class);
@@ -191,19 +194,15 @@ public class JobNotifications {
         switch (channel) {
             case SUBMITTED -> submitted.forEach(Runnable::run);
             case CHANGED -> {
-                // one notification may name several jobs (a claim's batch), comma-separated
-                for (String entry : payload.split(",")) {
-                    boolean ended = entry.endsWith(ENDED);
-                    UUID id = UUID.fromString(ended ? entry.substring(0, entry.length() - ENDED.length()) : entry);
-                    Set<Runnable> actions = changed.get(id);
+                // one notification may name several jobs, comma-separated (as earlier versions sent a claim's batch)
+                for (String id : payload.split(",")) {
+                    Set<Runnable> actions = changed.get(UUID.fromString(id));
                     if (actions != null) {
                         actions.forEach(Runnable::run);
                     }
-                    if (ended) {
-                        runEnds(id, Optional.empty());
-                    }
                 }
             }
+            case ENDED -> runEnds(UUID.fromString(payload), Optional.empty());
             case CANCEL -> cancels.forEach(c -> c.accept(UUID.fromString(payload)));
             case TenantCache.CHANNEL -> tenantCache.changed();
             default -> LOG.debugf("ignoring notification on %s", channel);

@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -23,6 +24,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import org.hibernate.jpa.HibernateHints;
 
 /**
  * The worker's side of the queue: claim, mark started, stream output, finish, keep leases, and the
@@ -185,17 +187,17 @@ public class JobQueue {
             boolean stderrTruncated, String errorCode, String errorMessage) {
     }
 
-    /** The end of one run: its outcome and the output not yet stored for live followers. */
-    public record Finish(UUID id, Outcome outcome, List<Chunk> output) {
+    /** The end of one run (attempt) of a job: its outcome and the output not yet stored for live followers. */
+    public record Finish(UUID id, int attempt, Outcome outcome, List<Chunk> output) {
         public Finish {
             output = List.copyOf(output);
         }
     }
 
     /**
-     * Stores the results of jobs that are still this node's, in one transaction of two statements:
-     * one updates all their rows (returning them as they now are), records their audit and
-     * notifies; one inserts all their events. A concurrent
+     * Stores the results of jobs that are still this node's, in one statement: it updates all their
+     * rows (returning them as they now are), appends their remaining output, status and result
+     * events, records their audit and notifies. A concurrent
      * cancel is seen by the update: a job whose cancel was requested ends {@code cancelled} unless
      * it succeeded. Returns the ids that were stored.
      */
@@ -211,48 +213,58 @@ public class JobQueue {
                 + "stderr_truncated = v.stderr_truncated, error_code = v.error_code, error_message = v.error_message "
                 + "FROM (VALUES ");
         for (int i = 0; i < byId.size(); i++) {
-            sql.append(i == 0 ? "" : ", ").append("(CAST(? AS uuid), CAST(? AS text), CAST(? AS integer), "
+            sql.append(i == 0 ? "" : ", ").append("(CAST(? AS uuid), CAST(? AS integer), CAST(? AS text), CAST(? AS integer), "
                     + "CAST(? AS integer), CAST(? AS boolean), CAST(? AS text), CAST(? AS bigint), CAST(? AS text), "
                     + "CAST(? AS text), CAST(? AS bigint), CAST(? AS bigint), CAST(? AS boolean), CAST(? AS boolean), "
                     + "CAST(? AS text), CAST(? AS text))");
         }
-        sql.append(") AS v(id, status, exit_code, signal, timed_out, limit_hit, duration_ms, stdout, stderr, "
+        sql.append(") AS v(id, attempt, status, exit_code, signal, timed_out, limit_hit, duration_ms, stdout, stderr, "
                 + "stdout_bytes, stderr_bytes, stdout_truncated, stderr_truncated, error_code, error_message) "
-                + "WHERE j.id = v.id AND j.node_id = ? AND j.status IN ('building', 'running') RETURNING j.*), "
+                + "WHERE j.id = v.id AND j.attempt = v.attempt AND j.node_id = ? AND j.status IN ('building', 'running') "
+                + "RETURNING j.*), "
                 + "audited AS (INSERT INTO audit_events (tenant_id, job_id, key_id, node_id, kind, detail, at) "
                 + "SELECT d.tenant_id, d.id, CASE WHEN d.status = 'cancelled' THEN d.cancelled_by END, ?, "
                 + "CASE WHEN d.status = 'cancelled' THEN 'cancelled' ELSE 'finished' END, "
                 + "jsonb_strip_nulls(jsonb_build_object('status', d.status, 'exit_code', d.exit_code, "
-                + "'error_code', d.error_code)), now() FROM done d) "
+                + "'error_code', d.error_code)), now() FROM done d), "
+                // the output not yet stored, then the status, then the result (filled in when read)
+                + "output AS (SELECT o.id, o.n, o.kind, o.data FROM json_to_recordset(CAST(? AS json)) "
+                + "AS o(id uuid, n integer, kind text, data text)), "
+                + "fresh AS (SELECT d.id, o.n, o.kind, o.data FROM done d JOIN output o ON o.id = d.id "
+                + "UNION ALL SELECT d.id, 2147483646, 'status', d.status FROM done d "
+                + "UNION ALL SELECT d.id, 2147483647, 'result', '' FROM done d), "
+                + "events AS (INSERT INTO job_events (job_id, seq, kind, data) "
+                + "SELECT f.id, coalesce((SELECT max(e.seq) FROM job_events e WHERE e.job_id = f.id), 0) "
+                + "+ row_number() OVER (PARTITION BY f.id ORDER BY f.n), f.kind, f.data FROM fresh f) "
                 + "SELECT d.* FROM done d CROSS JOIN LATERAL (SELECT pg_notify('" + JobNotifications.CHANGED
-                + "', d.id::text || '" + JobNotifications.ENDED + "')) n");
-        var update = em.createNativeQuery(sql.toString(), Job.class);
+                + "', d.id::text), pg_notify('" + JobNotifications.ENDED + "', d.id::text)) n");
+        // read-only: the rows are only turned into views, so Hibernate keeps no snapshots to compare at commit
+        var update = em.createNativeQuery(sql.toString(), Job.class).setHint(HibernateHints.HINT_READ_ONLY, true);
         int p = 1;
+        List<Map<String, Object>> output = new ArrayList<>();
         for (Finish f : byId.values()) {
             Outcome o = f.outcome();
-            for (Object value : new Object[] {f.id(), o.status(), o.exitCode(), o.signal(), o.timedOut(), o.limitHit(),
+            for (Object value : new Object[] {f.id(), f.attempt(), o.status(), o.exitCode(), o.signal(), o.timedOut(), o.limitHit(),
                     o.durationMs(), o.stdout(), o.stderr(), o.stdoutBytes(), o.stderrBytes(), o.stdoutTruncated(),
                     o.stderrTruncated(), o.errorCode(), o.errorMessage()}) {
                 update.setParameter(p++, value);
             }
+            for (Chunk c : f.output()) {
+                output.add(Map.of("id", f.id(), "n", output.size(), "kind", c.stream(), "data", c.text()));
+            }
         }
         update.setParameter(p++, nodeId);
-        update.setParameter(p, nodeId);
+        update.setParameter(p++, nodeId);
+        update.setParameter(p, jobs.write(output));
         @SuppressWarnings("unchecked")
         List<Job> rows = update.getResultList();
         Set<UUID> stored = new LinkedHashSet<>();
-        List<JobEvents.NewEvent> events = new ArrayList<>();
         List<JobView> views = new ArrayList<>();
         for (Job job : rows) {
-            JobView view = jobs.view(job);
-            views.add(view);
-            byId.get(job.id).output().forEach(c -> events.add(new JobEvents.NewEvent(job.id, c.stream(), c.text())));
-            events.add(new JobEvents.NewEvent(job.id, "status", job.status));
-            events.add(new JobEvents.NewEvent(job.id, "result", jobs.write(view)));
+            views.add(jobs.view(job));
             stored.add(job.id);
             metrics.ended(job);
         }
-        JobEvents.appendMany(em, events);
         notifications.handOverOnCommit(views);
         return stored;
     }
@@ -284,7 +296,7 @@ public class JobQueue {
     public Instant databaseNow() {
         long micros = ((Number) em.createNativeQuery("SELECT CAST(extract(epoch FROM clock_timestamp()) * 1000000 AS bigint)")
                 .getSingleResult()).longValue();
-        return Instant.EPOCH.plus(micros, java.time.temporal.ChronoUnit.MICROS);
+        return Instant.EPOCH.plus(micros, ChronoUnit.MICROS);
     }
 
     /** A job this node claimed but will not run (shutting down before its code started): queued again. */
@@ -345,7 +357,7 @@ public class JobQueue {
             String lostNode = job.nodeId;
             if (job.cancelRequested) {
                 job.status = JobStatus.CANCELLED.id();
-                job.finishedAt = OffsetDateTime.now(ZoneOffset.UTC);
+                job.finishedAt = storedNow();
                 end(job, lostNode, job.cancelledBy);
             } else if (job.jobStatus() == JobStatus.BUILDING && job.attempt < job.maxAttempts) {
                 job.status = JobStatus.QUEUED.id();
@@ -359,7 +371,7 @@ public class JobQueue {
             } else {
                 boolean codeStarted = job.jobStatus() == JobStatus.RUNNING;
                 job.status = JobStatus.ERROR.id();
-                job.finishedAt = OffsetDateTime.now(ZoneOffset.UTC);
+                job.finishedAt = storedNow();
                 job.errorCode = "worker_lost";
                 job.errorMessage = codeStarted
                         ? "the node running the job stopped responding; the job is not retried because its code had started"
@@ -386,7 +398,7 @@ public class JobQueue {
     private void end(Job job, String nodeId, UUID cancelledBy) {
         job.leaseUntil = null;
         JobView view = jobs.view(job);
-        JobEvents.appendFinal(em, job.id, job.status, jobs.write(view));
+        JobEvents.appendFinal(em, job.id, job.status);
         audit.record(job.status.equals("cancelled") ? "cancelled" : "finished", job.tenantId, job.id, cancelledBy, nodeId,
                 endDetail(job));
         notifications.ended(em, List.of(view));
@@ -403,6 +415,11 @@ public class JobQueue {
      */
     private void commitWithoutWaitingForDisk() {
         em.createNativeQuery("SET LOCAL synchronous_commit = off").executeUpdate();
+    }
+
+    /** Now, as PostgreSQL keeps it (microseconds), so a view handed over equals a later read. */
+    static OffsetDateTime storedNow() {
+        return OffsetDateTime.now(ZoneOffset.UTC).truncatedTo(ChronoUnit.MICROS);
     }
 
     private static Map<String, Object> endDetail(Job job) {

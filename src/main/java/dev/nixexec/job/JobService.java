@@ -32,7 +32,6 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HexFormat;
@@ -166,7 +165,8 @@ public class JobService {
             Submitted submitted = submit(caller, submission, idempotencyKey, id);
             if (!submitted.job().id().equals(id)) {
                 // an earlier submission with this idempotency key: wait for that job instead
-                return new Submitted(await(caller, submitted.job().id(), wait), false);
+                Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+                return new Submitted(left.isZero() ? submitted.job() : await(caller, submitted.job().id(), left), false);
             }
             return new Submitted(end.until(submitted.job(), deadline, () -> get(caller, id)), true);
         }
@@ -247,8 +247,7 @@ public class JobService {
         job.idempotencyKey = idempotencyKey;
         job.requestHash = hash;
         job.maxAttempts = config.jobs().maxAttempts();
-        // as PostgreSQL keeps it, so this view and a later read agree
-        OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC).truncatedTo(ChronoUnit.MICROS);
+        OffsetDateTime now = JobQueue.storedNow();
         job.createdAt = now;
         job.runAfter = now;
         String submitted = write(Map.of("language", job.language, "packages", s.packages(),
@@ -467,8 +466,8 @@ public class JobService {
         job.cancelledBy = caller.keyId();
         if (status == JobStatus.QUEUED) {
             job.status = JobStatus.CANCELLED.id();
-            job.finishedAt = OffsetDateTime.now(ZoneOffset.UTC);
-            JobEvents.appendFinal(em, job.id, "cancelled", write(view(job)));
+            job.finishedAt = JobQueue.storedNow();
+            JobEvents.appendFinal(em, job.id, "cancelled");
             audit.record("cancelled", job.tenantId, job.id, caller.keyId(), null, Map.of("was", status.id()));
             metrics.ended(job);
             notifications.ended(em, List.of(view(job)));
@@ -482,8 +481,17 @@ public class JobService {
     /** The job's events after {@code afterSeq}, if the job is the caller's tenant's. */
     @Transactional
     public List<JobEvents.Event> events(Caller caller, UUID id, int afterSeq) {
-        owned(caller, id);
-        return JobEvents.after(id, afterSeq);
+        Job job = owned(caller, id);
+        return JobEvents.after(id, afterSeq).stream().map(e -> {
+            if (!e.kind().equals(JobEvents.RESULT)) {
+                return e;
+            }
+            if (!job.jobStatus().terminal()) {
+                // read before the job ended, its events after
+                em.refresh(job);
+            }
+            return new JobEvents.Event(e.seq(), e.kind(), write(view(job)));
+        }).toList();
     }
 
     public JobNotifications.Watch watch(UUID id, Runnable onChange) {

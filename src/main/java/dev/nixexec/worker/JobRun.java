@@ -293,7 +293,7 @@ final class JobRun {
                 // The last output goes with the result: one transaction, one wake-up for followers.
                 storing.lock();
                 try {
-                    deps.results.write(nodeId, new JobQueue.Finish(job.id(), outcome, takePending()));
+                    deps.results.write(nodeId, new JobQueue.Finish(job.id(), job.attempt(), outcome, takePending()));
                 } finally {
                     storing.unlock();
                 }

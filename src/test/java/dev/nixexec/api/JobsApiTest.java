@@ -222,6 +222,13 @@ class JobsApiTest {
         assertTrue(stream.contains("event:stderr") && stream.contains("data:two"), stream);
         assertTrue(stream.contains("event:result"), stream);
         assertTrue(stream.indexOf("data:queued") < stream.indexOf("data:running"), stream);
+        String result = stream.substring(stream.indexOf("event:result")).lines()
+                .filter(line -> line.startsWith("data:")).findFirst().orElseThrow().substring(5);
+        io.restassured.path.json.JsonPath job = io.restassured.path.json.JsonPath.from(result);
+        assertEquals(id, job.getString("id"));
+        assertEquals("succeeded", job.getString("status"));
+        assertEquals("one\n", job.getString("stdout"));
+        assertEquals("two\n", job.getString("stderr"));
         String resumed = as(memberA).accept("text/event-stream").header("Last-Event-ID", "3")
                 .get("/v1/jobs/" + id + "/events").then().statusCode(200).extract().asString();
         assertTrue(!resumed.contains("data:queued") && resumed.contains("event:result"), resumed);

@@ -100,7 +100,7 @@ class QueueBenchmark {
                         idle = batch.isEmpty() ? idle + 1 : 0;
                         // Each claimed job ends on its own thread, as runs do on a worker.
                         List<Thread> runs = batch.stream().map(job -> Thread.ofVirtual().start(() -> {
-                            if (results.write(node, new JobQueue.Finish(job.id(), new JobQueue.Outcome("succeeded", 0,
+                            if (results.write(node, new JobQueue.Finish(job.id(), job.attempt(), new JobQueue.Outcome("succeeded", 0,
                                     null, false, null, 0L, "", "", 0, 0, false, false, null, null), List.of()))) {
                                 done.incrementAndGet();
                             }

@@ -9,10 +9,13 @@ import dev.nixexec.tenant.Tenants;
 import dev.nixexec.testing.ApiOnlyNode;
 import dev.nixexec.testing.NixSpy;
 import dev.nixexec.worker.ResultWriter;
+import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -45,6 +48,34 @@ class ClaimRaceTest {
     @Inject
     Tenants tenants;
 
+    @Inject
+    AgroalDataSource db;
+
+    @Test
+    void aResultOfAnEarlierAttemptIsNotStoredOverALaterOne() throws Exception {
+        UUID tenant = tenants.create("attempts-" + UUID.randomUUID().toString().substring(0, 8), null, null).id;
+        Caller caller = new Caller(tenant, null, Role.MEMBER);
+        UUID id = jobs.submit(caller, new JobService.Submission("bash", "true", List.of(), Map.of(), "",
+                Optional.empty(), false, Map.of()), null).job().id();
+        String node = "attempt-node";
+        ClaimedJob first = queue.claim(node, 10).stream().filter(j -> j.id().equals(id)).findFirst().orElseThrow();
+        // taken back (its lease ran out while the node was slow) and claimed again by the same node
+        try (Connection c = db.getConnection();
+                PreparedStatement requeue = c.prepareStatement(
+                        "UPDATE jobs SET status = 'queued', node_id = NULL, lease_until = NULL WHERE id = ?")) {
+            requeue.setObject(1, id);
+            assertEquals(1, requeue.executeUpdate());
+        }
+        ClaimedJob second = queue.claim(node, 10).stream().filter(j -> j.id().equals(id)).findFirst().orElseThrow();
+        assertEquals(first.attempt() + 1, second.attempt());
+        JobQueue.Outcome ok = new JobQueue.Outcome("succeeded", 0, null, false, null, 1L, "", "", 0, 0, false, false,
+                null, null);
+        assertEquals(false, results.write(node, new JobQueue.Finish(id, first.attempt(), ok, List.of())));
+        assertEquals("building", jobs.get(caller, id).status());
+        assertEquals(true, results.write(node, new JobQueue.Finish(id, second.attempt(), ok, List.of())));
+        assertEquals("succeeded", jobs.get(caller, id).status());
+    }
+
     @Test
     void fiveHundredJobsFourClaimersEachJobOnce() throws InterruptedException {
         int total = 500;
@@ -71,7 +102,7 @@ class ClaimRaceTest {
                             if (submitted.contains(job.id())) {
                                 claimed.add(job.id());
                             }
-                            boolean mine = results.write(node, new JobQueue.Finish(job.id(), new JobQueue.Outcome(
+                            boolean mine = results.write(node, new JobQueue.Finish(job.id(), job.attempt(), new JobQueue.Outcome(
                                     "succeeded", 0, null, false, null, 1L, "", "", 0, 0, false, false, null, null),
                                     List.of()));
                             if (!mine) {
