@@ -74,6 +74,13 @@ public interface NixExecConfig {
         /** How many artifacts one job returns at most. */
         @WithDefault("50")
         int maxArtifacts();
+
+        /**
+         * An MCP session's own workspace is deleted once no job ran on it and no file of it was
+         * listed, read or written for this long (checked hourly); 0 keeps them for ever.
+         */
+        @WithDefault("24h")
+        Duration sessionIdleTtl();
     }
 
     interface Mcp {

@@ -58,7 +58,7 @@ public class WorkspaceTools {
     /** The named workspace, or the session's own (made on first use). */
     static WorkspaceView chosen(WorkspaceStore workspaces, Caller caller, String workspace, McpConnection connection) {
         if (workspace == null || workspace.isBlank()) {
-            return workspaces.named(caller, sessionName(connection));
+            return workspaces.session(caller, sessionName(connection));
         }
         return workspaces.find(caller, workspace);
     }

@@ -4,6 +4,7 @@ import dev.nixexec.config.NixExecConfig;
 import dev.nixexec.job.ClaimedJob;
 import dev.nixexec.job.JobNotifications;
 import dev.nixexec.job.JobQueue;
+import dev.nixexec.workspace.SessionWorkspaceExpiry;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.quarkus.scheduler.Scheduled;
@@ -27,7 +28,8 @@ import org.jboss.logging.Logger;
 /**
  * This node's workers: a claim loop woken by NOTIFY on submit (polling slowly as a fallback), one
  * {@link JobRun} per claimed job up to {@code nixexec.node.concurrency}, a heartbeat that keeps
- * the leases and picks up cancels, the reaper and retention.
+ * the leases and picks up cancels, the reaper and retention (finished jobs, idle MCP session
+ * workspaces).
  */
 @ApplicationScoped
 public class WorkerPool {
@@ -38,6 +40,7 @@ public class WorkerPool {
     private final JobQueue queue;
     private final JobNotifications notifications;
     private final JobRun.Factory runs;
+    private final SessionWorkspaceExpiry sessionWorkspaces;
     private final String nodeId;
     private final boolean working;
     private final Semaphore slots;
@@ -49,11 +52,13 @@ public class WorkerPool {
     private final ReapGate reapGate;
     private Thread claimLoop;
 
-    public WorkerPool(NixExecConfig config, JobQueue queue, JobNotifications notifications, JobRun.Factory runs) {
+    public WorkerPool(NixExecConfig config, JobQueue queue, JobNotifications notifications, JobRun.Factory runs,
+            SessionWorkspaceExpiry sessionWorkspaces) {
         this.config = config;
         this.queue = queue;
         this.notifications = notifications;
         this.runs = runs;
+        this.sessionWorkspaces = sessionWorkspaces;
         this.nodeId = config.node().id().orElseGet(WorkerPool::defaultNodeId);
         String role = config.node().role();
         if (!List.of("all", "api", "worker").contains(role)) {
@@ -172,6 +177,10 @@ public class WorkerPool {
         int deleted = queue.expire(config.jobs().retention());
         if (deleted > 0) {
             LOG.infof("retention: deleted %d finished jobs", deleted);
+        }
+        int expired = sessionWorkspaces.expire(nodeId);
+        if (expired > 0) {
+            LOG.infof("retention: deleted %d idle MCP session workspaces", expired);
         }
     }
 

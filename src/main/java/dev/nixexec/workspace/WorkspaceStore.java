@@ -90,10 +90,18 @@ public class WorkspaceStore {
         return view(caller.tenantId(), id).orElseThrow(() -> notFound(id));
     }
 
-    /** The id of the caller's workspace with this id or name; 404 if there is none. */
+    /**
+     * The id of the caller's workspace with this id or name, for a job being submitted; 404 if
+     * there is none. Marks it used, which also holds its row until the submission commits: an
+     * expiry of an idle session workspace skips it meanwhile and afterwards sees the job.
+     */
     @Transactional(Transactional.TxType.MANDATORY)
     public UUID resolve(Caller caller, String idOrName) {
-        return find(caller, idOrName).id();
+        UUID id = find(caller, idOrName).id();
+        if (!markUsed(caller.tenantId(), id)) {
+            throw new JobProblem(JobProblem.Kind.NOT_FOUND, "no workspace " + idOrName);
+        }
+        return id;
     }
 
     /**
@@ -110,16 +118,22 @@ public class WorkspaceStore {
                 .orElseThrow(() -> new JobProblem(JobProblem.Kind.NOT_FOUND, "no workspace " + idOrName));
     }
 
-    /** The caller's workspace of this name, made with the default quotas if it does not exist. */
+    /**
+     * An MCP session's own workspace, by the name the session derives from its id: the existing
+     * one (marked used), or a new one with the default quotas, marked as a session's so that it
+     * expires when idle ({@link SessionWorkspaceExpiry}). A session whose workspace expired gets
+     * a fresh one here.
+     */
     @Transactional
-    public WorkspaceView named(Caller caller, String name) {
+    public WorkspaceView session(Caller caller, String name) {
         Optional<UUID> existing = byName(caller.tenantId(), name);
-        if (existing.isPresent()) {
+        // not marked: the expiry deleted it meanwhile (it held the row), so make a new one
+        if (existing.isPresent() && markUsed(caller.tenantId(), existing.get())) {
             return view(caller.tenantId(), existing.get()).orElseThrow();
         }
         requireWriter(caller);
-        em.createNativeQuery("INSERT INTO workspaces (id, tenant_id, name, quota_bytes, quota_files) "
-                        + "VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (tenant_id, name) DO NOTHING")
+        em.createNativeQuery("INSERT INTO workspaces (id, tenant_id, name, quota_bytes, quota_files, mcp_session) "
+                        + "VALUES (?1, ?2, ?3, ?4, ?5, true) ON CONFLICT (tenant_id, name) DO NOTHING")
                 .setParameter(1, UUID.randomUUID()).setParameter(2, caller.tenantId()).setParameter(3, name)
                 .setParameter(4, config.workspaces().quotaBytes()).setParameter(5, config.workspaces().quotaFiles())
                 .executeUpdate();
@@ -130,9 +144,19 @@ public class WorkspaceStore {
     public void delete(Caller caller, UUID id) {
         requireWriter(caller);
         get(caller, id);
-        em.createNativeQuery("DELETE FROM workspaces WHERE id = ?1 AND tenant_id = ?2")
-                .setParameter(1, id).setParameter(2, caller.tenantId()).executeUpdate();
-        Blobs.collect(em, caller.tenantId());
+        delete(caller.tenantId(), List.of(id));
+    }
+
+    /**
+     * Deletes these workspaces of the tenant with their files and versions, then the tenant's
+     * contents nothing refers to any more (past their grace, {@link Blobs#collect}).
+     */
+    void delete(UUID tenant, List<UUID> ids) {
+        for (UUID id : ids) {
+            em.createNativeQuery("DELETE FROM workspaces WHERE id = ?1 AND tenant_id = ?2")
+                    .setParameter(1, id).setParameter(2, tenant).executeUpdate();
+        }
+        Blobs.collect(em, tenant);
     }
 
     /**
@@ -151,6 +175,7 @@ public class WorkspaceStore {
         if (rows.isEmpty()) {
             throw notFound(id);
         }
+        markRead(id);
         List<WorkspaceFile> files = rows.stream().filter(r -> r[8] != null)
                 .map(r -> new WorkspaceFile((String) r[8], ((Number) r[9]).longValue(), (String) r[10],
                         ContentTypes.of((String) r[8]), toOffset(r[11]))).toList();
@@ -169,6 +194,7 @@ public class WorkspaceStore {
             throw new JobProblem(JobProblem.Kind.NOT_FOUND, "no file " + path + " in workspace " + id);
         }
         byte[] content = Blobs.get(em, caller.tenantId(), entry.sha256()).orElseThrow();
+        markRead(id);
         return new FileContent(path.value(), content, entry.sha256(), ContentTypes.of(path.value()));
     }
 
@@ -191,6 +217,7 @@ public class WorkspaceStore {
         });
         Blobs.put(em, caller.tenantId(), sha, content);
         upsert(id, caller.tenantId(), path.value(), new Entry(sha, content.length, false));
+        markUsed(caller.tenantId(), id);
         bump(id, null, files.containsKey(path.value()) ? 0 : 1, files.containsKey(path.value()) ? 1 : 0, 0);
         return new WorkspaceFile(path.value(), content.length, sha, ContentTypes.of(path.value()),
                 OffsetDateTime.now(ZoneOffset.UTC));
@@ -206,6 +233,7 @@ public class WorkspaceStore {
         if (deleted == 0) {
             throw new JobProblem(JobProblem.Kind.NOT_FOUND, "no file " + path + " in workspace " + id);
         }
+        markUsed(caller.tenantId(), id);
         bump(id, null, 0, 0, 1);
         Blobs.collect(em, caller.tenantId());
     }
@@ -356,6 +384,25 @@ public class WorkspaceStore {
                 .setParameter(1, id).setParameter(2, version).setParameter(3, job).setParameter(4, created)
                 .setParameter(5, modified).setParameter(6, deleted).executeUpdate();
         return version;
+    }
+
+    /**
+     * Records a use of the workspace now (a job submitted for it, a change, a session's lookup);
+     * false if it is gone. Waits for an expiry that holds the row, so it never marks one being
+     * deleted.
+     */
+    private boolean markUsed(UUID tenant, UUID id) {
+        return em.createNativeQuery("UPDATE workspaces SET used_at = now() WHERE id = ?1 AND tenant_id = ?2")
+                .setParameter(1, id).setParameter(2, tenant).executeUpdate() == 1;
+    }
+
+    /**
+     * Records a read of the workspace's files, at most once a minute: concurrent readers do not
+     * queue for the row's lock, and a minute does not matter to an idle time of hours.
+     */
+    private void markRead(UUID id) {
+        em.createNativeQuery("UPDATE workspaces SET used_at = now() WHERE id = ?1 AND used_at < now() - interval '1 minute'")
+                .setParameter(1, id).executeUpdate();
     }
 
     private Optional<WorkspaceView> view(UUID tenant, UUID id) {
