@@ -81,14 +81,13 @@ public class WorkspaceRuns {
         }
         long maxBytes = snapshot.map(WorkspaceStore.Snapshot::quotaBytes).orElse(limits.workspaceBytes());
         int maxFiles = snapshot.map(WorkspaceStore.Snapshot::quotaFiles).orElse(config.workspaces().quotaFiles());
-        Path dir = paths.jobsDir().resolve("ws-" + UUID.randomUUID());
-        boolean mounted = false;
+        boolean mounted = tmpfs.available();
+        Path dir = mounted ? mountedDir(WorkspaceTmpfs.sizeFor(maxBytes, maxFiles))
+                : paths.jobsDir().resolve("ws-" + UUID.randomUUID());
         boolean ready = false;
         try {
-            Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-            if (tmpfs.available()) {
-                mountTmpfs(dir, WorkspaceTmpfs.sizeFor(maxBytes, maxFiles));
-                mounted = true;
+            if (!mounted) {
+                Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
             }
             if (snapshot.isPresent()) {
                 for (Map.Entry<String, WorkspaceStore.Entry> file : snapshot.get().files().entrySet()) {
@@ -112,20 +111,21 @@ public class WorkspaceRuns {
         }
     }
 
-    private void mountTmpfs(Path dir, long bytes) {
+    private Path mountedDir(long bytes) {
         try {
-            tmpfs.mount(dir, bytes);
+            return tmpfs.take(bytes);
         } catch (IOException e) {
             throw new IllegalStateException("cannot mount the workspace's tmpfs: " + e.getMessage(), e);
         }
     }
 
-    /** Unmounts (if mounted) and deletes a workspace directory. */
+    /** Deletes a workspace directory; a tmpfs is detached (and its directory deleted) in the background. */
     void discard(Path dir, boolean mounted) {
         if (mounted) {
-            tmpfs.unmount(dir);
+            tmpfs.release(dir);
+        } else {
+            WorkspaceRun.delete(dir);
         }
-        WorkspaceRun.delete(dir);
     }
 
     /** Writes one file; an input replaces a stored file of the same path. */

@@ -1,21 +1,36 @@
 package dev.nixexec.workspace;
 
 import dev.nixexec.config.ExecutableLookup;
+import dev.nixexec.config.StatePaths;
+import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Deque;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.jboss.logging.Logger;
 
 /**
- * A sized tmpfs on a materialised workspace's directory, so the kernel bounds what a run puts
- * there: files it deleted but keeps open count too, and no measuring of the directory sees those.
- * The tmpfs is mounted on the host (not inside the sandbox, where it would vanish with the run
- * before its files are stored back), which needs a root service on Linux; elsewhere the directory
- * stays a plain one and only the watcher bounds it.
+ * Sized tmpfs mounts for materialised workspaces, so the kernel bounds what a run puts there:
+ * files it deleted but keeps open count too, and no measuring of the directory sees those. The
+ * tmpfs is mounted on the host (not inside the sandbox, where it would vanish with the run before
+ * its files are stored back), which needs a root service on Linux; elsewhere the directory stays a
+ * plain one and only the watcher bounds it.
+ *
+ * <p>Mounting and unmounting each start a process (a few milliseconds), so neither is on a run's
+ * path: for each size in use a couple of fresh mounts wait ready, and a used one is detached in the
+ * background. Whatever is still mounted when the service stops is detached then.
  */
 @ApplicationScoped
 public class WorkspaceTmpfs {
@@ -23,11 +38,19 @@ public class WorkspaceTmpfs {
     private static final Logger LOG = Logger.getLogger(WorkspaceTmpfs.class);
     /** tmpfs counts whole pages: a file of one byte takes one. */
     static final long PAGE = 4096;
+    private static final int READY_PER_SIZE = 2;
+    private static final int SIZES_KEPT_READY = 4;
 
+    private final StatePaths paths;
     private final Optional<Path> mount;
     private final Optional<Path> umount;
+    private final Set<Path> mounted = ConcurrentHashMap.newKeySet();
+    private final Map<Long, Deque<Path>> ready = new ConcurrentHashMap<>();
+    private final Map<Long, AtomicInteger> mounting = new ConcurrentHashMap<>();
+    private volatile boolean stopped;
 
-    public WorkspaceTmpfs() {
+    public WorkspaceTmpfs(StatePaths paths) {
+        this.paths = paths;
         boolean rootOnLinux = "root".equals(System.getProperty("user.name"))
                 && System.getProperty("os.name", "").toLowerCase().contains("linux");
         this.mount = rootOnLinux ? ExecutableLookup.find("mount") : Optional.empty();
@@ -47,22 +70,88 @@ public class WorkspaceTmpfs {
         return quotaBytes + quotaFiles * PAGE;
     }
 
-    /** Mounts a tmpfs of {@code bytes} on the (empty, service-made) directory. */
-    void mount(Path dir, long bytes) throws IOException {
-        run(List.of(mount.orElseThrow().toString(), "-t", "tmpfs", "-o", "size=" + bytes + ",mode=0700,nosuid,nodev",
-                "nix-exec-workspace", dir.toString()));
+    /**
+     * A new directory (private to the service) with a fresh, never used tmpfs of {@code bytes} on
+     * it; another of the size is mounted ahead for the next run.
+     */
+    Path take(long bytes) throws IOException {
+        Deque<Path> waiting = ready.get(bytes);
+        Path dir = waiting == null ? null : waiting.pollFirst();
+        mountAhead(bytes);
+        return dir != null ? dir : mountNew(bytes);
+    }
+
+    /** Detaches the tmpfs and deletes its directory, in the background. */
+    void release(Path dir) {
+        Thread.ofVirtual().name("workspace-unmount").start(() -> detach(dir));
+    }
+
+    /** The mounts waiting for a run. */
+    Set<Path> readyAhead() {
+        return ready.values().stream().flatMap(Deque::stream).collect(java.util.stream.Collectors.toSet());
+    }
+
+    @PreDestroy
+    void stop() {
+        stopped = true;
+        ready.clear();
+        mounted.forEach(this::detach);
+    }
+
+    private void mountAhead(long bytes) {
+        if (stopped || (!ready.containsKey(bytes) && ready.size() >= SIZES_KEPT_READY)) {
+            return;
+        }
+        Deque<Path> waiting = ready.computeIfAbsent(bytes, b -> new ConcurrentLinkedDeque<>());
+        AtomicInteger inFlight = mounting.computeIfAbsent(bytes, b -> new AtomicInteger());
+        while (inFlight.get() + waiting.size() < READY_PER_SIZE) {
+            inFlight.incrementAndGet();
+            mountAheadInBackground(bytes, waiting, inFlight);
+        }
+    }
+
+    private void mountAheadInBackground(long bytes, Deque<Path> waiting, AtomicInteger inFlight) {
+        Thread.ofVirtual().name("workspace-mount").start(() -> {
+            try {
+                Path dir = mountNew(bytes);
+                waiting.add(dir);
+                if (stopped && waiting.remove(dir)) {
+                    detach(dir);
+                }
+            } catch (IOException e) {
+                LOG.warnf("cannot mount a workspace tmpfs ahead: %s", e.getMessage());
+            } finally {
+                inFlight.decrementAndGet();
+            }
+        });
+    }
+
+    private Path mountNew(long bytes) throws IOException {
+        Path dir = paths.jobsDir().resolve("ws-" + UUID.randomUUID());
+        Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        try {
+            run(List.of(mount.orElseThrow().toString(), "-t", "tmpfs", "-o",
+                    "size=" + bytes + ",mode=0700,nosuid,nodev", "nix-exec-workspace", dir.toString()));
+        } catch (IOException e) {
+            Files.deleteIfExists(dir);
+            throw e;
+        }
+        mounted.add(dir);
+        return dir;
     }
 
     /**
-     * Detaches the tmpfs; lazily, so a run still dying keeps nothing mounted on the host, and the
-     * memory goes with its last open file.
+     * Lazily, so a run still dying keeps nothing mounted on the host, and the memory goes with its
+     * last open file.
      */
-    void unmount(Path dir) {
+    private void detach(Path dir) {
         try {
             run(List.of(umount.orElseThrow().toString(), "--lazy", dir.toString()));
+            mounted.remove(dir);
         } catch (IOException e) {
             LOG.warnf("cannot unmount the workspace tmpfs %s: %s", dir, e.getMessage());
         }
+        WorkspaceRun.delete(dir);
     }
 
     private static void run(List<String> argv) throws IOException {

@@ -48,6 +48,9 @@ class WorkspaceStoreBackTest {
     @Inject
     StatePaths paths;
 
+    @Inject
+    WorkspaceTmpfs tmpfs;
+
     UUID tenant;
     String key;
 
@@ -105,18 +108,27 @@ class WorkspaceStoreBackTest {
         }
     }
 
-    /** Materialised workspace directories on this node (a run's goes once its changes are stored). */
+    /**
+     * Materialised workspace directories of runs on this node (a run's goes once its changes are
+     * stored), not counting fresh mounts waiting for the next runs.
+     */
     Set<Path> workspaceDirs() {
+        Set<Path> ahead = tmpfs.readyAhead();
         try (Stream<Path> all = Files.list(paths.jobsDir())) {
-            return all.filter(p -> p.getFileName().toString().startsWith("ws-")).collect(Collectors.toSet());
+            return all.filter(p -> p.getFileName().toString().startsWith("ws-") && !ahead.contains(p))
+                    .collect(Collectors.toSet());
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
     }
 
-    List<String> workspaceMounts() throws java.io.IOException {
-        return Files.readAllLines(Path.of("/proc/self/mountinfo")).stream()
-                .filter(line -> line.contains(paths.jobsDir().resolve("ws-").toString())).toList();
+    /** Workspace mount points of runs, as {@link #workspaceDirs}. */
+    Set<Path> workspaceMounts() throws java.io.IOException {
+        Set<Path> ahead = tmpfs.readyAhead();
+        String prefix = paths.jobsDir().resolve("ws-").toString();
+        return Files.readAllLines(Path.of("/proc/self/mountinfo")).stream().map(line -> line.split(" ")[4])
+                .filter(mountPoint -> mountPoint.startsWith(prefix)).map(Path::of).filter(p -> !ahead.contains(p))
+                .collect(Collectors.toSet());
     }
 
     void sql(String statement, Object... parameters) {
@@ -240,12 +252,19 @@ class WorkspaceStoreBackTest {
         sql("INSERT INTO workspace_files (workspace_id, path, tenant_id, sha256, size) VALUES (?1, 'ghost.txt', ?2, ?3, 5)",
                 UUID.fromString(ws), tenant, "0".repeat(64));
         Set<Path> earlier = workspaceDirs();
-        List<String> mounts = workspaceMounts();
+        Set<Path> mounts = workspaceMounts();
         JsonPath result = await(submit(Map.of("language", "bash", "workspace", ws, "code", "ls")));
         assertEquals("error", result.getString("status"), result.prettify());
         assertTrue(result.getString("error.message").contains("missing blob"), result.prettify());
-        assertTrue(earlier.containsAll(workspaceDirs()), "the run left its directory: " + workspaceDirs());
-        assertEquals(mounts, workspaceMounts());
+        // a used mount is detached in the background
+        waitFor(() -> earlier.containsAll(workspaceDirs()), "the run to drop its directory");
+        waitFor(() -> {
+            try {
+                return mounts.containsAll(workspaceMounts());
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }, "the run's mount to be detached");
     }
 
     @Test
