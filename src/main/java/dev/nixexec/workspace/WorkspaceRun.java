@@ -179,6 +179,10 @@ public final class WorkspaceRun {
         Map<String, WorkspaceStore.Entry> mine = new LinkedHashMap<>();
         found.forEach((path, f) -> mine.put(path, new WorkspaceStore.Entry(f.sha256(), f.size(), f.executable())));
         List<String> changed = base.map(b -> changes(b.files(), mine)).orElse(List.of());
+        if (changed.isEmpty() && artifacts.isEmpty() && claim.attempt() == 1) {
+            // nothing to store, and no earlier attempt's artifacts to clear
+            return outcome;
+        }
         // Contents first, without the tenant's lock: reading and hashing a large run's files must
         // not hold up the tenant's other uploads and store-backs.
         runs.inTransaction(() -> {
