@@ -170,8 +170,9 @@ public class JobTools {
         Optional<Duration> limit = Optional.ofNullable(timeout).map(Duration::ofSeconds);
         Optional<Path> host = workspace == null ? workspace(roots) : Optional.empty();
         // a mounted project directory (local mode) replaces the session's workspace
-        JobFiles files = host.isPresent() ? JobFiles.NONE : new JobFiles(Optional.of(
-                WorkspaceTools.chosen(workspaces, caller(), workspace, connection).id().toString()), null, null);
+        // the session's own workspace, or the one named (resolved with the submission)
+        JobFiles files = host.isPresent() ? JobFiles.NONE : new JobFiles(Optional.of(workspace == null || workspace.isBlank()
+                ? workspaces.sessionId(caller(), WorkspaceTools.sessionName(connection)).toString() : workspace), null, null);
         JobService.Submission submission = new JobService.Submission(language, code, packages, env, stdin, limit,
                 false, null, host, files);
         return jobs.submit(caller(), submission, null).job();

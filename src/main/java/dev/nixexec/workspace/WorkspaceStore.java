@@ -97,11 +97,30 @@ public class WorkspaceStore {
      */
     @Transactional(Transactional.TxType.MANDATORY)
     public UUID resolve(Caller caller, String idOrName) {
-        UUID id = find(caller, idOrName).id();
-        if (!markUsed(caller.tenantId(), id)) {
-            throw new JobProblem(JobProblem.Kind.NOT_FOUND, "no workspace " + idOrName);
-        }
-        return id;
+        String wanted = idOrName == null ? "" : idOrName.strip();
+        UUID asId = parseId(wanted).orElse(new UUID(0, 0)); // the nil UUID is no workspace's id
+        @SuppressWarnings("unchecked")
+        List<UUID> marked = em.createNativeQuery("UPDATE workspaces SET used_at = now() WHERE tenant_id = ?1 AND id = "
+                        + "(SELECT w.id FROM workspaces w WHERE w.tenant_id = ?1 AND (w.id = ?2 OR w.name = ?3) "
+                        + "ORDER BY (w.id = ?2) DESC LIMIT 1) RETURNING id", UUID.class)
+                .setParameter(1, caller.tenantId()).setParameter(2, asId).setParameter(3, wanted).getResultList();
+        return marked.stream().findFirst()
+                .orElseThrow(() -> new JobProblem(JobProblem.Kind.NOT_FOUND, "no workspace " + idOrName));
+    }
+
+    /**
+     * The id of an MCP session's own workspace, for a job the session submits: as {@link #session},
+     * in one statement.
+     */
+    @Transactional
+    public UUID sessionId(Caller caller, String name) {
+        requireWriter(caller);
+        return (UUID) em.createNativeQuery("INSERT INTO workspaces (id, tenant_id, name, quota_bytes, quota_files, mcp_session) "
+                        + "VALUES (?1, ?2, ?3, ?4, ?5, true) ON CONFLICT (tenant_id, name) DO UPDATE SET used_at = now() "
+                        + "RETURNING id", UUID.class)
+                .setParameter(1, UUID.randomUUID()).setParameter(2, caller.tenantId()).setParameter(3, name)
+                .setParameter(4, config.workspaces().quotaBytes()).setParameter(5, config.workspaces().quotaFiles())
+                .getSingleResult();
     }
 
     /**
