@@ -63,10 +63,12 @@ public class JobTools {
     private final SecurityIdentity identity;
     private final HostWorkspaces hostWorkspaces;
     private final WorkspaceStore workspaces;
+    private final SessionWorkspaces sessionWorkspaces;
 
     public JobTools(JobService jobs, NixExecConfig config, SecurityIdentity identity, HostWorkspaces hostWorkspaces,
-            WorkspaceStore workspaces) {
+            WorkspaceStore workspaces, SessionWorkspaces sessionWorkspaces) {
         this.workspaces = workspaces;
+        this.sessionWorkspaces = sessionWorkspaces;
         this.jobs = jobs;
         this.config = config;
         this.identity = identity;
@@ -169,13 +171,28 @@ public class JobTools {
             String stdin, Integer timeout, Roots roots, String workspace, McpConnection connection) {
         Optional<Duration> limit = Optional.ofNullable(timeout).map(Duration::ofSeconds);
         Optional<Path> host = workspace == null ? workspace(roots) : Optional.empty();
-        // a mounted project directory (local mode) replaces the session's workspace
-        // the session's own workspace, or the one named (resolved with the submission)
-        JobFiles files = host.isPresent() ? JobFiles.NONE : new JobFiles(Optional.of(workspace == null || workspace.isBlank()
-                ? workspaces.sessionId(caller(), WorkspaceTools.sessionName(connection)).toString() : workspace), null, null);
-        JobService.Submission submission = new JobService.Submission(language, code, packages, env, stdin, limit,
-                false, null, host, files);
-        return jobs.submit(caller(), submission, null).job();
+        if (host.isPresent() || (workspace != null && !workspace.isBlank())) {
+            // a mounted project directory (local mode) replaces the session's workspace
+            JobFiles files = host.isPresent() ? JobFiles.NONE : new JobFiles(Optional.of(workspace), null, null);
+            return jobs.submit(caller(), new JobService.Submission(language, code, packages, env, stdin, limit, false,
+                    null, host, files), null).job();
+        }
+        try {
+            return submitInSession(language, code, packages, env, stdin, limit, connection);
+        } catch (JobProblem e) {
+            // the session's workspace was deleted since it was kept: the session gets a fresh one
+            if (e.kind() != JobProblem.Kind.NOT_FOUND || !sessionWorkspaces.forget(caller(), connection)) {
+                throw e;
+            }
+            return submitInSession(language, code, packages, env, stdin, limit, connection);
+        }
+    }
+
+    private JobView submitInSession(String language, String code, List<String> packages, Map<String, String> env,
+            String stdin, Optional<Duration> limit, McpConnection connection) {
+        JobFiles files = new JobFiles(Optional.of(sessionWorkspaces.id(caller(), connection).toString()), null, null);
+        return jobs.submit(caller(), new JobService.Submission(language, code, packages, env, stdin, limit, false,
+                null, Optional.empty(), files), null).job();
     }
 
     /**

@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -37,6 +38,8 @@ import org.jboss.logging.Logger;
 public class LauncherPool {
 
     private static final Logger LOG = Logger.getLogger(LauncherPool.class);
+    /** About what storing a run's result and answering its caller take, on a small machine. */
+    private static final Duration AFTER_RUN = Duration.ofMillis(30);
 
     static final String JOIN_CGROUP =
             "while [ \"$1\" != -- ]; do echo $$ > \"$1\" || exit 125; shift; done; shift; exec \"$@\"";
@@ -134,8 +137,9 @@ public class LauncherPool {
         ChildStreams.deleteTree(launcher.runDir());
         uids.release(launcher.uid());
         // Refilled after a run rather than when it starts, so the new launcher's start-up does not
-        // compete with the run for CPU.
-        refillLater();
+        // compete with the run for CPU; and, while another launcher still waits, a moment later,
+        // so that it does not compete with storing the run's result and answering its caller.
+        refillLater(idle.isEmpty() ? Duration.ZERO : AFTER_RUN);
     }
 
     @PreDestroy
@@ -146,17 +150,20 @@ public class LauncherPool {
         }
     }
 
-    private void refillLater() {
+    private void refillLater(Duration delay) {
         if (warm <= 0 || closed || !refilling.compareAndSet(false, true)) {
             return;
         }
         Thread.ofVirtual().name("launcher-refill").start(() -> {
             try {
+                Thread.sleep(delay);
                 while (!closed && idle.size() < warm) {
                     idle.add(start(defaultKey));
                 }
             } catch (IOException | RuntimeException e) {
                 LOG.warnf("cannot start a waiting sandbox launcher: %s", e.getMessage());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             } finally {
                 refilling.set(false);
             }

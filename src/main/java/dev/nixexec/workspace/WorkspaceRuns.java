@@ -66,19 +66,15 @@ public class WorkspaceRuns {
      * directory is gone again.
      */
     public Optional<WorkspaceRun> prepare(UUID jobId, int attempt, String nodeId, UUID tenantId, Limits limits) {
-        Optional<JobInputs.Loaded> loaded = inputs.load(jobId);
-        if (loaded.isEmpty()) {
+        // the job's inputs and its workspace's files, read in one transaction
+        Optional<Inputs> read = QuarkusTransaction.requiringNew().call(() -> inputs.load(jobId).map(loaded -> new Inputs(
+                loaded, loaded.workspace().map(id -> store.snapshot(id).orElseThrow(() -> new Refused("workspace_gone",
+                        "the job's workspace " + id + " was deleted before the job ran"))))));
+        if (read.isEmpty()) {
             return Optional.empty();
         }
-        JobInputs.Loaded job = loaded.get();
-        Optional<WorkspaceStore.Snapshot> snapshot = Optional.empty();
-        if (job.workspace().isPresent()) {
-            snapshot = store.snapshot(job.workspace().get());
-            if (snapshot.isEmpty()) {
-                throw new Refused("workspace_gone", "the job's workspace " + job.workspace().get()
-                        + " was deleted before the job ran");
-            }
-        }
+        JobInputs.Loaded job = read.get().job();
+        Optional<WorkspaceStore.Snapshot> snapshot = read.get().snapshot();
         long maxBytes = snapshot.map(WorkspaceStore.Snapshot::quotaBytes).orElse(limits.workspaceBytes());
         int maxFiles = snapshot.map(WorkspaceStore.Snapshot::quotaFiles).orElse(config.workspaces().quotaFiles());
         boolean mounted = tmpfs.available();
@@ -117,6 +113,9 @@ public class WorkspaceRuns {
         } catch (IOException e) {
             throw new IllegalStateException("cannot mount the workspace's tmpfs: " + e.getMessage(), e);
         }
+    }
+
+    private record Inputs(JobInputs.Loaded job, Optional<WorkspaceStore.Snapshot> snapshot) {
     }
 
     /** Deletes a workspace directory; a tmpfs is detached (and its directory deleted) in the background. */

@@ -47,7 +47,7 @@ class LatencyBenchmark {
 
     @Test
     void latency() throws Exception {
-        HttpClient http = HttpClient.newHttpClient();
+        HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
         String body = "{\"language\":\"python\",\"code\":\"print(1)\"}";
         HttpRequest submitAndWait = HttpRequest.newBuilder(URI.create(jobs + "?wait=30"))
                 .header("Authorization", "Bearer " + KEY).header("Content-Type", "application/json")

@@ -52,15 +52,25 @@ class McpWorkspaceExpiryTest {
                     .thenAssertResults();
             // one call at a time: the test client does not wait for an answer before its next request
             client.when()
+                    .toolsCall("run_code", Map.of("language", "bash", "code", "cat notes.txt"), r -> {
+                        assertFalse(r.isError(), McpToolsTest.text(r));
+                        assertTrue(McpToolsTest.text(r).contains("--- stdout ---\nbefore\n"), McpToolsTest.text(r));
+                    })
+                    .thenAssertResults();
+            client.when()
                     .toolsCall("list_workspace_files", Map.of(), r -> {
                         first.set(workspace(r));
                         assertTrue(McpToolsTest.text(r).contains("notes.txt"), McpToolsTest.text(r));
                     })
                     .thenAssertResults();
             UUID expired = UUID.fromString(first.get()[1]);
-            QuarkusTransaction.requiringNew().run(() -> em.createNativeQuery(
-                    "UPDATE workspaces SET used_at = now() - interval '2 days' WHERE id = ?1")
-                    .setParameter(1, expired).executeUpdate());
+            QuarkusTransaction.requiringNew().run(() -> {
+                em.createNativeQuery("UPDATE workspaces SET used_at = now() - interval '2 days' WHERE id = ?1")
+                        .setParameter(1, expired).executeUpdate();
+                em.createNativeQuery("UPDATE jobs SET finished_at = now() - interval '2 days' "
+                        + "WHERE id IN (SELECT job_id FROM job_files WHERE workspace_id = ?1)")
+                        .setParameter(1, expired).executeUpdate();
+            });
 
             expiry.expire("test-node");
 
