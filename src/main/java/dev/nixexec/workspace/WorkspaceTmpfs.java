@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
 import java.util.Deque;
 import java.util.List;
 import java.util.Map;
@@ -30,7 +31,9 @@ import org.jboss.logging.Logger;
  *
  * <p>Mounting and unmounting each start a process (a few milliseconds), so neither is on a run's
  * path: for each size in use a couple of fresh mounts wait ready, and a used one is detached in the
- * background. Whatever is still mounted when the service stops is detached then.
+ * background. Both happen after a run, a moment later, so that they compete for the CPU neither
+ * with the run nor with storing its result. Whatever is still mounted when the service stops is
+ * detached then.
  */
 @ApplicationScoped
 public class WorkspaceTmpfs {
@@ -39,12 +42,15 @@ public class WorkspaceTmpfs {
     /** tmpfs counts whole pages: a file of one byte takes one. */
     static final long PAGE = 4096;
     private static final int READY_PER_SIZE = 2;
+    /** About what storing a run's result and answering its caller take, on a small machine. */
+    private static final Duration AFTER_RUN = Duration.ofMillis(30);
     private static final int SIZES_KEPT_READY = 4;
 
     private final StatePaths paths;
     private final Optional<Path> mount;
     private final Optional<Path> umount;
-    private final Set<Path> mounted = ConcurrentHashMap.newKeySet();
+    /** Mount points of this service, with their sizes. */
+    private final Map<Path, Long> mounted = new ConcurrentHashMap<>();
     private final Map<Long, Deque<Path>> ready = new ConcurrentHashMap<>();
     private final Map<Long, AtomicInteger> mounting = new ConcurrentHashMap<>();
     private volatile boolean stopped;
@@ -72,18 +78,33 @@ public class WorkspaceTmpfs {
 
     /**
      * A new directory (private to the service) with a fresh, never used tmpfs of {@code bytes} on
-     * it; another of the size is mounted ahead for the next run.
+     * it; one mounted ahead when there is one. A size seen for the first time gets mounts ahead
+     * at once.
      */
     Path take(long bytes) throws IOException {
         Deque<Path> waiting = ready.get(bytes);
         Path dir = waiting == null ? null : waiting.pollFirst();
+        if (dir != null) {
+            return dir;
+        }
         mountAhead(bytes);
-        return dir != null ? dir : mountNew(bytes);
+        return mountNew(bytes);
     }
 
-    /** Detaches the tmpfs and deletes its directory, in the background. */
+    /** After the run: detaches the tmpfs, deletes its directory and mounts another ahead, in the background. */
     void release(Path dir) {
-        Thread.ofVirtual().name("workspace-unmount").start(() -> detach(dir));
+        Thread.ofVirtual().name("workspace-unmount").start(() -> {
+            try {
+                Thread.sleep(AFTER_RUN);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            Long bytes = mounted.get(dir);
+            detach(dir);
+            if (bytes != null) {
+                mountAhead(bytes);
+            }
+        });
     }
 
     /** The mounts waiting for a run. */
@@ -95,7 +116,7 @@ public class WorkspaceTmpfs {
     void stop() {
         stopped = true;
         ready.clear();
-        mounted.forEach(this::detach);
+        mounted.keySet().forEach(this::detach);
     }
 
     private void mountAhead(long bytes) {
@@ -136,7 +157,7 @@ public class WorkspaceTmpfs {
             Files.deleteIfExists(dir);
             throw e;
         }
-        mounted.add(dir);
+        mounted.put(dir, bytes);
         return dir;
     }
 

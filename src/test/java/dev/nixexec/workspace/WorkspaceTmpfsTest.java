@@ -18,7 +18,7 @@ import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
-/** Workspace mounts are made ahead of runs and detached after them, and none outlives the service. */
+/** Workspace mounts are made ahead of runs and detached (and replaced) after them, and none outlives the service. */
 @QuarkusTest
 class WorkspaceTmpfsTest {
 
@@ -47,6 +47,7 @@ class WorkspaceTmpfsTest {
 
         tmpfs.release(first);
         eventually(() -> !mounts().contains(first) && !Files.exists(first), "a released mount is detached and deleted");
+        eventually(() -> tmpfs.readyAhead().size() == 2, "after a run, another is mounted ahead");
 
         tmpfs.stop();
         assertEquals(before, mounts(), "everything this service mounted is detached when it stops");
