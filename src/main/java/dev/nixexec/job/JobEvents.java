@@ -37,8 +37,11 @@ public final class JobEvents {
                 .setParameter(1, jobId).setParameter(2, status).executeUpdate();
     }
 
+    /** The most events one read returns; a reader that got this many reads again at once. */
+    public static final int PAGE = 1000;
+
     static List<Event> after(UUID jobId, int afterSeq) {
-        return JobEvent.<JobEvent>find("jobId = ?1 and seq > ?2 order by seq", jobId, afterSeq).page(0, 1000).list()
+        return JobEvent.<JobEvent>find("jobId = ?1 and seq > ?2 order by seq", jobId, afterSeq).page(0, PAGE).list()
                 .stream().map(e -> new Event(e.seq, e.kind, e.data)).toList();
     }
 }

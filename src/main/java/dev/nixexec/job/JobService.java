@@ -172,7 +172,11 @@ public class JobService {
         }
     }
 
-    private Submitted submit(Caller caller, Submission submission, String idempotencyKey, UUID id) {
+    /**
+     * Submits as a job with the id the caller chose, so that it can watch the job before it
+     * exists; an earlier job of the idempotency key is returned as it is.
+     */
+    public Submitted submit(Caller caller, Submission submission, String idempotencyKey, UUID id) {
         if (stopping) {
             throw new JobProblem(JobProblem.Kind.UNAVAILABLE, "the service is shutting down; submit again shortly");
         }

@@ -20,9 +20,11 @@ import java.util.concurrent.atomic.AtomicReference;
  * Follows one job for a {@code run_code} call: its stored events (any node may run it) become
  * progress notifications (status changes and output, when the client gave a progress token) and
  * log notifications (the output as it appears); a {@code notifications/cancelled} for the call
- * cancels the job. Ends when the job does or the wait is up; the job goes on in either case.
+ * cancels the job. Made before the job is submitted, so that no change goes unheard: it reads
+ * the events only when told of one. Ends when the job does or the wait is up; the job goes on in
+ * either case.
  */
-final class JobFollow {
+final class JobFollow implements AutoCloseable {
 
     /** How often a quiet job is re-checked for a cancelled call; bounds how late a cancel lands. */
     private static final Duration CANCEL_CHECK = Duration.ofMillis(250);
@@ -33,6 +35,10 @@ final class JobFollow {
     private final Progress progress;
     private final McpLog log;
     private final Cancellation cancellation;
+    private final Semaphore changed = new Semaphore(0);
+    private final AtomicReference<JobView> endedHere = new AtomicReference<>();
+    private final JobNotifications.Watch changes;
+    private final JobNotifications.Watch end;
 
     JobFollow(JobService jobs, Caller caller, UUID jobId, Progress progress, McpLog log, Cancellation cancellation) {
         this.jobs = jobs;
@@ -41,43 +47,48 @@ final class JobFollow {
         this.progress = progress;
         this.log = log;
         this.cancellation = cancellation;
+        this.changes = jobs.watch(jobId, changed::release);
+        this.end = jobs.watchEnd(jobId, job -> {
+            job.ifPresent(endedHere::set);
+            changed.release();
+        });
     }
 
     /** The job when it ended, or as it is when {@code wait} is up. */
     JobView until(Duration wait) throws InterruptedException {
         long deadline = System.nanoTime() + wait.toNanos();
-        Semaphore changed = new Semaphore(0);
-        AtomicReference<JobView> endedHere = new AtomicReference<>();
         int seq = 0;
+        boolean caughtUp = true;
         boolean cancelSent = false;
-        try (JobNotifications.Watch watch = jobs.watch(jobId, changed::release);
-                JobNotifications.Watch end = jobs.watchEnd(jobId, job -> {
-                    job.ifPresent(endedHere::set);
-                    changed.release();
-                })) {
-            while (true) {
-                List<JobEvents.Event> events = jobs.events(caller, jobId, seq);
-                for (JobEvents.Event event : events) {
-                    seq = event.seq();
-                    if (event.kind().equals("result")) {
-                        return endedHere.get() != null ? endedHere.get() : jobs.get(caller, jobId);
-                    }
-                    report(event);
+        while (true) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                return jobs.get(caller, jobId);
+            }
+            if (caughtUp) {
+                changed.tryAcquire(Math.min(left, CANCEL_CHECK.toNanos()), TimeUnit.NANOSECONDS);
+                changed.drainPermits();
+            }
+            List<JobEvents.Event> events = jobs.events(caller, jobId, seq);
+            for (JobEvents.Event event : events) {
+                seq = event.seq();
+                if (event.kind().equals("result")) {
+                    return endedHere.get() != null ? endedHere.get() : jobs.get(caller, jobId);
                 }
-                if (!cancelSent && cancellation.check().isRequested()) {
-                    jobs.cancel(caller, jobId);
-                    cancelSent = true;
-                }
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    return jobs.get(caller, jobId);
-                }
-                if (events.isEmpty()) {
-                    changed.tryAcquire(Math.min(left, CANCEL_CHECK.toNanos()), TimeUnit.NANOSECONDS);
-                    changed.drainPermits();
-                }
+                report(event);
+            }
+            caughtUp = events.size() < JobEvents.PAGE;
+            if (!cancelSent && cancellation.check().isRequested()) {
+                jobs.cancel(caller, jobId);
+                cancelSent = true;
             }
         }
+    }
+
+    @Override
+    public void close() {
+        changes.close();
+        end.close();
     }
 
     private void report(JobEvents.Event event) {

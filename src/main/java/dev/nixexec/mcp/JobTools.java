@@ -90,13 +90,13 @@ public class JobTools {
             @ToolArg(description = WorkspaceTools.WORKSPACE, required = false) String workspace,
             Progress progress, McpLog log, Cancellation cancellation, Roots roots, McpConnection connection) {
         return refusalsAsErrors(() -> {
-            JobView job = submit(language, code, packages, env, stdin, timeout, roots, workspace, connection);
-            try {
-                return result(new JobFollow(jobs, caller(), job.id(), progress, log, cancellation)
-                        .until(config.mcp().runWait()));
+            UUID id = UUID.randomUUID();
+            try (JobFollow follow = new JobFollow(jobs, caller(), id, progress, log, cancellation)) {
+                submit(id, language, code, packages, env, stdin, timeout, roots, workspace, connection);
+                return result(follow.until(config.mcp().runWait()));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                return result(jobs.get(caller(), job.id()));
+                return result(jobs.get(caller(), id));
             }
         });
     }
@@ -114,7 +114,8 @@ public class JobTools {
             @ToolArg(description = WorkspaceTools.WORKSPACE, required = false) String workspace,
             Roots roots, McpConnection connection) {
         return refusalsAsErrors(() -> {
-            JobView job = submit(language, code, packages, env, stdin, timeout, roots, workspace, connection);
+            JobView job = submit(UUID.randomUUID(), language, code, packages, env, stdin, timeout, roots, workspace,
+                    connection);
             return ToolResponse.success("Job " + job.id() + ": " + job.status()
                     + ". Call get_job with this job_id for the result.");
         });
@@ -167,7 +168,7 @@ public class JobTools {
                 .collect(Collectors.joining("\n"));
     }
 
-    private JobView submit(String language, String code, List<String> packages, Map<String, String> env,
+    private JobView submit(UUID id, String language, String code, List<String> packages, Map<String, String> env,
             String stdin, Integer timeout, Roots roots, String workspace, McpConnection connection) {
         Optional<Duration> limit = Optional.ofNullable(timeout).map(Duration::ofSeconds);
         Optional<Path> host = workspace == null ? workspace(roots) : Optional.empty();
@@ -175,24 +176,24 @@ public class JobTools {
             // a mounted project directory (local mode) replaces the session's workspace
             JobFiles files = host.isPresent() ? JobFiles.NONE : new JobFiles(Optional.of(workspace), null, null);
             return jobs.submit(caller(), new JobService.Submission(language, code, packages, env, stdin, limit, false,
-                    null, host, files), null).job();
+                    null, host, files), null, id).job();
         }
         try {
-            return submitInSession(language, code, packages, env, stdin, limit, connection);
+            return submitInSession(id, language, code, packages, env, stdin, limit, connection);
         } catch (JobProblem e) {
             // the session's workspace was deleted since it was kept: the session gets a fresh one
             if (e.kind() != JobProblem.Kind.NOT_FOUND || !sessionWorkspaces.forget(caller(), connection)) {
                 throw e;
             }
-            return submitInSession(language, code, packages, env, stdin, limit, connection);
+            return submitInSession(id, language, code, packages, env, stdin, limit, connection);
         }
     }
 
-    private JobView submitInSession(String language, String code, List<String> packages, Map<String, String> env,
-            String stdin, Optional<Duration> limit, McpConnection connection) {
+    private JobView submitInSession(UUID id, String language, String code, List<String> packages,
+            Map<String, String> env, String stdin, Optional<Duration> limit, McpConnection connection) {
         JobFiles files = new JobFiles(Optional.of(sessionWorkspaces.id(caller(), connection).toString()), null, null);
         return jobs.submit(caller(), new JobService.Submission(language, code, packages, env, stdin, limit, false,
-                null, Optional.empty(), files), null).job();
+                null, Optional.empty(), files), null, id).job();
     }
 
     /**

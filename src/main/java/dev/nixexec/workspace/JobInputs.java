@@ -57,13 +57,16 @@ public class JobInputs {
         }
         Map<WorkspacePath, byte[]> decoded = decode(files);
         List<WorkspacePath> roots = artifactRoots(files);
-        UUID workspace = files.workspace().map(w -> store.resolve(caller, w)).orElse(null);
-        List<StoredFile> stored = decoded.entrySet().stream()
-                .map(e -> new StoredFile(e.getKey().value(), Base64.getEncoder().encodeToString(e.getValue()))).toList();
-        em.createNativeQuery("INSERT INTO job_files (job_id, workspace_id, inputs, artifact_paths) "
-                        + "VALUES (?1, ?2, CAST(?3 AS jsonb), CAST(?4 AS jsonb))")
-                .setParameter(1, jobId).setParameter(2, workspace).setParameter(3, write(stored))
-                .setParameter(4, write(roots.stream().map(WorkspacePath::value).toList())).executeUpdate();
+        String inputs = write(decoded.entrySet().stream()
+                .map(e -> new StoredFile(e.getKey().value(), Base64.getEncoder().encodeToString(e.getValue()))).toList());
+        String artifactPaths = write(roots.stream().map(WorkspacePath::value).toList());
+        if (files.workspace().isPresent()) {
+            store.attach(caller, files.workspace().get(), jobId, inputs, artifactPaths);
+            return;
+        }
+        em.createNativeQuery("INSERT INTO job_files (job_id, inputs, artifact_paths) "
+                        + "VALUES (?1, CAST(?2 AS jsonb), CAST(?3 AS jsonb))")
+                .setParameter(1, jobId).setParameter(2, inputs).setParameter(3, artifactPaths).executeUpdate();
     }
 
     /** The job's inputs, if it has any. */

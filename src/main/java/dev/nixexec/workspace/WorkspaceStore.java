@@ -91,21 +91,25 @@ public class WorkspaceStore {
     }
 
     /**
-     * The id of the caller's workspace with this id or name, for a job being submitted; 404 if
-     * there is none. Marks it used, which also holds its row until the submission commits: an
-     * expiry of an idle session workspace skips it meanwhile and afterwards sees the job.
+     * Records a job's files with the caller's workspace of this id or name, in one statement; 404
+     * if there is none. Marks the workspace used, which also holds its row until the submission
+     * commits: an expiry of an idle session workspace skips it meanwhile and afterwards sees the
+     * job. {@code inputs} and {@code artifactPaths} are JSON.
      */
     @Transactional(Transactional.TxType.MANDATORY)
-    public UUID resolve(Caller caller, String idOrName) {
+    void attach(Caller caller, String idOrName, UUID jobId, String inputs, String artifactPaths) {
         String wanted = idOrName == null ? "" : idOrName.strip();
         UUID asId = parseId(wanted).orElse(new UUID(0, 0)); // the nil UUID is no workspace's id
-        @SuppressWarnings("unchecked")
-        List<UUID> marked = em.createNativeQuery("UPDATE workspaces SET used_at = now() WHERE tenant_id = ?1 AND id = "
-                        + "(SELECT w.id FROM workspaces w WHERE w.tenant_id = ?1 AND (w.id = ?2 OR w.name = ?3) "
-                        + "ORDER BY (w.id = ?2) DESC LIMIT 1) RETURNING id", UUID.class)
-                .setParameter(1, caller.tenantId()).setParameter(2, asId).setParameter(3, wanted).getResultList();
-        return marked.stream().findFirst()
-                .orElseThrow(() -> new JobProblem(JobProblem.Kind.NOT_FOUND, "no workspace " + idOrName));
+        int attached = em.createNativeQuery("WITH used AS (UPDATE workspaces SET used_at = now() WHERE tenant_id = ?1 "
+                        + "AND id = (SELECT w.id FROM workspaces w WHERE w.tenant_id = ?1 AND (w.id = ?2 OR w.name = ?3) "
+                        + "ORDER BY (w.id = ?2) DESC LIMIT 1) RETURNING id) "
+                        + "INSERT INTO job_files (job_id, workspace_id, inputs, artifact_paths) "
+                        + "SELECT ?4, used.id, CAST(?5 AS jsonb), CAST(?6 AS jsonb) FROM used")
+                .setParameter(1, caller.tenantId()).setParameter(2, asId).setParameter(3, wanted).setParameter(4, jobId)
+                .setParameter(5, inputs).setParameter(6, artifactPaths).executeUpdate();
+        if (attached == 0) {
+            throw new JobProblem(JobProblem.Kind.NOT_FOUND, "no workspace " + idOrName);
+        }
     }
 
     /**
