@@ -6,6 +6,7 @@ import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -30,10 +31,11 @@ import org.jboss.logging.Logger;
  * plain one and only the watcher bounds it.
  *
  * <p>Mounting and unmounting each start a process (a few milliseconds), so neither is on a run's
- * path: for each size in use a couple of fresh mounts wait ready, and a used one is detached in the
- * background. Both happen after a run, a moment later, so that they compete for the CPU neither
- * with the run nor with storing its result. Whatever is still mounted when the service stops is
- * detached then.
+ * path: for each size in use a couple of mounts wait ready. A run gets a new directory inside one
+ * (never the tmpfs's own root, so nothing a run sets on its directory outlives it); after the run,
+ * a moment later (so as not to compete with storing its result), that directory is deleted and
+ * the mount waits for the next run if it is then empty to the last block, else it is detached and
+ * replaced. Whatever is still mounted when the service stops is detached then.
  */
 @ApplicationScoped
 public class WorkspaceTmpfs {
@@ -42,6 +44,8 @@ public class WorkspaceTmpfs {
     /** tmpfs counts whole pages: a file of one byte takes one. */
     static final long PAGE = 4096;
     private static final int READY_PER_SIZE = 2;
+    /** The run's directory inside a mount. */
+    private static final String RUN_DIRECTORY = "w";
     /** About what storing a run's result and answering its caller take, on a small machine. */
     private static final Duration AFTER_RUN = Duration.ofMillis(30);
     private static final int SIZES_KEPT_READY = 4;
@@ -77,34 +81,61 @@ public class WorkspaceTmpfs {
     }
 
     /**
-     * A new directory (private to the service) with a fresh, never used tmpfs of {@code bytes} on
-     * it; one mounted ahead when there is one. A size seen for the first time gets mounts ahead
-     * at once.
+     * A new, empty directory (private to the service) alone on a tmpfs of {@code bytes}: in one
+     * waiting when there is one. A size seen for the first time gets mounts ahead at once.
      */
     Path take(long bytes) throws IOException {
         Deque<Path> waiting = ready.get(bytes);
-        Path dir = waiting == null ? null : waiting.pollFirst();
-        if (dir != null) {
-            return dir;
+        Path root = waiting == null ? null : waiting.pollFirst();
+        if (root == null) {
+            mountAhead(bytes);
+            root = mountNew(bytes);
         }
-        mountAhead(bytes);
-        return mountNew(bytes);
+        return Files.createDirectory(root.resolve(RUN_DIRECTORY),
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
     }
 
-    /** After the run: detaches the tmpfs, deletes its directory and mounts another ahead, in the background. */
+    /** After the run, in the background: deletes its directory and keeps or replaces the mount. */
     void release(Path dir) {
-        Thread.ofVirtual().name("workspace-unmount").start(() -> {
+        Path root = dir.getParent();
+        Thread.ofVirtual().name("workspace-release").start(() -> {
             try {
                 Thread.sleep(AFTER_RUN);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-            Long bytes = mounted.get(dir);
-            detach(dir);
-            if (bytes != null) {
-                mountAhead(bytes);
+            WorkspaceRun.delete(dir);
+            Long bytes = mounted.get(root);
+            if (bytes == null) {
+                return;
             }
+            Deque<Path> waiting = ready.computeIfAbsent(bytes, b -> new ConcurrentLinkedDeque<>());
+            if (!stopped && waiting.size() < READY_PER_SIZE && empty(root)) {
+                waiting.add(root);
+                if (stopped && waiting.remove(root)) {
+                    detach(root);
+                }
+                return;
+            }
+            detach(root);
+            mountAhead(bytes);
         });
+    }
+
+    /**
+     * No entry and no block in use: nothing of the last run is left, not even a deleted file that
+     * some process still holds open.
+     */
+    private static boolean empty(Path root) {
+        try (var entries = Files.list(root)) {
+            if (entries.findAny().isPresent()) {
+                return false;
+            }
+            FileStore store = Files.getFileStore(root);
+            return store.getTotalSpace() == store.getUnallocatedSpace();
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     /** The mounts waiting for a run. */
@@ -147,12 +178,13 @@ public class WorkspaceTmpfs {
         });
     }
 
+    /** The root may be passed through (by the run's uid, to its directory), not listed. */
     private Path mountNew(long bytes) throws IOException {
         Path dir = paths.jobsDir().resolve("ws-" + UUID.randomUUID());
         Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         try {
             run(List.of(mount.orElseThrow().toString(), "-t", "tmpfs", "-o",
-                    "size=" + bytes + ",mode=0700,nosuid,nodev", "nix-exec-workspace", dir.toString()));
+                    "size=" + bytes + ",mode=0711,nosuid,nodev", "nix-exec-workspace", dir.toString()));
         } catch (IOException e) {
             Files.deleteIfExists(dir);
             throw e;

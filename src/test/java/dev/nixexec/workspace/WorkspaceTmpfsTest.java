@@ -10,15 +10,21 @@ import dev.nixexec.config.StatePaths;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
-/** Workspace mounts are made ahead of runs and detached (and replaced) after them, and none outlives the service. */
+/**
+ * Workspace mounts are made ahead of runs; after a run its directory goes and the mount is used
+ * again only if nothing at all of the run is left in it; none outlives the service.
+ */
 @QuarkusTest
 class WorkspaceTmpfsTest {
 
@@ -28,30 +34,42 @@ class WorkspaceTmpfsTest {
     StatePaths paths;
 
     @Test
-    void mountsAheadDetachesAfterAndLeavesNothingWhenStopped() throws Exception {
+    void mountsAheadReusesOnlyEmptyMountsAndLeavesNothingWhenStopped() throws Exception {
         WorkspaceTmpfs tmpfs = new WorkspaceTmpfs(paths);
         assumeTrue(tmpfs.available(), "workspace tmpfs needs a root service on Linux");
         Set<Path> before = mounts();
 
         Path first = tmpfs.take(SIZE);
-        assertTrue(mounts().contains(first));
+        assertTrue(mounts().contains(first.getParent()), "a run's directory is alone on a tmpfs");
         eventually(() -> newMounts(before).size() == 1 + 2, "two more mounted ahead: " + newMounts(before));
 
         Path second = tmpfs.take(SIZE);
-        assertNotEquals(first, second);
-        assertTrue(mounts().contains(second));
+        assertNotEquals(first.getParent(), second.getParent());
         try (var entries = Files.list(second)) {
-            assertEquals(0, entries.count(), "a mount made ahead is fresh");
+            assertEquals(0, entries.count(), "a run's directory starts empty");
         }
+
+        // a run that leaves files: its directory goes, the mount waits for the next run
         Files.writeString(first.resolve("used.txt"), "x");
-
         tmpfs.release(first);
-        eventually(() -> !mounts().contains(first) && !Files.exists(first), "a released mount is detached and deleted");
-        eventually(() -> tmpfs.readyAhead().size() == 2, "after a run, another is mounted ahead");
+        eventually(() -> !Files.exists(first) && tmpfs.readyAhead().contains(first.getParent()),
+                "an emptied mount is used again");
+        assertTrue(mounts().contains(first.getParent()));
 
+        // a run whose deleted file is still held open: the mount is not used again
+        Path held = second.resolve("held.bin");
+        try (FileChannel open = FileChannel.open(held, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+            open.write(ByteBuffer.wrap(new byte[64 * 1024]));
+            Files.delete(held);
+            tmpfs.release(second);
+            eventually(() -> !mounts().contains(second.getParent()), "a mount with blocks still in use is detached");
+            assertFalse(tmpfs.readyAhead().contains(second.getParent()));
+        }
+
+        eventually(() -> tmpfs.readyAhead().size() == 2, "another is mounted in its place");
         tmpfs.stop();
         assertEquals(before, mounts(), "everything this service mounted is detached when it stops");
-        assertFalse(Files.exists(second));
+        assertFalse(Files.exists(first.getParent()));
     }
 
     private Set<Path> newMounts(Set<Path> before) {
