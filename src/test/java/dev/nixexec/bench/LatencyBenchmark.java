@@ -65,6 +65,11 @@ class LatencyBenchmark {
         double[] toCreatedMs = new double[RUNS];
         double[] runMs = new double[RUNS];
         double[] afterFinishMs = new double[RUNS];
+        double[] bareMs = new double[RUNS];
+        BareHttp bare = new BareHttp(jobs.getHost(), jobs.getPort());
+        String bareRequest = "POST " + jobs.getPath() + "?wait=30 HTTP/1.1\r\nHost: " + jobs.getHost() + ":" + jobs.getPort()
+                + "\r\nAuthorization: Bearer " + KEY + "\r\nContent-Type: application/json\r\nContent-Length: "
+                + body.getBytes(java.nio.charset.StandardCharsets.UTF_8).length + "\r\n\r\n" + body;
         for (int i = 0; i < RUNS; i++) {
             Thread.sleep(50);
             long t = System.nanoTime();
@@ -82,6 +87,14 @@ class LatencyBenchmark {
             toCreatedMs[i] = Duration.between(sent, created.toInstant()).toNanos() / 1e6;
             runMs[i] = Duration.between(startedAt, finishedAt).toNanos() / 1e6;
             afterFinishMs[i] = Duration.between(finishedAt.toInstant(), received).toNanos() / 1e6;
+
+            Thread.sleep(50);
+            t = System.nanoTime();
+            JsonNode bareJob = json.readTree(bare.exchange(bareRequest));
+            bareMs[i] = (System.nanoTime() - t) / 1e6;
+            if (!bareJob.path("status").asText().equals("succeeded")) {
+                throw new IllegalStateException("benchmark job did not succeed: " + bareJob);
+            }
 
             Thread.sleep(50);
             t = System.nanoTime();
@@ -120,13 +133,15 @@ class LatencyBenchmark {
                 |---|---|---|---|
                 | (b) submit → start on an idle worker (ms, from created_at/started_at) | %.1f | %.1f | — |
                 | (c) `POST /v1/jobs?wait=30`, cached python `print(1)` (ms) | %.1f | %.1f | +%.1f ms |
+                | (c) the same over a bare HTTP/1.1 socket (ms) | %.1f | %.1f | +%.1f ms |
                 | (c) same bwrap command run directly (ms) | %.1f | %.1f | — |
                 | (d) MCP `run_code` over Streamable HTTP, same job (ms) | %.1f | %.1f | +%.1f ms vs (c) REST |
                 | (c) in parts: request sent → job created (ms) | %.1f | %.1f | — |
                 | (c) in parts: started → finished, as stored (ms) | %.1f | %.1f | — |
                 | (c) in parts: finished → response received (ms) | %.1f | %.1f | — |
                 """, RUNS, Runtime.getRuntime().availableProcessors(), pct(startMs, .5), pct(startMs, .9),
-                pct(endToEndMs, .5), pct(endToEndMs, .9), pct(endToEndMs, .5) - pct(directMs, .5), pct(directMs, .5),
+                pct(endToEndMs, .5), pct(endToEndMs, .9), pct(endToEndMs, .5) - pct(directMs, .5),
+                pct(bareMs, .5), pct(bareMs, .9), pct(bareMs, .5) - pct(directMs, .5), pct(directMs, .5),
                 pct(directMs, .9), pct(mcpMs, .5), pct(mcpMs, .9), pct(mcpMs, .5) - pct(endToEndMs, .5),
                 pct(toCreatedMs, .5), pct(toCreatedMs, .9), pct(runMs, .5), pct(runMs, .9), pct(afterFinishMs, .5),
                 pct(afterFinishMs, .9));
@@ -138,6 +153,66 @@ class LatencyBenchmark {
         double[] sorted = values.clone();
         Arrays.sort(sorted);
         return sorted[(int) Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
+    }
+
+    /**
+     * A minimal blocking HTTP/1.1 client on one kept-alive socket, as curl or a small script
+     * would be: java.net.http hands each exchange across several threads, which costs a few
+     * milliseconds on this VM that are the client's, not the service's.
+     */
+    private static final class BareHttp {
+        private final java.net.Socket socket;
+        private final java.io.InputStream in;
+
+        BareHttp(String host, int port) throws java.io.IOException {
+            socket = new java.net.Socket(host, port);
+            socket.setTcpNoDelay(true);
+            in = new java.io.BufferedInputStream(socket.getInputStream());
+        }
+
+        /** Sends one request and returns the body of its answer (Content-Length or chunked). */
+        String exchange(String request) throws java.io.IOException {
+            socket.getOutputStream().write(request.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            socket.getOutputStream().flush();
+            String status = line();
+            if (!status.startsWith("HTTP/1.1 2")) {
+                throw new IllegalStateException("answered " + status);
+            }
+            long length = -1;
+            boolean chunked = false;
+            for (String header = line(); !header.isEmpty(); header = line()) {
+                String lower = header.toLowerCase(java.util.Locale.ROOT);
+                if (lower.startsWith("content-length:")) {
+                    length = Long.parseLong(lower.substring(15).strip());
+                } else if (lower.startsWith("transfer-encoding:") && lower.contains("chunked")) {
+                    chunked = true;
+                }
+            }
+            java.io.ByteArrayOutputStream body = new java.io.ByteArrayOutputStream();
+            if (chunked) {
+                for (int size = Integer.parseInt(line().strip(), 16); size > 0; size = Integer.parseInt(line().strip(), 16)) {
+                    body.write(in.readNBytes(size));
+                    line();
+                }
+                line();
+            } else {
+                body.write(in.readNBytes((int) length));
+            }
+            return body.toString(java.nio.charset.StandardCharsets.UTF_8);
+        }
+
+        private String line() throws java.io.IOException {
+            StringBuilder line = new StringBuilder();
+            for (int c = in.read(); c != '\n'; c = in.read()) {
+                if (c < 0) {
+                    throw new java.io.EOFException("connection closed");
+                }
+                if (c != '\r') {
+                    line.append((char) c);
+                }
+            }
+            return line.toString();
+        }
     }
 
     /** A bare Streamable HTTP MCP session: what any client sends, without a client library's own costs. */
