@@ -169,6 +169,17 @@ public class JobQueue {
 
     /** Output of one stream, in the order it was printed. */
     public record Chunk(String stream, String text) {
+        public Chunk {
+            text = storable(text);
+        }
+    }
+
+    /**
+     * PostgreSQL text cannot hold U+0000, which output may have: it is kept as U+FFFD, as bytes
+     * that are not UTF-8 are (the byte counts stay true).
+     */
+    static String storable(String text) {
+        return text == null || text.indexOf('\0') < 0 ? text : text.replace('\0', '\uFFFD');
     }
 
     /** Appends output for live followers: several chunks, one transaction, one notification. */
@@ -185,6 +196,11 @@ public class JobQueue {
     public record Outcome(String status, Integer exitCode, Integer signal, boolean timedOut, String limitHit,
             Long durationMs, String stdout, String stderr, long stdoutBytes, long stderrBytes, boolean stdoutTruncated,
             boolean stderrTruncated, String errorCode, String errorMessage) {
+        public Outcome {
+            stdout = storable(stdout);
+            stderr = storable(stderr);
+            errorMessage = storable(errorMessage);
+        }
     }
 
     /** The end of one run (attempt) of a job: its outcome and the output not yet stored for live followers. */

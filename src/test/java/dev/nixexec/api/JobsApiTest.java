@@ -88,6 +88,15 @@ class JobsApiTest {
     }
 
     @Test
+    void outputWithNulCharactersIsStored() {
+        // PostgreSQL text cannot hold U+0000: the stored text shows each as U+FFFD, the byte counts stay true
+        as(memberA).body(Map.of("language", "bash", "code", "printf 'a\\0b'; printf 'c\\0' >&2")).post("/v1/jobs?wait=60")
+                .then().statusCode(200).body("status", equalTo("succeeded"))
+                .body("stdout", equalTo("a\uFFFDb")).body("stdout_bytes", equalTo(3))
+                .body("stderr", equalTo("c\uFFFD")).body("stderr_bytes", equalTo(2));
+    }
+
+    @Test
     void unknownPackageIsAJobError() {
         as(memberA).body(Map.of("language", "python", "code", "1", "packages", List.of("python3Packages.nosuch")))
                 .post("/v1/jobs?wait=60").then().statusCode(200).body("status", equalTo("error"))
