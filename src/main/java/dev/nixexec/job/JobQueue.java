@@ -89,6 +89,53 @@ public class JobQueue {
             FROM claimed c, unhurried
             """.formatted(JobNotifications.CHANGED);
 
+    /**
+     * The ends of runs, one statement for any number (its text never changes, so PostgreSQL plans
+     * it once per connection): ?1 the ends as a JSON array, ?2 the node, ?3 the output not yet
+     * stored as a JSON array. Only jobs still this node's (same attempt, not ended) are updated;
+     * their audit, remaining output, status and result events (the result filled in when read)
+     * and notifications go with them. A job whose cancel was requested ends {@code cancelled}
+     * unless it succeeded.
+     */
+    private static final String FINISH = """
+            WITH ends AS (
+                SELECT * FROM json_to_recordset(CAST(?1 AS json)) AS v(id uuid, attempt integer, status text,
+                    exit_code integer, signal integer, timed_out boolean, limit_hit text, duration_ms bigint, stdout text,
+                    stderr text, stdout_bytes bigint, stderr_bytes bigint, stdout_truncated boolean,
+                    stderr_truncated boolean, error_code text, error_message text)
+            ), done AS (
+                UPDATE jobs j SET status = CASE WHEN j.cancel_requested AND v.status <> 'succeeded' THEN 'cancelled'
+                       ELSE v.status END, finished_at = now(), lease_until = NULL, exit_code = v.exit_code,
+                       signal = v.signal, timed_out = v.timed_out, limit_hit = v.limit_hit, duration_ms = v.duration_ms,
+                       stdout = v.stdout, stderr = v.stderr, stdout_bytes = v.stdout_bytes, stderr_bytes = v.stderr_bytes,
+                       stdout_truncated = v.stdout_truncated, stderr_truncated = v.stderr_truncated,
+                       error_code = v.error_code, error_message = v.error_message
+                FROM ends v
+                WHERE j.id = v.id AND j.attempt = v.attempt AND j.node_id = ?2 AND j.status IN ('building', 'running')
+                RETURNING j.*
+            ), audited AS (
+                INSERT INTO audit_events (tenant_id, job_id, key_id, node_id, kind, detail, at)
+                SELECT d.tenant_id, d.id, CASE WHEN d.status = 'cancelled' THEN d.cancelled_by END, ?2,
+                       CASE WHEN d.status = 'cancelled' THEN 'cancelled' ELSE 'finished' END,
+                       jsonb_strip_nulls(jsonb_build_object('status', d.status, 'exit_code', d.exit_code,
+                                                            'error_code', d.error_code)), now()
+                FROM done d
+            ), output AS (
+                SELECT o.id, o.n, o.kind, o.data
+                FROM json_to_recordset(CAST(?3 AS json)) AS o(id uuid, n integer, kind text, data text)
+            ), fresh AS (
+                SELECT d.id, o.n, o.kind, o.data FROM done d JOIN output o ON o.id = d.id
+                UNION ALL SELECT d.id, 2147483646, 'status', d.status FROM done d
+                UNION ALL SELECT d.id, 2147483647, 'result', '' FROM done d
+            ), events AS (
+                INSERT INTO job_events (job_id, seq, kind, data)
+                SELECT f.id, coalesce((SELECT max(e.seq) FROM job_events e WHERE e.job_id = f.id), 0)
+                       + row_number() OVER (PARTITION BY f.id ORDER BY f.n), f.kind, f.data
+                FROM fresh f
+            )
+            SELECT d.* FROM done d CROSS JOIN LATERAL (SELECT pg_notify('%s', d.id::text), pg_notify('%s', d.id::text)) n
+            """.formatted(JobNotifications.CHANGED, JobNotifications.ENDED);
+
     private final NixExecConfig config;
     private final EntityManager em;
     private final AuditLog audit;
@@ -211,69 +258,44 @@ public class JobQueue {
     }
 
     /**
-     * Stores the results of jobs that are still this node's, in one statement: it updates all their
-     * rows (returning them as they now are), appends their remaining output, status and result
-     * events, records their audit and notifies. A concurrent
-     * cancel is seen by the update: a job whose cancel was requested ends {@code cancelled} unless
-     * it succeeded. Returns the ids that were stored.
+     * Stores the results of jobs that are still this node's, in one statement ({@link #FINISH});
+     * returns the ids that were stored.
      */
     @Transactional
     public Set<UUID> finishAll(String nodeId, List<Finish> finishes) {
         Map<UUID, Finish> byId = new LinkedHashMap<>();
         finishes.forEach(f -> byId.put(f.id(), f));
-        StringBuilder sql = new StringBuilder("WITH done AS (UPDATE jobs j SET status = CASE WHEN j.cancel_requested "
-                + "AND v.status <> 'succeeded' THEN 'cancelled' ELSE v.status END, finished_at = now(), lease_until = NULL, "
-                + "exit_code = v.exit_code, signal = v.signal, timed_out = v.timed_out, limit_hit = v.limit_hit, "
-                + "duration_ms = v.duration_ms, stdout = v.stdout, stderr = v.stderr, stdout_bytes = v.stdout_bytes, "
-                + "stderr_bytes = v.stderr_bytes, stdout_truncated = v.stdout_truncated, "
-                + "stderr_truncated = v.stderr_truncated, error_code = v.error_code, error_message = v.error_message "
-                + "FROM (VALUES ");
-        for (int i = 0; i < byId.size(); i++) {
-            sql.append(i == 0 ? "" : ", ").append("(CAST(? AS uuid), CAST(? AS integer), CAST(? AS text), CAST(? AS integer), "
-                    + "CAST(? AS integer), CAST(? AS boolean), CAST(? AS text), CAST(? AS bigint), CAST(? AS text), "
-                    + "CAST(? AS text), CAST(? AS bigint), CAST(? AS bigint), CAST(? AS boolean), CAST(? AS boolean), "
-                    + "CAST(? AS text), CAST(? AS text))");
-        }
-        sql.append(") AS v(id, attempt, status, exit_code, signal, timed_out, limit_hit, duration_ms, stdout, stderr, "
-                + "stdout_bytes, stderr_bytes, stdout_truncated, stderr_truncated, error_code, error_message) "
-                + "WHERE j.id = v.id AND j.attempt = v.attempt AND j.node_id = ? AND j.status IN ('building', 'running') "
-                + "RETURNING j.*), "
-                + "audited AS (INSERT INTO audit_events (tenant_id, job_id, key_id, node_id, kind, detail, at) "
-                + "SELECT d.tenant_id, d.id, CASE WHEN d.status = 'cancelled' THEN d.cancelled_by END, ?, "
-                + "CASE WHEN d.status = 'cancelled' THEN 'cancelled' ELSE 'finished' END, "
-                + "jsonb_strip_nulls(jsonb_build_object('status', d.status, 'exit_code', d.exit_code, "
-                + "'error_code', d.error_code)), now() FROM done d), "
-                // the output not yet stored, then the status, then the result (filled in when read)
-                + "output AS (SELECT o.id, o.n, o.kind, o.data FROM json_to_recordset(CAST(? AS json)) "
-                + "AS o(id uuid, n integer, kind text, data text)), "
-                + "fresh AS (SELECT d.id, o.n, o.kind, o.data FROM done d JOIN output o ON o.id = d.id "
-                + "UNION ALL SELECT d.id, 2147483646, 'status', d.status FROM done d "
-                + "UNION ALL SELECT d.id, 2147483647, 'result', '' FROM done d), "
-                + "events AS (INSERT INTO job_events (job_id, seq, kind, data) "
-                + "SELECT f.id, coalesce((SELECT max(e.seq) FROM job_events e WHERE e.job_id = f.id), 0) "
-                + "+ row_number() OVER (PARTITION BY f.id ORDER BY f.n), f.kind, f.data FROM fresh f) "
-                + "SELECT d.* FROM done d CROSS JOIN LATERAL (SELECT pg_notify('" + JobNotifications.CHANGED
-                + "', d.id::text), pg_notify('" + JobNotifications.ENDED + "', d.id::text)) n");
-        // read-only: the rows are only turned into views, so Hibernate keeps no snapshots to compare at commit
-        var update = em.createNativeQuery(sql.toString(), Job.class).setHint(HibernateHints.HINT_READ_ONLY, true);
-        int p = 1;
+        List<Map<String, Object>> ends = new ArrayList<>();
         List<Map<String, Object>> output = new ArrayList<>();
         for (Finish f : byId.values()) {
             Outcome o = f.outcome();
-            for (Object value : new Object[] {f.id(), f.attempt(), o.status(), o.exitCode(), o.signal(), o.timedOut(), o.limitHit(),
-                    o.durationMs(), o.stdout(), o.stderr(), o.stdoutBytes(), o.stderrBytes(), o.stdoutTruncated(),
-                    o.stderrTruncated(), o.errorCode(), o.errorMessage()}) {
-                update.setParameter(p++, value);
-            }
+            Map<String, Object> end = new java.util.HashMap<>();
+            end.put("id", f.id());
+            end.put("attempt", f.attempt());
+            end.put("status", o.status());
+            end.put("exit_code", o.exitCode());
+            end.put("signal", o.signal());
+            end.put("timed_out", o.timedOut());
+            end.put("limit_hit", o.limitHit());
+            end.put("duration_ms", o.durationMs());
+            end.put("stdout", o.stdout());
+            end.put("stderr", o.stderr());
+            end.put("stdout_bytes", o.stdoutBytes());
+            end.put("stderr_bytes", o.stderrBytes());
+            end.put("stdout_truncated", o.stdoutTruncated());
+            end.put("stderr_truncated", o.stderrTruncated());
+            end.put("error_code", o.errorCode());
+            end.put("error_message", o.errorMessage());
+            ends.add(end);
             for (Chunk c : f.output()) {
                 output.add(Map.of("id", f.id(), "n", output.size(), "kind", c.stream(), "data", c.text()));
             }
         }
-        update.setParameter(p++, nodeId);
-        update.setParameter(p++, nodeId);
-        update.setParameter(p, jobs.write(output));
+        // read-only: the rows are only turned into views, so Hibernate keeps no snapshots to compare at commit
         @SuppressWarnings("unchecked")
-        List<Job> rows = update.getResultList();
+        List<Job> rows = em.createNativeQuery(FINISH, Job.class).setHint(HibernateHints.HINT_READ_ONLY, true)
+                .setParameter(1, jobs.write(ends)).setParameter(2, nodeId).setParameter(3, jobs.write(output))
+                .getResultList();
         Set<UUID> stored = new LinkedHashSet<>();
         List<JobView> views = new ArrayList<>();
         for (Job job : rows) {
