@@ -110,6 +110,14 @@ public class JobNotifications {
         ensureListening();
     }
 
+    /**
+     * A job was just committed on this node: its idle workers here need not wait for the
+     * notification to come back from the database (other nodes still get it).
+     */
+    void submittedHere() {
+        submitted.forEach(Runnable::run);
+    }
+
     public void onCancel(Consumer<UUID> action) {
         cancels.add(action);
         ensureListening();

@@ -206,6 +206,7 @@ public class JobService {
             Submitted submitted = QuarkusTransaction.requiringNew().call(() -> insert(id, caller, submission, idempotencyKey, hash));
             if (submitted.created()) {
                 metrics.submitted(submitted.job().language());
+                notifications.submittedHere();
             }
             return submitted;
         } catch (JobProblem | InvalidRequestException e) {
