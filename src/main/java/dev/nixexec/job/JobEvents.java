@@ -44,4 +44,14 @@ public final class JobEvents {
         return JobEvent.<JobEvent>find("jobId = ?1 and seq > ?2 order by seq", jobId, afterSeq).page(0, PAGE).list()
                 .stream().map(e -> new Event(e.seq, e.kind, e.data)).toList();
     }
+
+    /** As {@link #after}, of a job of this tenant only (none of another's), in one query. */
+    static List<Event> after(EntityManager em, UUID tenantId, UUID jobId, int afterSeq) {
+        @SuppressWarnings("unchecked")
+        List<Object[]> rows = em.createNativeQuery("SELECT e.seq, e.kind, e.data FROM job_events e "
+                        + "JOIN jobs j ON j.id = e.job_id AND j.tenant_id = ?2 WHERE e.job_id = ?1 AND e.seq > ?3 "
+                        + "ORDER BY e.seq LIMIT " + PAGE)
+                .setParameter(1, jobId).setParameter(2, tenantId).setParameter(3, afterSeq).getResultList();
+        return rows.stream().map(r -> new Event(((Number) r[0]).intValue(), (String) r[1], (String) r[2])).toList();
+    }
 }

@@ -498,6 +498,15 @@ public class JobService {
         }).toList();
     }
 
+    /**
+     * As {@link #events}, for a follower that gets the job itself when it ends: the result event
+     * comes empty, and one query reads them (none for another tenant's job).
+     */
+    @Transactional
+    public List<JobEvents.Event> eventsWithoutResult(Caller caller, UUID id, int afterSeq) {
+        return JobEvents.after(em, caller.tenantId(), id, afterSeq);
+    }
+
     public JobNotifications.Watch watch(UUID id, Runnable onChange) {
         return notifications.watch(id, onChange);
     }

@@ -1,5 +1,6 @@
 package dev.nixexec.mcp;
 
+import dev.nixexec.tenant.Caller;
 import dev.nixexec.tenant.Tenants;
 import io.quarkus.security.AuthenticationFailedException;
 import io.quarkus.security.identity.AuthenticationRequestContext;
@@ -8,8 +9,12 @@ import io.quarkus.security.identity.SecurityIdentity;
 import io.quarkus.security.identity.request.TokenAuthenticationRequest;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.util.Optional;
 
-/** Looks the bearer key up (a database read, so off the event loop) and yields its caller. */
+/**
+ * Looks the bearer key up and yields its caller: at once when this node keeps the key, else by a
+ * database read off the event loop.
+ */
 @ApplicationScoped
 public class ApiKeyIdentityProvider implements IdentityProvider<TokenAuthenticationRequest> {
 
@@ -26,7 +31,12 @@ public class ApiKeyIdentityProvider implements IdentityProvider<TokenAuthenticat
 
     @Override
     public Uni<SecurityIdentity> authenticate(TokenAuthenticationRequest request, AuthenticationRequestContext context) {
-        return context.runBlocking(() -> tenants.authenticate(request.getToken().getToken())
+        String secret = request.getToken().getToken();
+        Optional<Caller> kept = tenants.kept(secret);
+        if (kept.isPresent()) {
+            return Uni.createFrom().item(CallerIdentity.of(kept.get()));
+        }
+        return context.runBlocking(() -> tenants.authenticate(secret)
                 .map(CallerIdentity::of)
                 .orElseThrow(() -> new AuthenticationFailedException("the API key is unknown or revoked")));
     }

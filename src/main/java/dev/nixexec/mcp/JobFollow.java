@@ -69,7 +69,7 @@ final class JobFollow implements AutoCloseable {
                 changed.tryAcquire(Math.min(left, CANCEL_CHECK.toNanos()), TimeUnit.NANOSECONDS);
                 changed.drainPermits();
             }
-            List<JobEvents.Event> events = jobs.events(caller, jobId, seq);
+            List<JobEvents.Event> events = jobs.eventsWithoutResult(caller, jobId, seq);
             for (JobEvents.Event event : events) {
                 seq = event.seq();
                 if (event.kind().equals("result")) {

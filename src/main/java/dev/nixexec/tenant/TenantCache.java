@@ -46,10 +46,16 @@ public class TenantCache {
         dropAll();
     }
 
-    Optional<Caller> caller(String keyHash, Supplier<Optional<Caller>> read) {
+    /** The caller kept for this key, if any: no database, so it may be asked on an event loop. */
+    Optional<Caller> kept(String keyHash) {
         Entry<Caller> kept = callers.get(keyHash);
-        if (kept != null && System.nanoTime() - kept.expiresAt() < 0) {
-            return Optional.of(kept.value());
+        return kept != null && System.nanoTime() - kept.expiresAt() < 0 ? Optional.of(kept.value()) : Optional.empty();
+    }
+
+    Optional<Caller> caller(String keyHash, Supplier<Optional<Caller>> read) {
+        Optional<Caller> kept = kept(keyHash);
+        if (kept.isPresent()) {
+            return kept;
         }
         long seen = generation();
         Optional<Caller> caller = read.get();

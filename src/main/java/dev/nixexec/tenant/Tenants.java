@@ -135,6 +135,14 @@ public class Tenants {
                 hash).firstResultOptional().map(k -> new Caller(k.tenantId, k.id, Role.byId(k.role).orElseThrow())));
     }
 
+    /** The caller of a bearer secret if this node keeps it ({@link TenantCache}); never reads the database. */
+    public Optional<Caller> kept(String secret) {
+        if (secret == null || secret.isBlank()) {
+            return Optional.empty();
+        }
+        return cache.kept(HexFormat.of().formatHex(hash(secret)));
+    }
+
     /** The caller a key id stands for while the key is live (a browser session keeps only the id). */
     @Transactional
     public Optional<Caller> callerOfKey(UUID keyId) {

@@ -23,10 +23,13 @@ class TenantCacheTest {
         cache.caller("k", () -> count(reads));
         assertEquals(2, reads.get(), "not hearing: every lookup reads");
         cache.hearing(true);
+        assertEquals(Optional.empty(), cache.kept("k"));
         cache.caller("k", () -> count(reads));
         cache.caller("k", () -> count(reads));
         assertEquals(3, reads.get(), "hearing: the second lookup is kept");
+        assertEquals(Optional.of(CALLER), cache.kept("k"), "and can be asked without a read");
         cache.changed();
+        assertEquals(Optional.empty(), cache.kept("k"));
         cache.caller("k", () -> count(reads));
         assertEquals(4, reads.get(), "a change drops what was kept");
         cache.hearing(false);
