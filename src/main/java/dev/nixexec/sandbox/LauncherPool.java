@@ -15,7 +15,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
@@ -70,6 +72,7 @@ public class LauncherPool {
     private final Optional<Path> sh;
     private final ConcurrentLinkedQueue<Launcher> idle = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean refilling = new AtomicBoolean();
+    private final Set<Thread> tidying = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
     public LauncherPool(NixExecConfig config, StatePaths paths, Cgroups cgroups, HostUids uids) {
@@ -121,33 +124,60 @@ public class LauncherPool {
         return launcher != null ? launcher : start(key);
     }
 
-    /** Kills whatever is left of the launcher's run and removes its cgroup, directory and uid. */
+    /**
+     * Kills whatever is left of the launcher's run at once; its cgroup, directory and uid go in
+     * the background, so that the run's result does not wait for them (a cgroup can take a few
+     * milliseconds to let go of its last exiting process).
+     */
     void release(Launcher launcher) {
-        if (launcher.process().isAlive()) {
-            launcher.process().destroyForcibly();
-        }
-        launcher.cgroup().ifPresent(c -> {
-            c.killAll();
-            c.remove();
+        kill(launcher);
+        Thread tidy = Thread.ofVirtual().name("launcher-tidy").unstarted(() -> {
+            try {
+                tidy(launcher);
+            } finally {
+                tidying.remove(Thread.currentThread());
+            }
+            // Refilled after a run rather than when it starts, so the new launcher's start-up does
+            // not compete with the run for CPU; and, while another launcher still waits, a moment
+            // later, so that it does not compete with storing the run's result and answering its caller.
+            refillLater(idle.isEmpty() ? Duration.ZERO : AFTER_RUN);
         });
-        if (launcher.cgroup().isEmpty()) {
-            // Without a cgroup, code that untied itself from bubblewrap is still found by its uid.
-            launcher.uid().ifPresent(HostUids::killProcessesOf);
-        }
-        ChildStreams.deleteTree(launcher.runDir());
-        uids.release(launcher.uid());
-        // Refilled after a run rather than when it starts, so the new launcher's start-up does not
-        // compete with the run for CPU; and, while another launcher still waits, a moment later,
-        // so that it does not compete with storing the run's result and answering its caller.
-        refillLater(idle.isEmpty() ? Duration.ZERO : AFTER_RUN);
+        tidying.add(tidy);
+        tidy.start();
     }
 
     @PreDestroy
     void close() {
         closed = true;
         for (Launcher launcher = idle.poll(); launcher != null; launcher = idle.poll()) {
-            release(launcher);
+            kill(launcher);
+            tidy(launcher);
         }
+        for (Thread tidy : tidying) {
+            try {
+                tidy.join(Duration.ofSeconds(5));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    private static void kill(Launcher launcher) {
+        if (launcher.process().isAlive()) {
+            launcher.process().destroyForcibly();
+        }
+        launcher.cgroup().ifPresent(JobCgroup::killAll);
+        if (launcher.cgroup().isEmpty()) {
+            // Without a cgroup, code that untied itself from bubblewrap is still found by its uid.
+            launcher.uid().ifPresent(HostUids::killProcessesOf);
+        }
+    }
+
+    private void tidy(Launcher launcher) {
+        launcher.cgroup().ifPresent(JobCgroup::remove);
+        ChildStreams.deleteTree(launcher.runDir());
+        uids.release(launcher.uid());
     }
 
     private void refillLater(Duration delay) {

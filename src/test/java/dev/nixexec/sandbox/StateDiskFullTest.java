@@ -78,14 +78,14 @@ class StateDiskFullTest {
                 Throwable refused = failure(sandbox, env, "print('ok')");
                 assertTrue(Duration.ofNanos(System.nanoTime() - start).toSeconds() < 5, "a full disk made the run hang");
                 assertTrue(String.valueOf(refused.getMessage()).contains("No space left on device"), String.valueOf(refused));
-                assertEquals(List.of(filler), list(paths.jobsDir()), "a run directory was left on the full disk");
+                assertEquals(List.of(filler), settled(paths.jobsDir(), List.of(filler)), "a run directory was left on the full disk");
 
                 // room for the run directory but not for a 512 KiB program: it fails writing the code
                 Files.delete(filler);
                 fill(filler, 512 << 10);
                 Throwable half = failure(sandbox, env, "#" + "x".repeat(512 << 10) + "\nprint('ok')");
                 assertTrue(String.valueOf(half.getMessage()).contains("No space left on device"), String.valueOf(half));
-                assertEquals(List.of(filler), list(paths.jobsDir()), "a half-written run directory was left behind");
+                assertEquals(List.of(filler), settled(paths.jobsDir(), List.of(filler)), "a half-written run directory was left behind");
 
                 Files.delete(filler);
                 assertEquals("ok\n", run(sandbox, env, "print('ok')").stdout().text(), "no recovery after space came back");
@@ -139,6 +139,17 @@ class StateDiskFullTest {
                 throw full;
             }
         }
+    }
+
+    /** The directory's entries once they are {@code expected}, or after 10 s (a run's directory goes in the background). */
+    private static List<Path> settled(Path dir, List<Path> expected) throws IOException {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        List<Path> entries = list(dir);
+        while (!entries.equals(expected) && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+            entries = list(dir);
+        }
+        return entries;
     }
 
     private static List<Path> list(Path dir) throws IOException {
