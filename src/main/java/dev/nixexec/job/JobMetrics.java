@@ -1,5 +1,6 @@
 package dev.nixexec.job;
 
+import dev.nixexec.config.AfterCommit;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -9,9 +10,6 @@ import io.vertx.core.Context;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.persistence.EntityManager;
-import jakarta.transaction.Status;
-import jakarta.transaction.Synchronization;
-import jakarta.transaction.TransactionSynchronizationRegistry;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -30,7 +28,7 @@ public class JobMetrics {
     static final Duration QUEUE_FIGURES_MAX_AGE = Duration.ofSeconds(5);
 
     private final MeterRegistry registry;
-    private final TransactionSynchronizationRegistry transactions;
+    private final AfterCommit afterCommit;
     private final EntityManager em;
     private final Counter sandboxFailures;
     private final List<Gauge> gauges;
@@ -40,9 +38,9 @@ public class JobMetrics {
     private final AtomicBoolean refreshing = new AtomicBoolean();
     private volatile long queueCountedAt;
 
-    public JobMetrics(MeterRegistry registry, TransactionSynchronizationRegistry transactions, EntityManager em) {
+    public JobMetrics(MeterRegistry registry, AfterCommit afterCommit, EntityManager em) {
         this.registry = registry;
-        this.transactions = transactions;
+        this.afterCommit = afterCommit;
         this.em = em;
         queueCountedAt = System.nanoTime() - QUEUE_FIGURES_MAX_AGE.toNanos() - 1;
         gauges = List.of(
@@ -77,22 +75,7 @@ public class JobMetrics {
         Runnable count = () -> countEnd(job.status, job.language, job.durationMs, job.buildMs, job.cacheHit,
                 job.errorCode, job.claimedAt == null || job.runAfter == null ? null
                         : Duration.between(job.runAfter, job.claimedAt));
-        if (transactions.getTransactionKey() == null) {
-            count.run();
-            return;
-        }
-        transactions.registerInterposedSynchronization(new Synchronization() {
-            @Override
-            public void beforeCompletion() {
-            }
-
-            @Override
-            public void afterCompletion(int status) {
-                if (status == Status.STATUS_COMMITTED) {
-                    count.run();
-                }
-            }
-        });
+        afterCommit.run(count);
     }
 
     private void countEnd(String status, String language, Long runMs, Long buildMs, Boolean cacheHit,

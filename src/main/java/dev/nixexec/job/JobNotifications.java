@@ -1,15 +1,13 @@
 package dev.nixexec.job;
 
-import io.agroal.api.AgroalDataSource;
+import dev.nixexec.config.AfterCommit;
 import dev.nixexec.tenant.TenantCache;
+import io.agroal.api.AgroalDataSource;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.persistence.EntityManager;
-import jakarta.transaction.Status;
-import jakarta.transaction.Synchronization;
-import jakarta.transaction.TransactionSynchronizationRegistry;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -45,7 +43,7 @@ public class JobNotifications {
     static final String ENDED = "nixexec_job_end";
 
     private final AgroalDataSource dataSource;
-    private final TransactionSynchronizationRegistry transactions;
+    private final AfterCommit afterCommit;
     private final TenantCache tenantCache;
     private final Set<Runnable> submitted = new CopyOnWriteArraySet<>();
     private final Map<UUID, Set<Runnable>> changed = new ConcurrentHashMap<>();
@@ -54,10 +52,9 @@ public class JobNotifications {
     private volatile boolean stopped;
     private volatile Thread listener;
 
-    public JobNotifications(AgroalDataSource dataSource, TransactionSynchronizationRegistry transactions,
-            TenantCache tenantCache) {
+    public JobNotifications(AgroalDataSource dataSource, AfterCommit afterCommit, TenantCache tenantCache) {
         this.dataSource = dataSource;
-        this.transactions = transactions;
+        this.afterCommit = afterCommit;
         this.tenantCache = tenantCache;
     }
 
@@ -76,9 +73,6 @@ public class JobNotifications {
      * node's waiters get each job as it was stored.
      */
     void ended(EntityManager em, List<JobView> jobs) {
-        if (jobs.isEmpty()) {
-            return;
-        }
         for (JobView job : jobs) {
             em.createNativeQuery("SELECT pg_notify(?1, ?3), pg_notify(?2, ?3)").setParameter(1, CHANGED)
                     .setParameter(2, ENDED).setParameter(3, job.id().toString()).getSingleResult();
@@ -91,18 +85,7 @@ public class JobNotifications {
         if (jobs.isEmpty()) {
             return;
         }
-        transactions.registerInterposedSynchronization(new Synchronization() {
-            @Override
-            public void beforeCompletion() {
-            }
-
-            @Override
-            public void afterCompletion(int status) {
-                if (status == Status.STATUS_COMMITTED) {
-                    jobs.forEach(job -> runEnds(job.id(), Optional.of(job)));
-                }
-            }
-        });
+        afterCommit.run(() -> jobs.forEach(job -> runEnds(job.id(), Optional.of(job))));
     }
 
     public void onSubmitted(Runnable action) {

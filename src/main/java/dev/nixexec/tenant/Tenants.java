@@ -3,9 +3,8 @@ package dev.nixexec.tenant;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.nixexec.audit.AuditLog;
+import dev.nixexec.config.AfterCommit;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.transaction.Synchronization;
-import jakarta.transaction.TransactionSynchronizationRegistry;
 import jakarta.transaction.Transactional;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -30,14 +29,14 @@ public class Tenants {
     private final ObjectMapper json;
     private final AuditLog audit;
     private final TenantCache cache;
-    private final TransactionSynchronizationRegistry transactions;
+    private final AfterCommit afterCommit;
     private final SecureRandom random = new SecureRandom();
 
-    public Tenants(ObjectMapper json, AuditLog audit, TenantCache cache, TransactionSynchronizationRegistry transactions) {
+    public Tenants(ObjectMapper json, AuditLog audit, TenantCache cache, AfterCommit afterCommit) {
         this.json = json;
         this.audit = audit;
         this.cache = cache;
-        this.transactions = transactions;
+        this.afterCommit = afterCommit;
     }
 
     /** A made key: {@code secret} is shown to the caller once and never again. */
@@ -169,16 +168,7 @@ public class Tenants {
     private void announceChange() {
         ApiKey.getEntityManager().createNativeQuery("SELECT pg_notify(?1, '')").setParameter(1, TenantCache.CHANNEL)
                 .getSingleResult();
-        transactions.registerInterposedSynchronization(new Synchronization() {
-            @Override
-            public void beforeCompletion() {
-            }
-
-            @Override
-            public void afterCompletion(int status) {
-                cache.changed();
-            }
-        });
+        afterCommit.run(cache::changed);
     }
 
     private String write(TenantPolicy policy) {
