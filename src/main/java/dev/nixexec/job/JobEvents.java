@@ -40,12 +40,7 @@ public final class JobEvents {
     /** The most events one read returns; a reader that got this many reads again at once. */
     public static final int PAGE = 1000;
 
-    static List<Event> after(UUID jobId, int afterSeq) {
-        return JobEvent.<JobEvent>find("jobId = ?1 and seq > ?2 order by seq", jobId, afterSeq).page(0, PAGE).list()
-                .stream().map(e -> new Event(e.seq, e.kind, e.data)).toList();
-    }
-
-    /** As {@link #after}, of a job of this tenant only (none of another's), in one query. */
+    /** The job's events after {@code afterSeq}, at most {@link #PAGE}; none for another tenant's job. */
     static List<Event> after(EntityManager em, UUID tenantId, UUID jobId, int afterSeq) {
         @SuppressWarnings("unchecked")
         List<Object[]> rows = em.createNativeQuery("SELECT e.seq, e.kind, e.data FROM job_events e "

@@ -485,17 +485,15 @@ public class JobService {
     /** The job's events after {@code afterSeq}, if the job is the caller's tenant's. */
     @Transactional
     public List<JobEvents.Event> events(Caller caller, UUID id, int afterSeq) {
+        List<JobEvents.Event> events = JobEvents.after(em, caller.tenantId(), id, afterSeq);
+        boolean ended = events.stream().anyMatch(e -> e.kind().equals(JobEvents.RESULT));
+        if (!events.isEmpty() && !ended) {
+            return events;
+        }
+        // none: another tenant's job (404) or a quiet one; the result: the job, read after it ended
         Job job = owned(caller, id);
-        return JobEvents.after(id, afterSeq).stream().map(e -> {
-            if (!e.kind().equals(JobEvents.RESULT)) {
-                return e;
-            }
-            if (!job.jobStatus().terminal()) {
-                // read before the job ended, its events after
-                em.refresh(job);
-            }
-            return new JobEvents.Event(e.seq(), e.kind(), write(view(job)));
-        }).toList();
+        return events.stream().map(e -> e.kind().equals(JobEvents.RESULT)
+                ? new JobEvents.Event(e.seq(), e.kind(), write(view(job))) : e).toList();
     }
 
     /**

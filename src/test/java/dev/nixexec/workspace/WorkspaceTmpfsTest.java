@@ -36,6 +36,8 @@ class WorkspaceTmpfsTest {
     @Test
     void mountsAheadReusesOnlyEmptyMountsAndLeavesNothingWhenStopped() throws Exception {
         WorkspaceTmpfs tmpfs = new WorkspaceTmpfs(paths);
+        // Only a root service on Linux mounts workspace tmpfs (without, there is nothing to test here);
+        // .ci/run runs as root, so CI always runs this.
         assumeTrue(tmpfs.available(), "workspace tmpfs needs a root service on Linux");
         Set<Path> before = mounts();
         try {
