@@ -124,11 +124,13 @@ public class JobService {
     private final HostWorkspaces hostWorkspaces;
     private final JobMetrics metrics;
     private final JobInputs inputs;
+    private final LocalSlots localSlots;
 
     public JobService(NixExecConfig config, ExecutionEngine engine, Tenants tenants, AuditLog audit,
             JobNotifications notifications, EntityManager em, ObjectMapper json, HostWorkspaces hostWorkspaces,
-            JobMetrics metrics, JobInputs inputs) {
+            JobMetrics metrics, JobInputs inputs, LocalSlots localSlots) {
         this.config = config;
+        this.localSlots = localSlots;
         this.inputs = inputs;
         this.hostWorkspaces = hostWorkspaces;
         this.metrics = metrics;
@@ -201,11 +203,20 @@ public class JobService {
             throw new InvalidRequestException(List.of(new FieldError("Idempotency-Key", "must be 1 to 200 characters")), false);
         }
         String hash = requestHash(submission);
+        Optional<LocalSlots.Slot> slot = localSlots.take();
+        boolean handedOver = false;
         try {
-            Submitted submitted = QuarkusTransaction.requiringNew().call(() -> insert(id, caller, submission, idempotencyKey, hash));
+            Stored stored = QuarkusTransaction.requiringNew().call(() -> insert(id, caller, submission, idempotencyKey,
+                    hash, slot));
+            Submitted submitted = stored.submitted();
             if (submitted.created()) {
                 metrics.submitted(submitted.job().language());
-                notifications.submittedHere();
+                if (stored.claimedHere().isPresent()) {
+                    slot.get().run(stored.claimedHere().get());
+                    handedOver = true;
+                } else {
+                    notifications.submittedHere();
+                }
             }
             return submitted;
         } catch (JobProblem | InvalidRequestException e) {
@@ -217,16 +228,25 @@ public class JobService {
                         .orElseThrow(() -> e));
             }
             throw e;
+        } finally {
+            if (!handedOver) {
+                slot.ifPresent(LocalSlots.Slot::release);
+            }
         }
     }
 
-    private Submitted insert(UUID id, Caller caller, Submission s, String idempotencyKey, String hash) {
+    /** A submission as stored, and the job as claimed by this node when it went straight to a local slot. */
+    private record Stored(Submitted submitted, Optional<ClaimedJob> claimedHere) {
+    }
+
+    private Stored insert(UUID id, Caller caller, Submission s, String idempotencyKey, String hash,
+            Optional<LocalSlots.Slot> slot) {
         TenantPolicy policy = tenants.policy(caller.tenantId());
         checkPolicy(s, policy);
         if (idempotencyKey != null) {
             Optional<Submitted> earlier = existing(caller, idempotencyKey, hash);
             if (earlier.isPresent()) {
-                return earlier.get();
+                return new Stored(earlier.get(), Optional.empty());
             }
         }
         long allQueued = queuedOfAllTenants();
@@ -234,6 +254,7 @@ public class JobService {
             throw new JobProblem(JobProblem.Kind.UNAVAILABLE, "the queue is full (" + allQueued + " jobs waiting); submit again later");
         }
         int maxQueued = Optional.ofNullable(policy.maxQueued()).orElse(config.jobs().maxQueuedPerTenant());
+        int maxRunning = Optional.ofNullable(policy.maxRunning()).orElse(config.jobs().maxRunningPerTenant());
         Job job = new Job();
         job.id = id;
         job.tenantId = caller.tenantId();
@@ -257,26 +278,51 @@ public class JobService {
         String submitted = write(Map.of("language", job.language, "packages", s.packages(),
                 "env_names", new ArrayList<>(new TreeMap<>(s.env()).keySet())));
         // One statement: the tenant's cap, the job, its first event, its audit record, the
-        // notification to idle workers. It answers the tenant's queued count and whether it stored.
+        // notification to idle workers. Given this node's free slot (?19), a job whose tenant is
+        // under its running cap and which would pass no job a worker could claim now is stored as
+        // claimed by this node, with the claim's event and audit record, and no notification:
+        // nobody else needs waking. It answers the tenant's queued count, whether it stored, and
+        // the claiming node.
         Object[] outcome = (Object[]) em.createNativeQuery("""
                         WITH queued AS (
                             SELECT count(*) AS n FROM jobs WHERE tenant_id = ?2 AND status = 'queued'
+                        ), here AS (
+                            SELECT CAST(?19 AS text) AS node_id
+                            WHERE CAST(?19 AS text) IS NOT NULL
+                              AND (SELECT count(*) FROM jobs WHERE tenant_id = ?2 AND status IN ('building', 'running')) < ?20
+                              AND NOT EXISTS (
+                                  SELECT 1 FROM tenants t
+                                  WHERE EXISTS (SELECT 1 FROM jobs q WHERE q.tenant_id = t.id AND q.status = 'queued'
+                                                AND q.run_after <= now())
+                                    AND (SELECT count(*) FROM jobs r WHERE r.tenant_id = t.id
+                                         AND r.status IN ('building', 'running'))
+                                        < coalesce((t.policy ->> 'max_running')::int, ?22))
                         ), stored AS (
                             INSERT INTO jobs (id, tenant_id, key_id, status, language, code, packages, env, stdin,
                                               timeout_ms, network, host_workspace, metadata, idempotency_key,
-                                              request_hash, max_attempts, created_at, run_after)
-                            SELECT ?1, ?2, CAST(?3 AS uuid), 'queued', ?4, ?5, CAST(?6 AS jsonb), CAST(?7 AS jsonb), ?8,
-                                   ?9, ?10, CAST(?11 AS text), CAST(?12 AS jsonb), CAST(?13 AS text), ?14, ?15, ?16, ?16
+                                              request_hash, max_attempts, created_at, run_after, node_id, attempt,
+                                              lease_until, claimed_at)
+                            SELECT ?1, ?2, CAST(?3 AS uuid), CASE WHEN h.node_id IS NULL THEN 'queued' ELSE 'building' END,
+                                   ?4, ?5, CAST(?6 AS jsonb), CAST(?7 AS jsonb), ?8, ?9, ?10, CAST(?11 AS text),
+                                   CAST(?12 AS jsonb), CAST(?13 AS text), ?14, ?15, ?16, ?16, h.node_id,
+                                   CASE WHEN h.node_id IS NULL THEN 0 ELSE 1 END,
+                                   CASE WHEN h.node_id IS NOT NULL THEN now() + make_interval(secs => ?21) END,
+                                   CASE WHEN h.node_id IS NOT NULL THEN CAST(?16 AS timestamptz) END
+                            FROM (SELECT 1) one LEFT JOIN here h ON true
                             WHERE (SELECT n FROM queued) < ?17
-                            RETURNING id, tenant_id, key_id
+                            RETURNING id, tenant_id, key_id, node_id
                         ), events AS (
-                            INSERT INTO job_events (job_id, seq, kind, data) SELECT id, 1, 'status', 'queued' FROM stored
+                            INSERT INTO job_events (job_id, seq, kind, data)
+                            SELECT id, 1, 'status', 'queued' FROM stored
+                            UNION ALL SELECT id, 2, 'status', 'building' FROM stored WHERE node_id IS NOT NULL
                         ), audited AS (
-                            INSERT INTO audit_events (tenant_id, job_id, key_id, kind, detail, at)
-                            SELECT tenant_id, id, key_id, 'submitted', CAST(?18 AS jsonb), now() FROM stored
+                            INSERT INTO audit_events (tenant_id, job_id, key_id, node_id, kind, detail, at)
+                            SELECT tenant_id, id, key_id, NULL, 'submitted', CAST(?18 AS jsonb), now() FROM stored
+                            UNION ALL SELECT tenant_id, id, NULL, node_id, 'claimed', jsonb_build_object('attempt', 1), now()
+                            FROM stored WHERE node_id IS NOT NULL
                         )
-                        SELECT (SELECT n FROM queued),
-                               (SELECT count(pg_notify('%s', '')) FROM stored)
+                        SELECT (SELECT n FROM queued), (SELECT count(*) FROM stored), (SELECT node_id FROM stored),
+                               (SELECT count(pg_notify('%s', '')) FROM stored WHERE node_id IS NULL)
                         """.formatted(JobNotifications.SUBMITTED))
                 .setParameter(1, job.id).setParameter(2, job.tenantId).setParameter(3, job.keyId)
                 .setParameter(4, job.language).setParameter(5, job.code).setParameter(6, job.packages)
@@ -284,12 +330,24 @@ public class JobService {
                 .setParameter(10, job.network).setParameter(11, job.hostWorkspace).setParameter(12, job.metadata)
                 .setParameter(13, job.idempotencyKey).setParameter(14, job.requestHash)
                 .setParameter(15, job.maxAttempts).setParameter(16, now).setParameter(17, maxQueued)
-                .setParameter(18, submitted).getSingleResult();
+                .setParameter(18, submitted).setParameter(19, slot.map(LocalSlots.Slot::nodeId).orElse(null))
+                .setParameter(20, maxRunning).setParameter(21, (double) config.jobs().lease().toSeconds())
+                .setParameter(22, config.jobs().maxRunningPerTenant())
+                .getSingleResult();
         if (((Number) outcome[1]).intValue() == 0) {
             throw new JobProblem(JobProblem.Kind.TOO_MANY, "the tenant has " + outcome[0] + " queued jobs, its cap is " + maxQueued);
         }
         inputs.attach(caller, job.id, s.files());
-        return new Submitted(view(job), true);
+        if (outcome[2] == null) {
+            return new Stored(new Submitted(view(job), true), Optional.empty());
+        }
+        job.status = JobStatus.BUILDING.id();
+        job.nodeId = (String) outcome[2];
+        job.attempt = 1;
+        job.claimedAt = now;
+        return new Stored(new Submitted(view(job), true), Optional.of(new ClaimedJob(job.id, job.tenantId, 1,
+                job.language, job.code, s.packages(), s.env(), job.stdin, Duration.ofMillis(job.timeoutMs), job.network,
+                policy, s.hostWorkspace(), !s.files().isEmpty())));
     }
 
     private synchronized long queuedOfAllTenants() {

@@ -4,6 +4,7 @@ import dev.nixexec.config.NixExecConfig;
 import dev.nixexec.job.ClaimedJob;
 import dev.nixexec.job.JobNotifications;
 import dev.nixexec.job.JobQueue;
+import dev.nixexec.job.LocalSlots;
 import dev.nixexec.workspace.SessionWorkspaceExpiry;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
@@ -17,6 +18,7 @@ import java.time.Instant;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -29,10 +31,10 @@ import org.jboss.logging.Logger;
  * This node's workers: a claim loop woken by NOTIFY on submit (polling slowly as a fallback), one
  * {@link JobRun} per claimed job up to {@code nixexec.node.concurrency}, a heartbeat that keeps
  * the leases and picks up cancels, the reaper and retention (finished jobs, idle MCP session
- * workspaces).
+ * workspaces). A free slot is also offered to jobs submitted on this node ({@link LocalSlots}).
  */
 @ApplicationScoped
-public class WorkerPool {
+public class WorkerPool implements LocalSlots {
 
     private static final Logger LOG = Logger.getLogger(WorkerPool.class);
 
@@ -92,19 +94,20 @@ public class WorkerPool {
 
     private void claimLoop() {
         while (claiming) {
-            int free = slots.availablePermits();
+            // The free slots are held while claiming, so a local submission cannot take one that a
+            // claimed job then lacks; it goes through the queue instead.
+            int free = slots.drainPermits();
             int claimed = 0;
             if (free > 0) {
                 try {
                     for (ClaimedJob job : queue.claim(nodeId, free)) {
-                        slots.acquireUninterruptibly();
-                        JobRun run = runs.create(job, nodeId, this::finished);
-                        active.put(job.id(), run);
-                        run.start();
+                        run(job);
                         claimed++;
                     }
                 } catch (RuntimeException e) {
                     LOG.warnf("claiming failed: %s", e.getMessage());
+                } finally {
+                    slots.release(free - claimed);
                 }
             }
             if (claimed == 0 || slots.availablePermits() == 0) {
@@ -116,6 +119,46 @@ public class WorkerPool {
                 }
             }
         }
+    }
+
+    /** Runs a job claimed by this node in a slot already held for it. */
+    private void run(ClaimedJob job) {
+        JobRun run = runs.create(job, nodeId, this::finished);
+        active.put(job.id(), run);
+        run.start();
+    }
+
+    @Override
+    public Optional<Slot> take() {
+        if (!working || !claiming || !slots.tryAcquire()) {
+            return Optional.empty();
+        }
+        return Optional.of(new Slot() {
+            @Override
+            public String nodeId() {
+                return nodeId;
+            }
+
+            @Override
+            public void run(ClaimedJob job) {
+                if (claiming) {
+                    WorkerPool.this.run(job);
+                    return;
+                }
+                // the node began stopping meanwhile: the job goes back to the queue for another node
+                try {
+                    queue.giveBack(job.id(), nodeId);
+                } finally {
+                    release();
+                }
+            }
+
+            @Override
+            public void release() {
+                slots.release();
+                wake.release();
+            }
+        });
     }
 
     private void finished(UUID jobId) {

@@ -1,0 +1,127 @@
+package dev.nixexec.worker;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.nixexec.job.JobEvents;
+import dev.nixexec.job.JobService;
+import dev.nixexec.job.JobView;
+import dev.nixexec.tenant.Caller;
+import dev.nixexec.tenant.Role;
+import dev.nixexec.tenant.TenantPolicy;
+import dev.nixexec.tenant.Tenants;
+import dev.nixexec.testing.NixSpy;
+import io.agroal.api.AgroalDataSource;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A job submitted on a node with a free slot goes straight to that slot, claimed in its submission,
+ * but never past a job a worker could claim now, and never past its tenant's running cap.
+ */
+@QuarkusTest
+@WithTestResource(NixSpy.class)
+class LocalHandOffTest {
+
+    @Inject
+    JobService jobs;
+
+    @Inject
+    Tenants tenants;
+
+    @Inject
+    WorkerPool pool;
+
+    @Inject
+    AgroalDataSource db;
+
+    private Caller tenant(String name, Integer maxRunning) {
+        UUID id = tenants.create(name + "-" + UUID.randomUUID().toString().substring(0, 8),
+                new TenantPolicy(null, null, null, null, null, null, null, maxRunning), null).id;
+        return new Caller(id, null, Role.MEMBER);
+    }
+
+    private static JobService.Submission bash(String code) {
+        return new JobService.Submission("bash", code, List.of(), Map.of(), "", Optional.empty(), false, Map.of());
+    }
+
+    private List<String> audit(UUID job) throws SQLException {
+        List<String> kinds = new ArrayList<>();
+        try (Connection c = db.getConnection();
+                PreparedStatement q = c.prepareStatement("SELECT kind, node_id FROM audit_events WHERE job_id = ? ORDER BY id")) {
+            q.setObject(1, job);
+            try (ResultSet r = q.executeQuery()) {
+                while (r.next()) {
+                    kinds.add(r.getString(1) + (r.getString(2) == null ? "" : "@" + r.getString(2)));
+                }
+            }
+        }
+        return kinds;
+    }
+
+    @Test
+    void aJobSubmittedToAnIdleNodeIsClaimedByItInItsSubmission() throws SQLException {
+        Caller caller = tenant("idle", null);
+        JobView submitted = jobs.submit(caller, bash("echo handed"), null).job();
+        assertEquals("building", submitted.status());
+        assertEquals(pool.nodeId(), submitted.nodeId());
+        assertEquals(1, submitted.attempt());
+
+        JobView done = jobs.await(caller, submitted.id(), Duration.ofSeconds(30));
+        assertEquals("succeeded", done.status());
+        assertEquals("handed\n", done.stdout());
+        assertEquals(List.of("queued", "building", "running", "succeeded"), jobs.events(caller, submitted.id(), 0).stream()
+                .filter(e -> e.kind().equals("status")).map(JobEvents.Event::data).toList());
+        assertEquals(List.of("submitted", "claimed@" + pool.nodeId(), "environment@" + pool.nodeId(),
+                "started@" + pool.nodeId(), "finished@" + pool.nodeId()), audit(submitted.id()));
+    }
+
+    @Test
+    void aJobDoesNotPassOneThatAWorkerCouldClaim() throws SQLException {
+        Caller waiting = tenant("waiting", 0);
+        UUID first = jobs.submit(waiting, bash("echo first"), null).job().id();
+        Caller later = tenant("later", null);
+        try (Connection holder = db.getConnection()) {
+            holder.setAutoCommit(false);
+            // Held by this transaction, the first job is skipped by every claim and stays queued
+            // once its tenant may run it: a job a worker could claim now, still waiting.
+            try (PreparedStatement lock = holder.prepareStatement("SELECT 1 FROM jobs WHERE id = ? FOR UPDATE")) {
+                lock.setObject(1, first);
+                lock.executeQuery().close();
+            }
+            try (Connection c = db.getConnection();
+                    PreparedStatement lift = c.prepareStatement("UPDATE tenants SET policy = policy - 'max_running' WHERE id = ?")) {
+                lift.setObject(1, waiting.tenantId());
+                assertEquals(1, lift.executeUpdate());
+            }
+            JobView second = jobs.submit(later, bash("echo second"), null).job();
+            assertEquals("queued", second.status(), "a job went past one that waited");
+            JobView done = jobs.await(later, second.id(), Duration.ofSeconds(30));
+            assertEquals("succeeded", done.status());
+            assertEquals("queued", jobs.get(waiting, first).status());
+            holder.rollback();
+        }
+        assertEquals("succeeded", jobs.await(waiting, first, Duration.ofSeconds(30)).status());
+    }
+
+    @Test
+    void aTenantAtItsRunningCapWaitsInTheQueue() {
+        Caller capped = tenant("capped", 1);
+        UUID running = jobs.submit(capped, bash("sleep 30"), null).job().id();
+        JobView next = jobs.submit(capped, bash("echo next"), null).job();
+        assertEquals("queued", next.status());
+        jobs.cancel(capped, running);
+        assertEquals("succeeded", jobs.await(capped, next.id(), Duration.ofSeconds(30)).status());
+    }
+}
