@@ -6,6 +6,8 @@ import io.smallrye.mutiny.subscription.MultiEmitter;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Typed;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.time.Duration;
@@ -43,18 +45,18 @@ public class BwrapSandbox implements Sandbox {
     }
 
     @Override
-    public Multi<SandboxEvent> run(SandboxSpec spec) {
-        return ChildStreams.events((emitter, killer, cancelled) -> runBlocking(spec, emitter, killer, cancelled));
+    public Multi<SandboxEvent> run(SandboxSpec spec, RunGate gate) {
+        return ChildStreams.events((emitter, killer, cancelled) -> runBlocking(spec, gate, emitter, killer, cancelled));
     }
 
-    private SandboxResult runBlocking(SandboxSpec spec, MultiEmitter<? super SandboxEvent> emitter,
+    private SandboxResult runBlocking(SandboxSpec spec, RunGate gate, MultiEmitter<? super SandboxEvent> emitter,
             AtomicReference<Runnable> killer, AtomicBoolean cancelled) throws IOException, InterruptedException {
         String reason = unavailableReason().orElse(null);
         if (reason != null) {
             throw new SandboxException(reason);
         }
         Launcher launcher = launchers.take(spec.limits());
-        try {
+        try (FileChannel gateChannel = launchers.gate(launcher)) {
             if (spec.materialisedWorkspace().isPresent()) {
                 giveTo(spec.materialisedWorkspace().get(), launcher.uid());
             }
@@ -73,7 +75,6 @@ public class BwrapSandbox implements Sandbox {
             long maxOutput = spec.limits().maxOutputBytes();
             OutputCapture stdout = new OutputCapture(maxOutput);
             OutputCapture stderr = new OutputCapture(maxOutput);
-            long started = System.nanoTime();
             long cpu = spec.limits().effectiveCpuSeconds();
             // soft limit: SIGXCPU; hard limit one second later: SIGKILL, even for code that ignores SIGXCPU
             byte[] go = (cpu + " " + (cpu + 1) + "\n").getBytes(StandardCharsets.US_ASCII);
@@ -83,6 +84,17 @@ public class BwrapSandbox implements Sandbox {
                     () -> ChildStreams.pump(process.getInputStream(), stdout, StreamName.STDOUT, maxOutput, emitter));
             Thread errReader = Thread.ofVirtual().start(
                     () -> ChildStreams.pump(process.getErrorStream(), stderr, StreamName.STDERR, maxOutput, emitter));
+
+            // bubblewrap sets up the sandbox meanwhile, and waits at the gate
+            if (!gate.open()) {
+                gateChannel.close();
+                process.destroyForcibly();
+                stdinWriter.interrupt();
+                throw new RunCalledOff();
+            }
+            gateChannel.write(ByteBuffer.wrap(SeccompFilter.program()));
+            gateChannel.close();
+            long started = System.nanoTime();
 
             Duration timeout = spec.limits().timeout();
             boolean exited = process.waitFor(timeout.toNanos(), TimeUnit.NANOSECONDS);
@@ -133,10 +145,10 @@ public class BwrapSandbox implements Sandbox {
 
     /**
      * Writes the code and the bubblewrap options (NUL-separated, read by bwrap from fd 3; the first
-     * is the seccomp program the launcher opened as fd 4) and command
+     * is the seccomp program, which comes through the gate the launcher holds as fd 4) and command
      * (one word per line, read by the launcher's shell into quoted variables).
      */
-    private void writeRun(Launcher launcher, SandboxSpec spec) throws IOException {
+    void writeRun(Launcher launcher, SandboxSpec spec) throws IOException {
         List<String> options = new ArrayList<>(List.of("--seccomp", Integer.toString(LauncherPool.SECCOMP_FD)));
         options.addAll(BwrapArguments.options(spec, launcher.codeDir(), launcher.etcDir(), storeView));
         List<String> command = BwrapArguments.command(spec);

@@ -6,8 +6,9 @@ import java.util.OptionalInt;
 
 /**
  * A sandbox entry started ahead of its run: it already sits in its cgroup, under its rlimits and
- * host uid, blocked reading its first line of input. The run writes the bubblewrap options and
- * command into {@code runDir}, then the CPU limit line, and the launcher execs bubblewrap.
+ * host uid, holding its gate open, blocked reading its first line of input. The run writes the
+ * bubblewrap options and command into {@code runDir}, then the CPU limit line, and the launcher execs
+ * bubblewrap, which sets up the sandbox and waits at the gate for the seccomp program.
  */
 record Launcher(LauncherKey key, Process process, OptionalInt uid, Optional<JobCgroup> cgroup, Path runDir) {
 
@@ -25,5 +26,9 @@ record Launcher(LauncherKey key, Process process, OptionalInt uid, Optional<JobC
 
     Path commandFile() {
         return runDir.resolve("command");
+    }
+
+    Path gateFile() {
+        return runDir.resolve("gate");
     }
 }

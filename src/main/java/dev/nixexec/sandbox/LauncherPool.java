@@ -21,6 +21,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.LinkOption;
+import java.nio.file.StandardOpenOption;
 import org.jboss.logging.Logger;
 
 /**
@@ -30,11 +34,18 @@ import org.jboss.logging.Logger;
  * the spot.
  *
  * <p>The chain, every step a fixed argv: {@code sh JOIN} (as the service: join the cgroup) →
- * {@code prlimit} → {@code setpriv} (root only: drop to the run's uid) → {@code sh WAIT} (read the
- * CPU limits line, lower both CPU limits to the run's, open the options file as fd 3 and the
- * seccomp program as fd 4, read the command words) → {@code bwrap --args 3 -- command} (the
- * options hold {@code --seccomp 4}). The scripts are constants; paths and words reach them only as
- * argv or as lines read into quoted variables, never as shell text.
+ * {@code prlimit} → {@code setpriv} (root only: drop to the run's uid) → {@code sh WAIT} (make the
+ * run's gate, a FIFO, and hold it open for reading as fd 4; then wait: read the CPU limits line,
+ * lower both CPU limits to the run's, open the options file as fd 3, read the command words) →
+ * {@code bwrap --args 3 -- command} (the options hold {@code --seccomp 4}). The scripts are
+ * constants; paths and words reach them only as argv or as lines read into quoted variables, never
+ * as shell text.
+ *
+ * <p>The gate: bubblewrap reads its seccomp program from fd 4 only after it has set up the
+ * namespaces and mounts, right before it starts the code. The run writes the program into the gate
+ * once it may start (see {@link RunGate}), so that set-up overlaps with recording the start. A gate
+ * closed with nothing written, by the run or by a service that died, gives bubblewrap an empty
+ * program, which it refuses: no code ever starts without the run's word.
  */
 @ApplicationScoped
 public class LauncherPool {
@@ -46,19 +57,25 @@ public class LauncherPool {
     static final String JOIN_CGROUP =
             "while [ \"$1\" != -- ]; do echo $$ > \"$1\" || exit 125; shift; done; shift; exec \"$@\"";
     static final String WAIT_FOR_RUN = String.join("\n",
+            // fd 5 only lets fd 4 open without waiting for a writer; once closed, the reader sees
+            // the end of the program when the run's writer closes the gate
+            "\"$4\" -m 600 \"$3\" || exit 125",
+            "exec 5<> \"$3\" 4< \"$3\" 5<&- || exit 125",
             "read -r cpu hard || exit 125",
             "ulimit -S -t \"$cpu\" && ulimit -H -t \"$hard\" || exit 125",
-            "exec 3< \"$1\" 4< \"$3\" || exit 125",
+            "exec 3< \"$1\" || exit 125",
             "command=$2",
-            "shift 3",
+            "shift 4",
             // the shell exports the run directory as PWD; bubblewrap's init inside would show it in /proc/1/environ
             "unset PWD",
             "set -- \"$@\" --args 3 --",
             "while IFS= read -r word; do set -- \"$@\" \"$word\"; done < \"$command\"",
             "exec \"$@\"");
 
-    /** The fd the waiting shell opens the seccomp program on, for bubblewrap's {@code --seccomp}. */
+    /** The fd the waiting shell holds the gate on, for bubblewrap's {@code --seccomp}. */
     static final int SECCOMP_FD = 4;
+    /** How long a launcher started for one run may take to make its gate. */
+    private static final Duration GATE_WAIT = Duration.ofSeconds(10);
 
     private final StatePaths paths;
     private final Cgroups cgroups;
@@ -69,6 +86,7 @@ public class LauncherPool {
     private final Optional<Path> bwrap;
     private final Optional<Path> prlimit;
     private final Optional<Path> setpriv;
+    private final Optional<Path> mkfifo;
     private final Optional<Path> sh;
     private final ConcurrentLinkedQueue<Launcher> idle = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean refilling = new AtomicBoolean();
@@ -87,6 +105,7 @@ public class LauncherPool {
         this.bwrap = ExecutableLookup.find(config.executor().bwrapCommand());
         this.prlimit = ExecutableLookup.find("prlimit");
         this.setpriv = ExecutableLookup.find("setpriv");
+        this.mkfifo = ExecutableLookup.find("mkfifo");
         this.sh = ExecutableLookup.find("/bin/sh");
     }
 
@@ -100,6 +119,9 @@ public class LauncherPool {
         }
         if (uids.switching() && setpriv.isEmpty()) {
             return Optional.of("setpriv (util-linux) is not on PATH");
+        }
+        if (mkfifo.isEmpty()) {
+            return Optional.of("mkfifo (coreutils) is not on PATH");
         }
         if (sh.isEmpty()) {
             return Optional.of("/bin/sh is missing");
@@ -122,6 +144,40 @@ public class LauncherPool {
             }
         }
         return launcher != null ? launcher : start(key);
+    }
+
+    /**
+     * Opens the launcher's gate for writing, once the launcher holds it open for reading (a launcher
+     * started for this run may still be on its way there): what is written then stays until
+     * bubblewrap reads it, even if this side closes first. Read and write, so that opening never
+     * waits for a reader.
+     */
+    FileChannel gate(Launcher launcher) throws IOException {
+        Path held = Path.of("/proc", Long.toString(launcher.process().pid()), "fd", Integer.toString(SECCOMP_FD));
+        long deadline = System.nanoTime() + GATE_WAIT.toNanos();
+        while (!holdsGate(held, launcher.gateFile())) {
+            if (!launcher.process().isAlive() || System.nanoTime() > deadline) {
+                throw new SandboxException("the sandbox launcher did not open its gate: " + (launcher.process().isAlive()
+                        ? "still starting after " + GATE_WAIT.toSeconds() + "s"
+                        : new String(launcher.process().getErrorStream().readAllBytes(), StandardCharsets.UTF_8).strip()));
+            }
+            try {
+                Thread.sleep(1);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new SandboxException("interrupted while waiting for the sandbox launcher");
+            }
+        }
+        return FileChannel.open(launcher.gateFile(), StandardOpenOption.READ, StandardOpenOption.WRITE,
+                LinkOption.NOFOLLOW_LINKS);
+    }
+
+    private static boolean holdsGate(Path fd, Path gate) {
+        try {
+            return Files.isSameFile(fd, gate);
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     /**
@@ -233,7 +289,7 @@ public class LauncherPool {
                     "--clear-groups", "--")));
             argv.addAll(List.of(sh.orElseThrow().toString(), "-c", WAIT_FOR_RUN, "nix-exec-wait",
                     runDir.resolve("options").toString(), runDir.resolve("command").toString(),
-                    runDir.resolve("seccomp").toString(), bwrap.orElseThrow().toString()));
+                    runDir.resolve("gate").toString(), mkfifo.orElseThrow().toString(), bwrap.orElseThrow().toString()));
             ProcessBuilder builder = new ProcessBuilder(argv).directory(runDir.toFile());
             builder.environment().clear();
             return new Launcher(key, builder.start(), uid, cgroup, runDir);
@@ -252,7 +308,6 @@ public class LauncherPool {
         for (Map.Entry<String, String> file : BwrapArguments.etcFiles().entrySet()) {
             Files.writeString(etc.resolve(file.getKey()), file.getValue());
         }
-        Files.write(runDir.resolve("seccomp"), SeccompFilter.program());
         try (Stream<Path> all = Files.walk(runDir)) {
             for (Path p : all.toList()) {
                 owned(p, uid);

@@ -54,11 +54,11 @@ public class SeatbeltSandbox implements Sandbox {
     }
 
     @Override
-    public Multi<SandboxEvent> run(SandboxSpec spec) {
-        return ChildStreams.events((emitter, killer, cancelled) -> runBlocking(spec, emitter, killer, cancelled));
+    public Multi<SandboxEvent> run(SandboxSpec spec, RunGate gate) {
+        return ChildStreams.events((emitter, killer, cancelled) -> runBlocking(spec, gate, emitter, killer, cancelled));
     }
 
-    private SandboxResult runBlocking(SandboxSpec spec, MultiEmitter<? super SandboxEvent> emitter,
+    private SandboxResult runBlocking(SandboxSpec spec, RunGate gate, MultiEmitter<? super SandboxEvent> emitter,
             AtomicReference<Runnable> killer, AtomicBoolean cancelled) throws IOException, InterruptedException {
         String reason = unavailableReason().orElse(null);
         if (reason != null) {
@@ -74,6 +74,10 @@ public class SeatbeltSandbox implements Sandbox {
                     .directory(dirs.workspace().toFile());
             builder.environment().clear();
             builder.environment().putAll(SeatbeltArguments.environment(spec, dirs));
+            // sandbox-exec starts the code at once, so here the gate is asked before it starts
+            if (!gate.open()) {
+                throw new RunCalledOff();
+            }
             long started = System.nanoTime();
             Process process = builder.start();
             tree = new ProcessTree(process);

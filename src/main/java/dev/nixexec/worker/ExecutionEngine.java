@@ -13,6 +13,7 @@ import dev.nixexec.nix.Language;
 import dev.nixexec.nix.PackageName;
 import dev.nixexec.nix.PackagePolicy;
 import dev.nixexec.sandbox.Limits;
+import dev.nixexec.sandbox.RunCalledOff;
 import dev.nixexec.sandbox.Sandbox;
 import dev.nixexec.sandbox.SandboxEnv;
 import dev.nixexec.sandbox.SandboxEvent;
@@ -151,9 +152,9 @@ public class ExecutionEngine {
 
     /**
      * As {@link #execute(ValidatedRequest)}, with {@code beforeRun} called once the environment is
-     * there and before any user code starts; when it returns false, nothing runs and the result is
-     * the error {@code not_started}. The job queue uses it to record "started" first, so a lost
-     * worker never leads to a second run.
+     * there and the sandbox is set up, before any user code starts; when it returns false, nothing
+     * runs and the result is the error {@code not_started}. The job queue uses it to record
+     * "started" first, so a lost worker never leads to a second run.
      */
     public Multi<ExecutionEvent> execute(ValidatedRequest request,
             Predicate<ExecutionResult.EnvironmentInfo> beforeRun) {
@@ -190,14 +191,8 @@ public class ExecutionEngine {
                         request.stdin(), request.limits(), request.network(), request.hostWorkspace(),
                         request.materialisedWorkspace());
                 emitter.emit(new ExecutionEvent.EnvironmentReady(info));
-                if (!beforeRun.test(info)) {
-                    emitter.emit(new ExecutionEvent.Finished(ExecutionResult.error("not_started",
-                            "the run was called off before its code started", Optional.of(info))));
-                    emitter.complete();
-                    return;
-                }
                 emitter.emit(new ExecutionEvent.Phase("running"));
-                sandboxRun.set(sandbox.run(spec).subscribe().with(
+                sandboxRun.set(sandbox.run(spec, () -> beforeRun.test(info)).subscribe().with(
                         event -> {
                             switch (event) {
                                 case SandboxEvent.Started started -> { }
@@ -210,6 +205,12 @@ public class ExecutionEngine {
                             }
                         },
                         failure -> {
+                            if (failure instanceof RunCalledOff) {
+                                emitter.emit(new ExecutionEvent.Finished(ExecutionResult.error("not_started",
+                                        failure.getMessage(), Optional.of(info))));
+                                emitter.complete();
+                                return;
+                            }
                             LOG.warn("sandbox failed", failure);
                             emitter.emit(new ExecutionEvent.Finished(ExecutionResult.error("sandbox_failed",
                                     failure.getMessage(), Optional.of(info))));
