@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * docs/configuration.md lists exactly the settings of {@link NixExecConfig}, each with its
- * environment variable, YAML key and default, so the reference cannot drift from the code.
+ * environment variable, YAML key, default and bounds, so the reference cannot drift from the code.
  */
 class ConfigurationDocTest {
 
@@ -43,6 +43,11 @@ class ConfigurationDocTest {
             if (!cells.get(0).equals(env) || !cells.get(1).equals(yaml)) {
                 problems.add(setting.property() + ": env/YAML cells should be " + env + " | " + yaml + ", are " + cells);
             }
+            if (setting.nonZero() && !cells.get(3).contains("more than 0")) {
+                problems.add(setting.property() + ": the meaning should say \"more than 0\": " + cells.get(3));
+            }
+            setting.allowed().stream().filter(v -> !cells.get(3).contains("`" + v + "`"))
+                    .forEach(v -> problems.add(setting.property() + ": the meaning should name `" + v + "`: " + cells.get(3)));
             setting.defaultValue().ifPresent(d -> {
                 if (!cells.get(2).equals("`" + d + "`")) {
                     problems.add(setting.property() + ": default should be `" + d + "`, is " + cells.get(2));
