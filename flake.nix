@@ -11,7 +11,9 @@
     in
     {
       packages = forAllSystems (pkgs: rec {
-        # Replace with the hash `nix build` reports on first use (docs/operations.md).
+        # mvnHash pins every Maven dependency; computing it needs network, so nixos/update-mvn-hash.sh
+        # writes it here (and creates flake.lock). While it is pkgs.lib.fakeHash nothing is pinned
+        # and `nix build` fails with a hash mismatch (docs/operations.md, "Building the package").
         nix-exec = pkgs.callPackage ./nixos/package.nix { mvnHash = pkgs.lib.fakeHash; };
         default = nix-exec;
       });

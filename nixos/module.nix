@@ -39,6 +39,13 @@ let
     type = types.submodule { freeformType = yaml.type; inherit options; };
   };
   opt = type: default: description: mkOption { inherit type default description; };
+  absolutePath = types.strMatching "/.+";
+
+  # ProtectSystem=strict leaves only the StateDirectory writable; directories elsewhere are
+  # created for the service user and opened explicitly.
+  inStateDir = path: path == stateDir || lib.hasPrefix "${stateDir}/" path;
+  extraDirs = builtins.filter (path: !inStateDir path)
+    [ cfg.settings.executor.cache_dir cfg.settings.executor.temp_dir ];
 in
 {
   options.services.nix-exec = {
@@ -79,12 +86,18 @@ in
             timeout = opt (types.either types.str types.ints.positive) "30s" "Default wall-clock limit of a run.";
             max_output_bytes = opt types.ints.positive 1048576 "Bytes kept per output stream.";
             package_denylist = opt (types.listOf types.str) [ ] "Package names that may never be requested.";
+            # nix-exec's key; the service's sandbox working directory is fixed, so only this value loads
+            workspace_path = opt (types.enum [ "/workspace" ]) "/workspace" "The sandbox's working directory (fixed).";
           };
           executor = section {
             nixpkgs_url = opt types.str "github:NixOS/nixpkgs/nixos-unstable" "Flake URL of nixpkgs, pinned at start and on a schedule.";
             substituters = opt (types.nullOr (types.listOf types.str)) null
               "Substituters for environment builds; null keeps the Nix daemon's. Added to nix.settings.trusted-substituters.";
             build_timeout = opt types.str "10m" "Limit of one environment build.";
+            cache_dir = opt absolutePath "/var/lib/nix-exec/cache"
+              "Environment metadata and GC roots. Outside /var/lib/nix-exec it is created for the service user and made writable (ReadWritePaths).";
+            temp_dir = opt absolutePath "/var/lib/nix-exec/jobs"
+              "Per-run directories. Outside /var/lib/nix-exec it is created for the service user and made writable (ReadWritePaths).";
           };
           logging = section {
             level = opt (types.enum [ "debug" "info" "warning" "error" ]) "info" "Log level.";
@@ -174,6 +187,12 @@ in
         message = "services.nix-exec: with database.createLocally, database.name must equal user (ensureDBOwnership).";
       }
       {
+        # PrivateTmp and ProtectHome give the service its own /tmp and hide the home directories
+        assertion = !lib.any (path: lib.any (hidden: path == hidden || lib.hasPrefix "${hidden}/" path)
+          [ "/tmp" "/var/tmp" "/home" "/root" "/run/user" ]) extraDirs;
+        message = "services.nix-exec: settings.executor.cache_dir and temp_dir must not be under /tmp, /var/tmp, /home, /root or /run/user (hidden from the service by PrivateTmp/ProtectHome).";
+      }
+      {
         assertion = config.security.allowUserNamespaces;
         message = "services.nix-exec: the sandbox (bubblewrap) needs security.allowUserNamespaces.";
       }
@@ -207,6 +226,9 @@ in
       trusted-substituters = optionals (substituters != null) substituters;
     };
 
+    # 0711 like the state directory: the service checks that only it can write there
+    systemd.tmpfiles.rules = map (path: "d ${path} 0711 ${cfg.user} ${cfg.group} -") extraDirs;
+
     networking.firewall.allowedTCPPorts = optional cfg.openFirewall cfg.port;
 
     systemd.services.nix-exec = {
@@ -238,6 +260,7 @@ in
         StateDirectory = "nix-exec";
         # the service checks that only it can write here; others may traverse to their run dirs
         StateDirectoryMode = "0711";
+        ReadWritePaths = extraDirs;
         EnvironmentFile = optional (cfg.environmentFile != null) cfg.environmentFile;
         LoadCredential = optional (cfg.database.passwordFile != null) "db-password:${cfg.database.passwordFile}";
         Restart = "on-failure";

@@ -1,6 +1,6 @@
 # The service built from source with nixpkgs' Maven support. `mvnHash` pins every Maven
-# dependency; after a change to pom.xml, build once with `mvnHash = lib.fakeHash` and paste the
-# hash Nix reports ("got: sha256-...") — see docs/operations.md, "Building the package".
+# dependency; nixos/update-mvn-hash.sh computes it (network needed) and writes it into flake.nix,
+# also after a change to pom.xml — see docs/operations.md, "Building the package".
 { lib, maven, jdk21_headless, makeWrapper, bubblewrap, nix, util-linux, mvnHash ? lib.fakeHash }:
 
 maven.buildMavenPackage {

@@ -106,10 +106,12 @@ public interface NixExecConfig {
 
     interface Node {
         /** {@code all} (intake and worker), {@code api} (intake only) or {@code worker}. */
+        @OneOf({"all", "api", "worker"})
         @WithDefault("all")
         String role();
 
         /** Jobs this node runs at once. */
+        @NonZero
         @WithDefault("2")
         int concurrency();
 
@@ -135,14 +137,17 @@ public interface NixExecConfig {
 
     interface Jobs {
         /** How long a claim holds without a heartbeat before the reaper takes the job back. */
+        @NonZero
         @WithDefault("30s")
         Duration lease();
 
         /** Heartbeat and reaper period. */
+        @NonZero
         @WithDefault("5s")
         Duration heartbeat();
 
         /** Claims of a job whose user code never started before it ends as an error. */
+        @NonZero
         @WithDefault("3")
         int maxAttempts();
 
@@ -151,6 +156,7 @@ public interface NixExecConfig {
         Duration maxWait();
 
         /** Fallback poll when no notification arrives. */
+        @NonZero
         @WithDefault("2s")
         Duration poll();
 
@@ -180,10 +186,12 @@ public interface NixExecConfig {
 
     interface Sandbox {
         /** Wall-clock limit of one run, unless the request asks for less. */
+        @NonZero
         @WithDefault("30s")
         Duration timeout();
 
         /** Upper bound a request may ask for. */
+        @NonZero
         @WithDefault("10m")
         Duration maxTimeout();
 
@@ -197,8 +205,12 @@ public interface NixExecConfig {
         /** When set, only these names (or prefixes ending in '.') may be requested. */
         Optional<List<String>> packageAllowlist();
 
+        @NonZero
+
         @WithDefault("536870912")
         long memoryBytes();
+
+        @NonZero
 
         @WithDefault("256")
         int maxProcesses();
@@ -211,13 +223,18 @@ public interface NixExecConfig {
         @WithDefault("104857600")
         long maxFileBytes();
 
+        @NonZero
+
         @WithDefault("67108864")
         long tmpBytes();
+
+        @NonZero
 
         @WithDefault("268435456")
         long workspaceBytes();
 
         /** How the environment's store closure is made visible: whole-store or closure. */
+        @OneOf({"whole-store", "closure"})
         @WithDefault("whole-store")
         String storeView();
 
@@ -225,6 +242,7 @@ public interface NixExecConfig {
          * When the service runs as root, each concurrent run gets an unused host uid (and gid) from
          * this base upwards; as a normal user, runs keep the service's uid.
          */
+        @NonZero
         @WithDefault("3200000")
         int hostUidBase();
 
@@ -261,6 +279,8 @@ public interface NixExecConfig {
         /** Per-job directories; default: <state-dir>/jobs. */
         Optional<Path> tempDir();
 
+        @NonZero
+
         @WithDefault("10m")
         Duration buildTimeout();
 
@@ -268,6 +288,7 @@ public interface NixExecConfig {
         Optional<List<String>> nixOptions();
 
         /** How often the configured nixpkgs URL is resolved to a new locked revision. */
+        @NonZero
         @WithDefault("6h")
         Duration nixpkgsRefresh();
 

@@ -22,8 +22,9 @@ import org.yaml.snakeyaml.error.YAMLException;
  * Reads a nix-exec YAML config file into configuration properties. The file has nix-exec's shape
  * ({@code server:}, {@code sandbox:}, {@code executor:}, {@code logging:}, snake_case keys), and
  * every other {@code nixexec.*} setting may be written the same way: the YAML path of
- * {@code nixexec.jobs.max-queued} is {@code jobs: {max_queued: ...}}. An unknown key or a value
- * of the wrong type is a {@link ConfigFileException} naming the file and the key.
+ * {@code nixexec.jobs.max-queued} is {@code jobs: {max_queued: ...}}. An unknown key, a value of
+ * the wrong type, or one outside the bounds {@link NixExecConfig} declares ({@link OneOf},
+ * {@link NonZero}) is a {@link ConfigFileException} naming the file and the key.
  */
 public final class NixExecYaml {
 
@@ -129,10 +130,18 @@ public final class NixExecYaml {
             if (duration.isEmpty() || duration.get().isNegative()) {
                 throw new ConfigFileException(file, key, "'" + text + "' is not a duration (e.g. 30s, 10m, 6h, or seconds)");
             }
+            if (setting.nonZero() && duration.get().isZero()) {
+                throw new ConfigFileException(file, key, "'" + text + "' must be longer than 0");
+            }
         } else if (type == int.class || type == long.class) {
             Optional<Long> number = parse(() -> type == int.class ? (long) Integer.parseInt(text) : Long.parseLong(text));
-            if (number.isEmpty() || number.get() < 0) {
-                throw new ConfigFileException(file, key, "'" + text + "' is not a whole number >= 0");
+            int least = setting.nonZero() ? 1 : 0;
+            if (number.isEmpty() || number.get() < least) {
+                throw new ConfigFileException(file, key, "'" + text + "' is not a whole number >= " + least);
+            }
+        } else if (!setting.allowed().isEmpty()) {
+            if (!setting.allowed().contains(text)) {
+                throw new ConfigFileException(file, key, "'" + text + "' is not one of " + String.join(", ", setting.allowed()));
             }
         } else if (type == boolean.class) {
             if (!text.equals("true") && !text.equals("false")) {

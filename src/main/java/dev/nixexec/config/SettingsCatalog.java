@@ -17,8 +17,12 @@ import java.util.Optional;
  */
 public final class SettingsCatalog {
 
-    /** One leaf setting: its full property name, value type, and default if it has one. */
-    public record Setting(String property, Class<?> type, boolean list, Optional<String> defaultValue) {
+    /**
+     * One leaf setting: its full property name, value type, default if it has one, the only values
+     * it may take ({@link OneOf}; empty: any) and whether it must be more than 0 ({@link NonZero}).
+     */
+    public record Setting(String property, Class<?> type, boolean list, Optional<String> defaultValue,
+            List<String> allowed, boolean nonZero) {
     }
 
     private SettingsCatalog() {
@@ -55,7 +59,8 @@ public final class SettingsCatalog {
             Type value = unwrap(type, Optional.class);
             boolean list = raw(value) == List.class;
             Class<?> element = list ? raw(((ParameterizedType) value).getActualTypeArguments()[0]) : raw(value);
-            into.add(new Setting(property, element, list, defaultValue));
+            List<String> allowed = Optional.ofNullable(method.getAnnotation(OneOf.class)).map(o -> List.of(o.value())).orElse(List.of());
+            into.add(new Setting(property, element, list, defaultValue, allowed, method.isAnnotationPresent(NonZero.class)));
         }
     }
 

@@ -70,6 +70,17 @@ class NixExecYamlSourceTest {
         assertTrue(messages.contains("nix-exec config " + file + ": executor.nixpkgs_urll: unknown key"), messages);
     }
 
+    @Test
+    void aValueOutOfBoundsStopsTheConfigurationFromBuilding() throws IOException {
+        Path file = Files.writeString(dir.resolve("config.yaml"), "node:\n  role: banana\n  concurrency: 4\n");
+        String messages = messages(assertThrows(RuntimeException.class, () -> build(file, Map.of(), Map.of(), Map.of())));
+        assertTrue(messages.contains("nix-exec config " + file + ": node.role: 'banana' is not one of all, api, worker"), messages);
+
+        Path idle = Files.writeString(dir.resolve("idle.yaml"), "node:\n  concurrency: 0\n");
+        messages = messages(assertThrows(RuntimeException.class, () -> build(idle, Map.of(), Map.of(), Map.of())));
+        assertTrue(messages.contains("nix-exec config " + idle + ": node.concurrency: '0' is not a whole number >= 1"), messages);
+    }
+
     static NixExecConfig config(Path file, Map<String, String> applicationProperties, Map<String, String> env,
             Map<String, String> systemProperties) {
         return build(file, applicationProperties, env, systemProperties).getConfigMapping(NixExecConfig.class);

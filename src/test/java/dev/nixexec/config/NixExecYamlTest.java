@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -118,6 +119,54 @@ class NixExecYamlTest {
     }
 
     @Test
+    void valuesOutsideTheirBoundsNameKeyAndFile() throws IOException {
+        assertRefused("node:\n  role: banana\n", "node.role: 'banana' is not one of all, api, worker");
+        assertRefused("node:\n  role: Worker\n", "node.role: 'Worker' is not one of all, api, worker");
+        assertRefused("sandbox:\n  store_view: x\n", "sandbox.store_view: 'x' is not one of whole-store, closure");
+        assertRefused("node:\n  concurrency: 0\n", "node.concurrency: '0' is not a whole number >= 1");
+        assertRefused("node:\n  concurrency: -2\n", "node.concurrency: '-2' is not a whole number >= 1");
+        assertRefused("jobs:\n  max_attempts: 0\n", "jobs.max_attempts: '0' is not a whole number >= 1");
+        assertRefused("jobs:\n  lease: 0s\n", "jobs.lease: '0s' must be longer than 0");
+        assertRefused("jobs:\n  poll: 0\n", "jobs.poll: '0' must be longer than 0");
+        assertRefused("sandbox:\n  timeout: PT0S\n", "sandbox.timeout: 'PT0S' must be longer than 0");
+        assertRefused("sandbox:\n  host_uid_base: 0\n", "sandbox.host_uid_base: '0' is not a whole number >= 1");
+        assertRefused("sandbox:\n  tmp_bytes: 0\n", "sandbox.tmp_bytes: '0' is not a whole number >= 1");
+    }
+
+    @Test
+    void zeroStaysAllowedWhereItMeansSomething() throws IOException {
+        Map<String, String> properties = NixExecYaml.read(write("""
+                auth: {cache_ttl: 0s}
+                workspaces: {session_idle_ttl: 0}
+                sandbox: {cpu_seconds: 0, warm_launchers: 0}
+                node: {role: api, concurrency: 1}
+                """));
+        assertEquals("0s", properties.get("nixexec.auth.cache-ttl"));
+        assertEquals("0", properties.get("nixexec.workspaces.session-idle-ttl"));
+        assertEquals("0", properties.get("nixexec.sandbox.cpu-seconds"));
+        assertEquals("0", properties.get("nixexec.sandbox.warm-launchers"));
+        assertEquals("api", properties.get("nixexec.node.role"));
+        assertEquals("1", properties.get("nixexec.node.concurrency"));
+    }
+
+    /** Every bound NixExecConfig declares is enforced: each default passes, 0 or a made-up value does not. */
+    @Test
+    void everyDeclaredBoundIsChecked() throws IOException {
+        List<SettingsCatalog.Setting> bounded = SettingsCatalog.nixexec().stream()
+                .filter(s -> s.nonZero() || !s.allowed().isEmpty()).toList();
+        assertTrue(bounded.stream().map(SettingsCatalog.Setting::property).toList().containsAll(List.of(
+                "nixexec.node.role", "nixexec.node.concurrency", "nixexec.sandbox.store-view")), bounded.toString());
+        for (SettingsCatalog.Setting setting : bounded) {
+            String key = ConfigurationDocTest.yamlKey(setting.property());
+            for (String value : setting.allowed().isEmpty() ? List.of(setting.defaultValue().orElseThrow())
+                    : setting.allowed()) {
+                assertEquals(1, NixExecYaml.read(write(flow(key, value))).size(), key + ": " + value);
+            }
+            assertRefused(flow(key, setting.nonZero() ? "0" : "not-a-choice"), key + ": ");
+        }
+    }
+
+    @Test
     void malformedDocumentsAreRefused() throws IOException {
         assertRefused("- a\n- b\n", "(document): must be a mapping");
         assertRefused("sandbox: {timeout: 30s\n", "(file): is not valid YAML");
@@ -129,6 +178,16 @@ class NixExecYamlTest {
         var e = assertThrows(ConfigFileException.class, () -> NixExecYaml.read(file), yaml);
         assertTrue(e.getMessage().startsWith("nix-exec config " + file + ": "), e.getMessage());
         assertTrue(e.getMessage().contains(expected), e.getMessage() + " should contain " + expected);
+    }
+
+    /** {@code a.b.c} and {@code v} as {@code a: {b: {c: 'v'}}}. */
+    private static String flow(String key, String value) {
+        String[] path = key.split("\\.");
+        StringBuilder yaml = new StringBuilder();
+        for (int i = 0; i < path.length; i++) {
+            yaml.append(i == 0 ? "" : "{").append(path[i]).append(": ");
+        }
+        return yaml.append("'").append(value).append("'").append("}".repeat(path.length - 1)).append('\n').toString();
     }
 
     private Path write(String yaml) throws IOException {
