@@ -120,6 +120,18 @@ class AuditUiTest {
                 .post("/ui/login").then().statusCode(303);
     }
 
+    /** Without the proxy settings (the default), forwarded headers are anyone's to send: ignored. */
+    @Test
+    void forwardedHeadersAreNotTrustedByDefault() {
+        Response form = AuditUiBehindProxyTest.viaProxy().get("/ui/login");
+        String cookie = AuditUiBehindProxyTest.setCookie(form, AuditUi.LOGIN_COOKIE);
+        assertFalse(cookie.contains("Secure"), cookie);
+        AuditUiBehindProxyTest.viaProxy().header("Origin", AuditUiBehindProxyTest.SITE)
+                .cookie(AuditUi.LOGIN_COOKIE, form.getCookie(AuditUi.LOGIN_COOKIE))
+                .formParam("csrf", csrf(form.asString())).formParam("key", auditorA).post("/ui/login")
+                .then().statusCode(403);
+    }
+
     @Test
     void signInNeedsTheFormsTokenAndALiveKey() {
         Response form = given().get("/ui/login");
