@@ -162,6 +162,22 @@ class AuditUiTest {
     }
 
     @Test
+    void truncatedOutputIsMarkedOnTheJobPage() {
+        String small = api(ADMIN).body(Map.of("name", "ui-small-" + UUID.randomUUID().toString().substring(0, 8),
+                "policy", Map.of("max_output_bytes", 1000))).post("/v1/admin/tenants").then().statusCode(201).extract().path("id");
+        // about 6 KB on stdout, a few bytes on stderr
+        String id = run(key(small, "member"), Map.of("language", "bash",
+                "code", "for ((i = 0; i < 600; i++)); do echo line-$i; done; echo short >&2"));
+        api(key(small, "member")).get("/v1/jobs/" + id).then().body("stdout_truncated", equalTo(true));
+        String page = signIn(key(small, "auditor")).request().get("/ui/jobs/" + id).then().statusCode(200).extract().asString();
+        assertTrue(page.contains("class=\"note truncated\" id=\"stdout-note\""), page);
+        assertTrue(page.matches("(?s).*truncated: \\d+ bytes were printed.*"), page);
+        assertTrue(page.matches("(?s).*\\[\\.\\.\\. \\d+ bytes truncated \\.\\.\\.\\].*"), "the gap mark in\n" + page);
+        assertTrue(page.contains("line-0") && page.contains("line-599"), "the first and last parts are kept");
+        assertTrue(page.contains("class=\"note\" id=\"stderr-note\""), "stderr was not truncated");
+    }
+
+    @Test
     void theJobPageShowsTheRecordAndTheAuditTrail() {
         String id = run(memberA, Map.of("language", "bash", "code", "echo hi; exit 3", "env", Map.of("API_TOKEN", "s3cret-value")));
         Browser auditor = signIn(auditorA);
