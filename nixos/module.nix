@@ -150,6 +150,19 @@ in
       description = "HTTP port.";
     };
 
+    trustedProxies = mkOption {
+      type = types.listOf types.str;
+      default = [ ];
+      example = [ "127.0.0.1" ];
+      description = ''
+        Addresses (or CIDR ranges) of the TLS reverse proxies in front of this node, e.g.
+        [ "127.0.0.1" ] for nginx on the same host. Their X-Forwarded-Proto, -Host and -For headers
+        are believed (quarkus.http.proxy.*), so the audit UI knows its public https origin; headers
+        from any other address are ignored. Empty: forwarded headers are ignored. See
+        docs/operations.md for the matching nginx settings.
+      '';
+    };
+
     openFirewall = mkOption {
       type = types.bool;
       default = false;
@@ -251,6 +264,11 @@ in
         HOME = stateDir;
       } // optionalAttrs (cfg.database.user != null) {
         QUARKUS_DATASOURCE_USERNAME = cfg.database.user;
+      } // optionalAttrs (cfg.trustedProxies != [ ]) {
+        QUARKUS_HTTP_PROXY_PROXY_ADDRESS_FORWARDING = "true";
+        QUARKUS_HTTP_PROXY_ALLOW_X_FORWARDED = "true";
+        QUARKUS_HTTP_PROXY_ENABLE_FORWARDED_HOST = "true";
+        QUARKUS_HTTP_PROXY_TRUSTED_PROXIES = lib.concatStringsSep "," cfg.trustedProxies;
       };
 
       serviceConfig = {

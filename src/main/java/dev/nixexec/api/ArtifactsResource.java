@@ -9,8 +9,10 @@ import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 
 /** {@code GET /v1/jobs/{id}/artifacts/{path}}: a file a job returned, for its tenant only. */
+@SecurityRequirement(name = "bearer")
 @Path("/v1/jobs/{id}/artifacts")
 public class ArtifactsResource {
 

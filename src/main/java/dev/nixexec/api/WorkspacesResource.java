@@ -21,8 +21,10 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.util.List;
 import java.util.UUID;
+import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 
 /** {@code /v1/workspaces}: a thin adapter over {@link WorkspaceStore}. */
+@SecurityRequirement(name = "bearer")
 @Path("/v1/workspaces")
 @Produces(MediaType.APPLICATION_JSON)
 public class WorkspacesResource {

@@ -427,7 +427,10 @@ public class AuditUi {
         return cookie(name, "", path, uri, 0);
     }
 
-    /** A browser sends Origin on a POST; when it does, it must be this site. */
+    /**
+     * A browser sends Origin on a POST; when it does, it must be this site. Behind a TLS proxy the
+     * base URI is the public one only when quarkus.http.proxy.* trusts that proxy (docs/operations.md).
+     */
     private static boolean sameOrigin(String origin, UriInfo uri) {
         if (origin == null) {
             return true;

@@ -1,6 +1,7 @@
 package dev.nixexec.worker;
 
 import dev.nixexec.config.NixExecConfig;
+import dev.nixexec.job.JobLogContext;
 import dev.nixexec.job.JobQueue;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -81,7 +82,8 @@ public class ResultWriter {
 
     private synchronized void ensureWriting() {
         if (writer == null && !stopped) {
-            writer = Thread.ofVirtual().name("result-writer").start(this::writeLoop);
+            // serves every job, though the first one to finish starts it
+            writer = Thread.ofVirtual().name("result-writer").start(JobLogContext.detached(this::writeLoop));
         }
     }
 

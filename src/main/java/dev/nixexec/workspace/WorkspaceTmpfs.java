@@ -2,6 +2,7 @@ package dev.nixexec.workspace;
 
 import dev.nixexec.config.ExecutableLookup;
 import dev.nixexec.config.StatePaths;
+import dev.nixexec.job.JobLogContext;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.io.IOException;
@@ -98,7 +99,8 @@ public class WorkspaceTmpfs {
     /** After the run, in the background: deletes its directory and keeps or replaces the mount. */
     void release(Path dir) {
         Path root = dir.getParent();
-        Thread.ofVirtual().name("workspace-release").start(() -> {
+        // the pool's work, not the job's: it refills mounts for whichever run comes next
+        Thread.ofVirtual().name("workspace-release").start(JobLogContext.detached(() -> {
             try {
                 Thread.sleep(AFTER_RUN);
             } catch (InterruptedException e) {
@@ -119,7 +121,7 @@ public class WorkspaceTmpfs {
             }
             detach(root);
             mountAhead(bytes);
-        });
+        }));
     }
 
     /**
@@ -163,7 +165,7 @@ public class WorkspaceTmpfs {
     }
 
     private void mountAheadInBackground(long bytes, Deque<Path> waiting, AtomicInteger inFlight) {
-        Thread.ofVirtual().name("workspace-mount").start(() -> {
+        Thread.ofVirtual().name("workspace-mount").start(JobLogContext.detached(() -> {
             try {
                 Path dir = mountNew(bytes);
                 waiting.add(dir);
@@ -175,7 +177,7 @@ public class WorkspaceTmpfs {
             } finally {
                 inFlight.decrementAndGet();
             }
-        });
+        }));
     }
 
     /** The root may be passed through (by the run's uid, to its directory), not listed. */

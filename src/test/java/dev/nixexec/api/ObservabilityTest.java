@@ -123,6 +123,34 @@ class ObservabilityTest {
         given().get("/q/swagger-ui/").then().statusCode(200);
     }
 
+    /** No /v1 operation is public (languages too needs a key), so each must declare the scheme. */
+    @Test
+    void everyV1OperationNeedsTheBearerKey() {
+        Map<String, Map<String, Map<String, Object>>> paths = given().accept("application/json")
+                .get("/q/openapi?format=json").then().statusCode(200).extract().path("paths");
+        List<String> operations = new java.util.ArrayList<>();
+        List<String> unsecured = new java.util.ArrayList<>();
+        paths.forEach((path, item) -> {
+            if (!path.startsWith("/v1/")) {
+                return;
+            }
+            item.forEach((method, operation) -> {
+                if (!List.of("get", "put", "post", "delete", "patch", "head", "options").contains(method)) {
+                    return;
+                }
+                operations.add(method + " " + path);
+                Object security = operation.get("security");
+                if (!(security instanceof List<?> list && list.stream()
+                        .anyMatch(r -> r instanceof Map<?, ?> m && m.containsKey("bearer")))) {
+                    unsecured.add(method.toUpperCase() + " " + path);
+                }
+            });
+        });
+        assertTrue(operations.contains("post /v1/workspaces") && operations.contains("get /v1/jobs/{id}/artifacts/{path}"),
+                "the workspace and artifact operations are in the document: " + operations);
+        assertEquals(List.of(), unsecured, "operations without the bearer requirement");
+    }
+
     @Test
     void aJobsLogLinesCarryItsIdAndTenant() {
         List<ExtLogRecord> records = new CopyOnWriteArrayList<>();

@@ -120,6 +120,18 @@ class AuditUiTest {
                 .post("/ui/login").then().statusCode(303);
     }
 
+    /** Without the proxy settings (the default), forwarded headers are anyone's to send: ignored. */
+    @Test
+    void forwardedHeadersAreNotTrustedByDefault() {
+        Response form = AuditUiBehindProxyTest.viaProxy().get("/ui/login");
+        String cookie = AuditUiBehindProxyTest.setCookie(form, AuditUi.LOGIN_COOKIE);
+        assertFalse(cookie.contains("Secure"), cookie);
+        AuditUiBehindProxyTest.viaProxy().header("Origin", AuditUiBehindProxyTest.SITE)
+                .cookie(AuditUi.LOGIN_COOKIE, form.getCookie(AuditUi.LOGIN_COOKIE))
+                .formParam("csrf", csrf(form.asString())).formParam("key", auditorA).post("/ui/login")
+                .then().statusCode(403);
+    }
+
     @Test
     void signInNeedsTheFormsTokenAndALiveKey() {
         Response form = given().get("/ui/login");
@@ -147,6 +159,22 @@ class AuditUiTest {
         assertFalse(page.contains("<script>alert"), "raw script in\n" + page);
         assertFalse(page.contains("<b>bold"), page);
         assertTrue(page.contains("&lt;b&gt;bold&lt;/b&gt;"), page);
+    }
+
+    @Test
+    void truncatedOutputIsMarkedOnTheJobPage() {
+        String small = api(ADMIN).body(Map.of("name", "ui-small-" + UUID.randomUUID().toString().substring(0, 8),
+                "policy", Map.of("max_output_bytes", 1000))).post("/v1/admin/tenants").then().statusCode(201).extract().path("id");
+        // about 6 KB on stdout, a few bytes on stderr
+        String id = run(key(small, "member"), Map.of("language", "bash",
+                "code", "for ((i = 0; i < 600; i++)); do echo line-$i; done; echo short >&2"));
+        api(key(small, "member")).get("/v1/jobs/" + id).then().body("stdout_truncated", equalTo(true));
+        String page = signIn(key(small, "auditor")).request().get("/ui/jobs/" + id).then().statusCode(200).extract().asString();
+        assertTrue(page.contains("class=\"note truncated\" id=\"stdout-note\""), page);
+        assertTrue(page.matches("(?s).*truncated: \\d+ bytes were printed.*"), page);
+        assertTrue(page.matches("(?s).*\\[\\.\\.\\. \\d+ bytes truncated \\.\\.\\.\\].*"), "the gap mark in\n" + page);
+        assertTrue(page.contains("line-0") && page.contains("line-599"), "the first and last parts are kept");
+        assertTrue(page.contains("class=\"note\" id=\"stderr-note\""), "stderr was not truncated");
     }
 
     @Test

@@ -1,0 +1,78 @@
+package dev.nixexec.ui;
+
+import static dev.nixexec.ui.AuditUiTest.csrf;
+import static io.restassured.RestAssured.given;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
+import io.restassured.response.Response;
+import io.restassured.specification.RequestSpecification;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The audit UI behind a TLS reverse proxy on the same host (docs/operations.md): with the proxy
+ * settings and the proxy trusted, the browser's {@code https://audit.example} is this site, so
+ * sign-in and sign-out work and the session cookie is {@code Secure}.
+ */
+@QuarkusTest
+@TestProfile(AuditUiBehindProxyTest.TrustedLocalProxy.class)
+class AuditUiBehindProxyTest {
+
+    static final String SITE = "https://audit.example";
+
+    /** What docs/operations.md tells an operator to set for nginx on the same host. */
+    public static class TrustedLocalProxy implements QuarkusTestProfile {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return Map.of("nixexec.node.role", "api",
+                    "quarkus.http.proxy.proxy-address-forwarding", "true",
+                    "quarkus.http.proxy.allow-x-forwarded", "true",
+                    "quarkus.http.proxy.enable-forwarded-host", "true",
+                    "quarkus.http.proxy.trusted-proxies", "127.0.0.1");
+        }
+    }
+
+    /** A request as nginx passes it on for the browser at {@link #SITE}. */
+    static RequestSpecification viaProxy() {
+        return given().redirects().follow(false).header("X-Forwarded-Proto", "https")
+                .header("X-Forwarded-Host", "audit.example").header("X-Forwarded-For", "203.0.113.7");
+    }
+
+    static String setCookie(Response response, String name) {
+        return response.getHeaders().getValues("Set-Cookie").stream().filter(c -> c.startsWith(name + "="))
+                .findFirst().orElseThrow(() -> new AssertionError("no " + name + " cookie in " + response.getHeaders()));
+    }
+
+    @Test
+    void signInAndOutThroughTheProxy() {
+        Response form = viaProxy().get("/ui/login");
+        form.then().statusCode(200);
+        assertTrue(setCookie(form, AuditUi.LOGIN_COOKIE).contains("Secure"), setCookie(form, AuditUi.LOGIN_COOKIE));
+        Response signedIn = viaProxy().header("Origin", SITE).cookie(AuditUi.LOGIN_COOKIE, form.getCookie(AuditUi.LOGIN_COOKIE))
+                .formParam("csrf", csrf(form.asString())).formParam("key", AuditUiTest.ADMIN).post("/ui/login");
+        signedIn.then().statusCode(303);
+        String session = setCookie(signedIn, AuditUi.SESSION_COOKIE);
+        assertTrue(session.contains("Secure") && session.contains("HttpOnly") && session.contains("SameSite=Strict"), session);
+
+        String token = signedIn.getCookie(AuditUi.SESSION_COOKIE);
+        String page = viaProxy().cookie(AuditUi.SESSION_COOKIE, token).get("/ui/jobs").then().statusCode(200).extract().asString();
+        viaProxy().header("Origin", SITE).cookie(AuditUi.SESSION_COOKIE, token).formParam("csrf", csrf(page))
+                .post("/ui/logout").then().statusCode(303);
+        viaProxy().cookie(AuditUi.SESSION_COOKIE, token).get("/ui/jobs").then().statusCode(303);
+    }
+
+    @Test
+    void anotherSiteIsStillRefused() {
+        Response form = viaProxy().get("/ui/login");
+        viaProxy().header("Origin", "https://evil.example").cookie(AuditUi.LOGIN_COOKIE, form.getCookie(AuditUi.LOGIN_COOKIE))
+                .formParam("csrf", csrf(form.asString())).formParam("key", AuditUiTest.ADMIN).post("/ui/login")
+                .then().statusCode(403);
+        // the proxy's own address without https is another origin too
+        viaProxy().header("Origin", "http://audit.example").cookie(AuditUi.LOGIN_COOKIE, form.getCookie(AuditUi.LOGIN_COOKIE))
+                .formParam("csrf", csrf(form.asString())).formParam("key", AuditUiTest.ADMIN).post("/ui/login")
+                .then().statusCode(403);
+    }
+}

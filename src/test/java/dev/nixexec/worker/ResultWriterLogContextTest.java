@@ -1,0 +1,68 @@
+package dev.nixexec.worker;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.nixexec.config.NixExecConfig;
+import dev.nixexec.job.JobLogContext;
+import dev.nixexec.job.JobLogContextTest;
+import dev.nixexec.job.JobQueue;
+import java.lang.reflect.Proxy;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.stream.Collectors;
+import org.jboss.logging.MDC;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The result writer is one thread for all jobs, started by whichever job finishes first: what it
+ * does (and logs) must not carry that job's id. The queue is a double that records the writer
+ * thread's log context instead of storing.
+ */
+class ResultWriterLogContextTest {
+
+    @Test
+    void theWriterThreadCarriesNoJobAfterTwoJobs() {
+        List<String> seenByWriter = Collections.synchronizedList(new ArrayList<>());
+        JobQueue queue = new JobQueue(null, null, null, null, null) {
+            @Override
+            public Set<UUID> finishAll(String nodeId, List<Finish> finishes) {
+                seenByWriter.add(String.valueOf(MDC.get(JobLogContext.JOB_ID)));
+                return finishes.stream().map(Finish::id).collect(Collectors.toSet());
+            }
+        };
+        ResultWriter writer = new ResultWriter(queue, config(Duration.ofSeconds(5)));
+        try {
+            for (int i = 0; i < 2; i++) {
+                var job = JobLogContextTest.job();
+                JobLogContext.around(job, () -> assertTrue(
+                        writer.write("node", new JobQueue.Finish(job.id(), 1, null, List.of())))).run();
+            }
+        } finally {
+            writer.stop();
+        }
+        assertEquals(List.of("null", "null"), seenByWriter);
+    }
+
+    /** Only {@code jobs().lease()} is read by the writer. */
+    private static NixExecConfig config(Duration lease) {
+        NixExecConfig.Jobs jobs = (NixExecConfig.Jobs) Proxy.newProxyInstance(NixExecConfig.class.getClassLoader(),
+                new Class<?>[] {NixExecConfig.Jobs.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("lease")) {
+                        return lease;
+                    }
+                    throw new UnsupportedOperationException(method.getName());
+                });
+        return (NixExecConfig) Proxy.newProxyInstance(NixExecConfig.class.getClassLoader(),
+                new Class<?>[] {NixExecConfig.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("jobs")) {
+                        return jobs;
+                    }
+                    throw new UnsupportedOperationException(method.getName());
+                });
+    }
+}
