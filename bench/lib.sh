@@ -1,6 +1,7 @@
 # Shared by bench/load.sh and bench/faults/*.sh (sourced, not run): a private PostgreSQL, one API
 # process and worker processes of the packaged service, all in one temp dir that the EXIT trap
-# removes together with every process started here.
+# removes together with every process started here. Needs root, Node >= 20, PostgreSQL 15 binaries
+# (PG_BIN), jq, python3, curl and runuser (bench/faults/clock-jump.sh also libfaketime: `faketime`).
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

@@ -4,6 +4,8 @@
 //   follow <url> <key> <ids-file> <out-file>   follow each job's events to its result, reconnecting
 //                                              with Last-Event-ID whenever the connection breaks;
 //                                              then compare the followed output with the stored one
+//   events <url> <key> <ids-file>              read each (ended) job's event stream once; one line per job
+//                                              {id, terminal: [statuses of terminal status events], results}
 import { readFileSync, writeFileSync } from 'node:fs';
 
 const [cmd, baseUrl, key, ...rest] = process.argv.slice(2);
@@ -83,7 +85,33 @@ if (cmd === 'submit') {
   }));
   writeFileSync(outFile, results.map((r) => JSON.stringify(r)).join('\n') + '\n');
   for (const r of results) console.log(JSON.stringify(r));
+} else if (cmd === 'events') {
+  // as bench/load.mjs counts them: a status event's data is the status (or an object holding it)
+  const [file] = rest;
+  const list = ids(file);
+  for (let i = 0; i < list.length; i += 8) {
+    await Promise.all(list.slice(i, i + 8).map(async (id) => {
+      try {
+        const res = await fetch(new URL(`/v1/jobs/${id}/events`, baseUrl),
+          { headers: { ...headers, Accept: 'text/event-stream' }, signal: AbortSignal.timeout(30_000) });
+        const text = await res.text();
+        const terminal = []; let results = 0;
+        for (const block of text.split('\n\n')) {
+          const event = /^event:\s*(.*)$/m.exec(block)?.[1];
+          const data = block.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim()).join('\n');
+          if (event === 'status' && TERMINAL.has(data.replace(/"/g, ''))) terminal.push(data.replace(/"/g, ''));
+          if (event === 'status' && data.startsWith('{')) {
+            try { const st = JSON.parse(data).status; if (TERMINAL.has(st)) terminal.push(st); } catch { /* not JSON */ }
+          }
+          if (event === 'result') results++;
+        }
+        console.log(JSON.stringify({ id, http: res.status, terminal, results }));
+      } catch (e) {
+        console.log(JSON.stringify({ id, http: 0, terminal: [], results: 0, detail: e.message }));
+      }
+    }));
+  }
 } else {
-  console.error('usage: jobs.mjs submit|wait|follow <url> <key> ...');
+  console.error('usage: jobs.mjs submit|wait|follow|events <url> <key> ...');
   process.exit(2);
 }

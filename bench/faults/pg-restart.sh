@@ -2,8 +2,10 @@
 # Fault: PostgreSQL restarted under load (stopped for DOWN_S seconds, fast shutdown: every
 # connection is cut). Expected: no process restarts, readiness is DOWN while the database is away
 # and UP after, submissions in the outage are refused with 503 (never a 500 or a half-stored job),
-# every accepted job ends in exactly one terminal state (within WAIT_S, default 120 s), jobs in
-# flight end honestly.
+# every accepted job ends in exactly one terminal state (within WAIT_S, default 120 s) and its
+# event stream holds exactly one terminal status event and one result event, agreeing with the job
+# (as bench/load.mjs checks), jobs in flight end honestly.
+# Needs (as every fault script): root, Node >= 20, PostgreSQL 15 binaries, jq, python3, curl, runuser.
 source "$(dirname "$0")/../lib.sh"
 DOWN_S=${DOWN_S:-10}
 start_cluster
@@ -42,6 +44,12 @@ jq -r 'select(.ok|not) | .body.title // .detail // empty' "$WORK/submit.jsonl" |
 echo "== accepted jobs by outcome"
 jq -r '[.status, (.error // "-"), ("attempt " + (.attempt|tostring))] | join(" ")' "$WORK/result.jsonl" | sort | uniq -c
 echo "== not terminal: $(jq -r 'select(.status|IN("succeeded","failed","timed_out","cancelled","error")|not) | .id' "$WORK/result.jsonl" | wc -l)"
+$J events "$URL" "$ADMIN_KEY" "$WORK/ids" >"$WORK/events.jsonl"
+echo "== event streams with exactly one terminal status event (the job's status) and one result event: $(
+  jq -s --slurpfile r "$WORK/result.jsonl" '($r | map({(.id): .status}) | add) as $st
+    | map(select(.http == 200 and (.terminal | length) == 1 and .results == 1 and .terminal[0] == $st[.id])) | length' "$WORK/events.jsonl") of $(wc -l <"$WORK/ids")"
+jq -c --slurpfile r "$WORK/result.jsonl" '($r | map({(.id): .status}) | add) as $st
+  | select(.http != 200 or (.terminal | length) != 1 or .results != 1 or .terminal[0] != $st[.id]) | . + {job_status: $st[.id]}' "$WORK/events.jsonl" | head -20
 echo "== jobs in the database that no client got an id for: $(psql_q "SELECT count(*) FROM jobs WHERE id::text NOT IN ($(sed "s/.*/'&'/" "$WORK/ids" | paste -sd,))")"
 echo "== processes restarted: none (pids ${SVC_PID[api]} ${SVC_PID[worker1]} ${SVC_PID[worker2]} alive: $(for p in "${SVC_PID[@]}"; do kill -0 "$p" && printf y || printf n; done))"
 echo "== a job after recovery: $(curl -s -m 70 "${AUTH[@]}" -d '{"language":"python","code":"print(6*7)"}' "$URL/v1/jobs?wait=60" | jq -c '{status, stdout}')"

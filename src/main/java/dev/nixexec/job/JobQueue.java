@@ -42,8 +42,10 @@ public class JobQueue {
      * at once without ever taking the same row. The same statement appends each claimed job's
      * "building" event and "claimed" audit record, notifies its followers and lets the commit
      * return before the disk has it (see {@link #commitWithoutWaitingForDisk}), so a claim costs
-     * one round trip and its commit. Parameters: ?1 node, ?2 how many, ?3 default running cap,
-     * ?4 lease seconds.
+     * one round trip and its commit. A queued job is claimable at once: its {@code run_after} comes
+     * from the clock of the node that queued it, and comparing that with the database's would hold
+     * jobs back by any skew between the two clocks. Parameters: ?1 node, ?2 how many, ?3 default
+     * running cap, ?4 lease seconds.
      */
     public static final String CLAIM = """
             WITH running AS (
@@ -56,7 +58,7 @@ public class JobQueue {
                 FROM waiting w
                 CROSS JOIN LATERAL (
                     SELECT j.id, j.created_at FROM jobs j
-                    WHERE j.tenant_id = w.tenant_id AND j.status = 'queued' AND j.run_after <= now()
+                    WHERE j.tenant_id = w.tenant_id AND j.status = 'queued'
                     ORDER BY j.created_at LIMIT ?2
                 ) q
             ), picked AS (

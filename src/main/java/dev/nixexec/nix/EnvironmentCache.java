@@ -1,6 +1,5 @@
 package dev.nixexec.nix;
 
-import java.io.UncheckedIOException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.nixexec.config.NixExecConfig;
 import dev.nixexec.config.StatePaths;
@@ -100,7 +99,13 @@ public class EnvironmentCache {
         NixBuilder.Built built = builder.build(request, pin, gcRoot);
         Environment environment = new Environment(key, built.storePath(), built.closure(), pin.revision(), false,
                 built.buildMs());
-        writeMetadata(environment);
+        try {
+            writeMetadata(environment);
+        } catch (EnvironmentException e) {
+            // no GC root without its metadata: nothing of a build that failed stays behind
+            deleteQuietly(gcRoot);
+            throw e;
+        }
         known.put(key, environment);
         return environment;
     }
@@ -117,7 +122,7 @@ public class EnvironmentCache {
     }
 
     private Optional<Environment> readMetadata(String key) {
-        Path file = directory("envs").resolve(key + ".json");
+        Path file = paths.cacheDir().resolve("envs").resolve(key + ".json");
         if (!Files.exists(file)) {
             return Optional.empty();
         }
@@ -130,24 +135,37 @@ public class EnvironmentCache {
     }
 
     private void writeMetadata(Environment environment) throws EnvironmentException {
+        Path dir = directory("envs");
+        Path tmp = null;
         try {
-            Path dir = directory("envs");
-            Path tmp = Files.createTempFile(dir, environment.cacheKey(), ".tmp");
+            tmp = Files.createTempFile(dir, environment.cacheKey(), ".tmp");
             json.writeValue(tmp.toFile(), environment);
             Files.move(tmp, dir.resolve(environment.cacheKey() + ".json"), StandardCopyOption.ATOMIC_MOVE,
                     StandardCopyOption.REPLACE_EXISTING);
         } catch (IOException e) {
-            throw new EnvironmentException("build_failed", "cannot record the environment: " + e.getMessage(), e);
+            deleteQuietly(tmp);
+            throw EnvironmentException.hostStorage("cannot record the environment in the node's cache", e);
         }
     }
 
-    private Path directory(String name) {
+    private Path directory(String name) throws EnvironmentException {
         Path dir = paths.cacheDir().resolve(name);
         try {
             Files.createDirectories(dir);
         } catch (IOException e) {
-            throw new UncheckedIOException(e);
+            throw EnvironmentException.hostStorage("the node's environment cache cannot be written", e);
         }
         return dir;
+    }
+
+    private static void deleteQuietly(Path file) {
+        if (file == null) {
+            return;
+        }
+        try {
+            Files.deleteIfExists(file);
+        } catch (IOException e) {
+            LOG.warnf("cannot delete %s: %s", file, e.getMessage());
+        }
     }
 }

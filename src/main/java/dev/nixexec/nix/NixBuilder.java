@@ -58,13 +58,13 @@ class NixBuilder {
                         + config.executor().buildTimeout().toSeconds() + "s");
             }
             if (outcome.exitCode() != 0) {
-                throw failure(outcome.stderrTail());
+                throw failure(withoutHostPaths(outcome.stderrTail(), dir));
             }
             String storePath = outPath(outcome.stdout());
             List<String> closure = closure(storePath);
             return new Built(storePath, closure, (System.nanoTime() - started) / 1_000_000);
         } catch (IOException e) {
-            throw new EnvironmentException("build_failed", "cannot run nix build: " + e.getMessage(), e);
+            throw EnvironmentException.hostStorage("cannot run nix build", e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new EnvironmentException("build_failed", "interrupted while building the environment");
@@ -80,6 +80,11 @@ class NixBuilder {
         }
         return new EnvironmentException("build_failed",
                 "building the environment failed:\n" + NixpkgsPins.lastLines(stderr, LOG_TAIL_LINES));
+    }
+
+    /** Nix names the build directory and GC root in some errors: where they are is the node's business. */
+    private String withoutHostPaths(String stderr, Path buildDir) {
+        return stderr.replace(buildDir.toString(), "<build>").replace(paths.cacheDir().toString(), "<cache>");
     }
 
     private String outPath(String stdout) throws IOException {

@@ -78,7 +78,9 @@ class HostileInputTest {
     private String member;
     private String tenantId;
     private String jobId;
+    private String workspaceId;
     private final List<String> failures = new ArrayList<>();
+    private final Map<String, Map<Integer, Integer>> statuses = new java.util.TreeMap<>();
     private int requests;
 
     @BeforeEach
@@ -88,7 +90,10 @@ class HostileInputTest {
         random = new Random(seed);
         tenantId = JobsApiTest.tenant("fuzz", null);
         member = JobsApiTest.key(tenantId, "member");
-        jobId = JobsApiTest.submit(member, Map.of("language", "bash", "code", "echo fuzz"));
+        jobId = JobsApiTest.submit(member, Map.of("language", "bash", "code", "mkdir -p out; echo fuzz > out/a.txt"));
+        JobsApiTest.as(member).get("/v1/jobs/" + jobId + "?wait=60").then().statusCode(200); // its artifact stored
+        workspaceId = JobsApiTest.as(member).body(Map.of("name", "fuzz")).post("/v1/workspaces").then().statusCode(201)
+                .extract().path("id");
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -98,6 +103,7 @@ class HostileInputTest {
     void restSubmissionsThatAreRejectedStoreNothing() throws Exception {
         int rounds = Integer.getInteger("fuzz.rounds", 300);
         long before = count("jobs");
+        List<Long> workspaceRows = workspaceRows();
         int accepted = 0;
         for (int i = 0; i < rounds; i++) {
             String body = random.nextInt(4) == 0 ? malformedJson() : json.writeValueAsString(invalidSubmission());
@@ -110,6 +116,7 @@ class HostileInputTest {
             }
         }
         assertEquals(before + accepted, count("jobs"), "jobs stored for rejected submissions");
+        assertEquals(workspaceRows, workspaceRows(), "workspaces, files, contents or job files stored for rejected submissions");
         report();
     }
 
@@ -148,8 +155,12 @@ class HostileInputTest {
         long jobsBefore = count("jobs");
         long tenantsBefore = count("tenants");
         long keysBefore = count("api_keys");
+        long workspacesBefore = count("workspaces");
+        long sessionsBefore = count("ui_sessions");
         int tenantsMade = 0;
         int keysMade = 0;
+        int workspacesMade = 0;
+        int sessionsMade = 0;
         for (int i = 0; i < rounds; i++) {
             String id = switch (random.nextInt(4)) {
                 case 0 -> jobId;
@@ -165,7 +176,12 @@ class HostileInputTest {
             };
             Map<String, List<String>> headers = headers(key);
             String q = encode(nasty());
-            HttpResponse<String> r = switch (random.nextInt(11)) {
+            String ws = switch (random.nextInt(3)) {
+                case 0 -> workspaceId;
+                case 1 -> "fuzz";
+                default -> id;
+            };
+            HttpResponse<String> r = switch (random.nextInt(18)) {
                 case 0 -> send("GET", "/v1/jobs/" + id + "?wait=" + q, null, null, headers);
                 case 1 -> {
                     headers.put("Last-Event-ID", List.of(random.nextBoolean() ? "-1" : "9".repeat(30)));
@@ -185,7 +201,37 @@ class HostileInputTest {
                         "application/json", random.nextBoolean() ? malformedJson()
                                 : json.writeValueAsString(Map.of("role", nasty())), headers);
                 case 9 -> send("DELETE", "/v1/admin/keys/" + id, null, null, headers);
-                default -> send(random.nextBoolean() ? "PUT" : "PATCH", "/v1/jobs/" + id, "application/json", "{}", headers);
+                case 10 -> send(random.nextBoolean() ? "PUT" : "PATCH", "/v1/jobs/" + id, "application/json", "{}", headers);
+                case 11 -> send("POST", "/v1/workspaces", random.nextInt(4) == 0 ? oddContentType() : "application/json",
+                        random.nextBoolean() ? malformedJson() : json.writeValueAsString(workspaceBody()), headers);
+                case 12 -> send("GET", "/v1/workspaces" + switch (random.nextInt(3)) {
+                    case 0 -> "?" + q + "=" + q;
+                    case 1 -> "/" + ws;
+                    default -> "/" + ws + "/files?" + q + "=" + q;
+                }, null, null, headers);
+                case 13 -> send("PUT", "/v1/workspaces/" + ws + "/files/" + hostilePath(), random.nextInt(3) == 0
+                        ? oddContentType() : "application/octet-stream", random.nextBoolean() ? nasty() : malformedJson(), headers);
+                case 14 -> send(random.nextBoolean() ? "GET" : "DELETE", "/v1/workspaces/" + ws + "/files/" + hostilePath(),
+                        null, null, headers);
+                case 15 -> send("DELETE", "/v1/workspaces/" + (random.nextBoolean() ? id : encode(nasty()) + "x"), null, null,
+                        headers);
+                case 16 -> send("GET", "/v1/jobs/" + (random.nextBoolean() ? jobId : id) + "/artifacts/"
+                        + (random.nextInt(3) == 0 ? "out/a.txt" : hostilePath()), null, null, headers);
+                default -> {
+                    // the sign-in form: hostile key, CSRF token, login cookie and Origin (only a real key with a
+                    // matching token and cookie may start a session)
+                    String csrf = random.nextBoolean() ? "t" + random.nextInt(3) : nasty();
+                    Map<String, List<String>> form = new LinkedHashMap<>();
+                    form.put("Cookie", List.of("nx_ui_login=" + (random.nextBoolean() ? csrf : nasty())));
+                    if (random.nextBoolean()) {
+                        form.put("Origin", List.of(random.nextBoolean() ? base.toString().replaceAll("/$", "") : nasty()));
+                    }
+                    String body = random.nextInt(4) == 0 ? malformedJson()
+                            : "key=" + encode(random.nextBoolean() ? key : nasty()) + "&csrf=" + encode(csrf)
+                                    + (random.nextBoolean() ? "&" + encode(nasty()) + "=" + encode(nasty()) : "");
+                    yield send(random.nextInt(5) == 0 ? "GET" : "POST", "/ui/login", random.nextInt(4) == 0 ? oddContentType()
+                            : "application/x-www-form-urlencoded", body, form);
+                }
             };
             if (r.statusCode() == 201 && r.uri().getPath().equals("/v1/admin/tenants")) {
                 tenantsMade++;
@@ -193,8 +239,17 @@ class HostileInputTest {
             if (r.statusCode() == 201 && r.uri().getPath().endsWith("/keys")) {
                 keysMade++;
             }
+            if (r.statusCode() == 201 && r.uri().getPath().equals("/v1/workspaces")) {
+                workspacesMade++;
+            }
+            if (r.statusCode() == 303 && r.uri().getPath().equals("/ui/login")) {
+                sessionsMade++;
+            }
         }
         assertEquals(jobsBefore, count("jobs"), "a job was stored");
+        assertEquals(workspacesBefore + workspacesMade, count("workspaces"), "workspaces other than the ones a 201 reported");
+        assertEquals(sessionsBefore + sessionsMade, count("ui_sessions"), "UI sessions other than the sign-ins that succeeded");
+        assertWorkspacesWhole();
         assertEquals(tenantsBefore + tenantsMade, count("tenants"));
         assertEquals(keysBefore + keysMade, count("api_keys"));
         report();
@@ -303,6 +358,13 @@ class HostileInputTest {
                     args.put("wait", randomValue());
                     args.put("limit", randomValue());
                     args.put("status", nasty());
+                    args.put("path", random.nextBoolean() ? nasty() : random.nextBoolean() ? "../" + nasty() : randomValue());
+                    args.put("content", random.nextInt(4) == 0 ? "#".repeat(2 << 20) : random.nextBoolean() ? nasty() : randomValue());
+                    args.put("encoding", random.nextBoolean() ? "base64" : randomValue());
+                    args.put("workspace", random.nextBoolean() ? workspaceId : random.nextBoolean() ? nasty() : randomValue());
+                    if (random.nextInt(3) == 0) {
+                        args.remove(List.of("path", "content", "encoding", "workspace").get(random.nextInt(4)));
+                    }
                     String tool = tools.get(random.nextInt(tools.size()));
                     if (tool.equals("get_job") || tool.equals("cancel_job") || tool.equals("list_jobs")
                             || tool.equals("list_languages")) {
@@ -314,6 +376,7 @@ class HostileInputTest {
             send("POST", "/mcp", random.nextInt(8) == 0 ? oddContentType() : "application/json", body, headers);
         }
         assertEquals(before, count("jobs"), "a job was stored from a rejected MCP call");
+        assertWorkspacesWhole();
         report();
     }
 
@@ -402,6 +465,31 @@ class HostileInputTest {
         };
     }
 
+    /** A workspace creation with hostile or mistyped fields. */
+    private Map<String, Object> workspaceBody() {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("name", random.nextBoolean() ? nasty() : randomValue());
+        if (random.nextBoolean()) {
+            body.put("quota_bytes", randomValue());
+        }
+        if (random.nextBoolean()) {
+            body.put("quota_files", randomValue());
+        }
+        return body;
+    }
+
+    /** A file path for a URL: traversal, absolute, NUL, unicode, huge, or an ordinary one (encoded or not). */
+    private String hostilePath() {
+        return switch (random.nextInt(6)) {
+            case 0 -> "a/" + encode(nasty());
+            case 1 -> encode("../" + nasty());
+            case 2 -> "..%2F..%2Fetc%2Fpasswd";
+            case 3 -> encode(nasty()) + "/" + encode(nasty());
+            case 4 -> "in.txt";
+            default -> encode(nasty());
+        };
+    }
+
     /** A submission with at least one field that makes it invalid, the rest random. */
     private Map<String, Object> invalidSubmission() {
         Map<String, Object> body = new LinkedHashMap<>();
@@ -413,6 +501,21 @@ class HostileInputTest {
         body.put("timeout", randomValue());
         body.put("network", random.nextBoolean() ? nasty() : randomValue());
         body.put("metadata", randomValue());
+        if (random.nextBoolean()) {
+            body.put("workspace", random.nextBoolean() ? workspaceId : random.nextBoolean() ? nasty() : randomValue());
+        }
+        if (random.nextBoolean()) {
+            Map<String, Object> file = new LinkedHashMap<>();
+            file.put("path", random.nextBoolean() ? nasty() : random.nextBoolean() ? "in.txt" : randomValue());
+            file.put("content", random.nextInt(8) == 0 ? "x".repeat(2 << 20) : random.nextBoolean() ? nasty() : randomValue());
+            if (random.nextBoolean()) {
+                file.put("encoding", random.nextBoolean() ? "base64" : nasty());
+            }
+            body.put("files", random.nextInt(4) == 0 ? randomValue() : List.of(file, file));
+        }
+        if (random.nextBoolean()) {
+            body.put("artifacts", random.nextBoolean() ? List.of(nasty(), "../" + nasty()) : randomValue());
+        }
         if (random.nextInt(4) == 0) {
             body.put(nasty() + "_unknown", randomValue());
         }
@@ -511,6 +614,7 @@ class HostileInputTest {
             return new StatusOnly(null);
         }
         check(method + " " + abbreviate(path) + " " + abbreviate(body == null ? "" : body), r.statusCode(), r.body());
+        statuses.computeIfAbsent(method + " " + route(path), k -> new java.util.TreeMap<>()).merge(r.statusCode(), 1, Integer::sum);
         return r;
     }
 
@@ -537,12 +641,53 @@ class HostileInputTest {
         }
     }
 
+    /** The route of a path, so the report shows which endpoints the fuzz reached and how they answered. */
+    private static String route(String path) {
+        return path.replaceFirst("\\?.*", "")
+                .replaceFirst("^/v1/jobs/[^/]+/artifacts/.*", "/v1/jobs/{id}/artifacts/{path}")
+                .replaceFirst("^/v1/workspaces/[^/]+/files/.*", "/v1/workspaces/{id}/files/{path}")
+                .replaceFirst("^/v1/workspaces/[^/]+", "/v1/workspaces/{id}")
+                .replaceFirst("^/v1/jobs/[^/]+", "/v1/jobs/{id}")
+                .replaceFirst("^/v1/admin/tenants/[^/]+", "/v1/admin/tenants/{id}")
+                .replaceFirst("^/v1/admin/keys/[^/]+", "/v1/admin/keys/{id}");
+    }
+
     private void report() {
         System.out.println("HostileInputTest seed " + seed + ": " + requests + " requests, " + failures.size() + " failures");
+        statuses.forEach((route, counts) -> System.out.println("HostileInputTest statuses " + route + " " + counts));
         failures.forEach(f -> System.out.println("HostileInputTest failure: " + f));
         if (!failures.isEmpty()) {
             fail("seed " + seed + ", " + failures.size() + " failures, first ones:\n"
                     + String.join("\n", failures.subList(0, Math.min(15, failures.size()))));
+        }
+    }
+
+    /** Rows of every table a submission or a workspace call may write, in a fixed order. */
+    private List<Long> workspaceRows() throws Exception {
+        List<Long> rows = new ArrayList<>();
+        for (String table : List.of("workspaces", "workspace_files", "workspace_blobs", "workspace_versions", "job_files")) {
+            rows.add(count(table));
+        }
+        return rows;
+    }
+
+    /**
+     * Nothing half-stored in any workspace: each file has its content (of its size), each
+     * workspace's version has its version record.
+     */
+    private void assertWorkspacesWhole() throws Exception {
+        assertEquals(0, query("SELECT count(*) FROM workspace_files f LEFT JOIN workspace_blobs b "
+                + "ON b.tenant_id = f.tenant_id AND b.sha256 = f.sha256 WHERE b.sha256 IS NULL OR b.size <> f.size"),
+                "workspace files without their content");
+        assertEquals(0, query("SELECT count(*) FROM workspaces w WHERE w.version > 0 AND NOT EXISTS "
+                + "(SELECT 1 FROM workspace_versions v WHERE v.workspace_id = w.id AND v.version = w.version)"),
+                "workspaces at a version nothing recorded");
+    }
+
+    private long query(String sql) throws Exception {
+        try (Connection c = db.getConnection(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            rs.next();
+            return rs.getLong(1);
         }
     }
 

@@ -76,6 +76,27 @@ class ClaimRaceTest {
         assertEquals("succeeded", jobs.get(caller, id).status());
     }
 
+    /**
+     * A job's times come from the clock of the node that took it, leases from the database's: a node
+     * whose clock is ahead of the database's (or a database clock that jumped back) must not hold
+     * its jobs back until the database catches up.
+     */
+    @Test
+    void aJobFromANodeWhoseClockIsAheadIsClaimedAtOnce() throws Exception {
+        UUID tenant = tenants.create("skew-" + UUID.randomUUID().toString().substring(0, 8), null, null).id;
+        Caller caller = new Caller(tenant, null, Role.MEMBER);
+        UUID id = jobs.submit(caller, new JobService.Submission("bash", "true", List.of(), Map.of(), "",
+                Optional.empty(), false, Map.of()), null).job().id();
+        try (Connection c = db.getConnection();
+                PreparedStatement ahead = c.prepareStatement("UPDATE jobs SET created_at = now() + interval '60 seconds', "
+                        + "run_after = now() + interval '60 seconds' WHERE id = ? AND status = 'queued'")) {
+            ahead.setObject(1, id);
+            assertEquals(1, ahead.executeUpdate());
+        }
+        List<ClaimedJob> claimed = queue.claim("skew-node", 10);
+        assertTrue(claimed.stream().anyMatch(j -> j.id().equals(id)), "a queued job waited for the database's clock");
+    }
+
     @Test
     void fiveHundredJobsFourClaimersEachJobOnce() throws InterruptedException {
         int total = 500;

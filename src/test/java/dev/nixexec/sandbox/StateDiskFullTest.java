@@ -1,6 +1,7 @@
 package dev.nixexec.sandbox;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -80,6 +81,7 @@ class StateDiskFullTest {
                 Throwable refused = failure(sandbox, env, "print('ok')");
                 assertTrue(Duration.ofNanos(System.nanoTime() - start).toSeconds() < 5, "a full disk made the run hang");
                 assertTrue(String.valueOf(refused.getMessage()).contains("No space left on device"), String.valueOf(refused));
+                assertFalse(String.valueOf(refused.getMessage()).contains(mount.toString()), "a host path: " + refused);
                 assertEquals(List.of(filler), settled(paths.jobsDir(), List.of(filler)), "a run directory was left on the full disk");
 
                 // room for the run directory but not for a 512 KiB program: it fails writing the code
@@ -87,6 +89,7 @@ class StateDiskFullTest {
                 fill(filler, 512 << 10);
                 Throwable half = failure(sandbox, env, "#" + "x".repeat(512 << 10) + "\nprint('ok')");
                 assertTrue(String.valueOf(half.getMessage()).contains("No space left on device"), String.valueOf(half));
+                assertFalse(String.valueOf(half.getMessage()).contains(mount.toString()), "a host path: " + half);
                 assertEquals(List.of(filler), settled(paths.jobsDir(), List.of(filler)), "a half-written run directory was left behind");
 
                 Files.delete(filler);
