@@ -292,8 +292,7 @@ public class JobService {
                               AND (SELECT count(*) FROM jobs WHERE tenant_id = ?2 AND status IN ('building', 'running')) < ?20
                               AND NOT EXISTS (
                                   SELECT 1 FROM tenants t
-                                  WHERE EXISTS (SELECT 1 FROM jobs q WHERE q.tenant_id = t.id AND q.status = 'queued'
-                                                AND q.run_after <= now())
+                                  WHERE EXISTS (SELECT 1 FROM jobs q WHERE q.tenant_id = t.id AND q.status = 'queued')
                                     AND (SELECT count(*) FROM jobs r WHERE r.tenant_id = t.id
                                          AND r.status IN ('building', 'running'))
                                         < coalesce((t.policy ->> 'max_running')::int, ?22))

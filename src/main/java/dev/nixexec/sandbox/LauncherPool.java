@@ -3,6 +3,7 @@ package dev.nixexec.sandbox;
 import dev.nixexec.config.ExecutableLookup;
 import dev.nixexec.config.NixExecConfig;
 import dev.nixexec.config.StatePaths;
+import dev.nixexec.job.JobLogContext;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.io.IOException;
@@ -240,7 +241,8 @@ public class LauncherPool {
         if (warm <= 0 || closed || !refilling.compareAndSet(false, true)) {
             return;
         }
-        Thread.ofVirtual().name("launcher-refill").start(() -> {
+        // started from a run's clean-up, but it belongs to no job: its lines carry no job's id
+        Thread.ofVirtual().name("launcher-refill").start(JobLogContext.detached(() -> {
             try {
                 Thread.sleep(delay);
                 while (!closed && idle.size() < warm) {
@@ -256,7 +258,7 @@ public class LauncherPool {
             if (closed) {
                 close();
             }
-        });
+        }));
     }
 
     private Launcher start(LauncherKey key) throws IOException {
