@@ -1,7 +1,7 @@
 # The service built from source with nixpkgs' Maven support. `mvnHash` pins every Maven
 # dependency; nixos/update-mvn-hash.sh computes it (network needed) and writes it into flake.nix,
 # also after a change to pom.xml — see docs/operations.md, "Building the package".
-{ lib, maven, jdk21_headless, makeWrapper, bubblewrap, nix, util-linux, mvnHash ? lib.fakeHash }:
+{ lib, maven, jdk21_headless, makeWrapper, bubblewrap, nix, util-linux, coreutils, mvnHash ? lib.fakeHash }:
 
 maven.buildMavenPackage {
   pname = "nix-exec";
@@ -33,7 +33,7 @@ maven.buildMavenPackage {
     cp -r target/quarkus-app/. $out/share/nix-exec/
     makeWrapper ${jdk21_headless}/bin/java $out/bin/nix-exec \
       --add-flags "-jar $out/share/nix-exec/quarkus-run.jar" \
-      --suffix PATH : ${lib.makeBinPath [ bubblewrap nix util-linux ]}
+      --suffix PATH : ${lib.makeBinPath [ bubblewrap nix util-linux coreutils ]}
     runHook postInstall
   '';
 
