@@ -212,8 +212,9 @@ public class JobService {
             if (submitted.created()) {
                 metrics.submitted(submitted.job().language());
                 if (stored.claimedHere().isPresent()) {
-                    slot.get().run(stored.claimedHere().get());
+                    // from here the slot is the run's to give back, whatever happens
                     handedOver = true;
+                    slot.get().run(stored.claimedHere().get());
                 } else {
                     notifications.submittedHere();
                 }

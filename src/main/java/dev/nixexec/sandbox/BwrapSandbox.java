@@ -28,6 +28,7 @@ public class BwrapSandbox implements Sandbox {
 
     private static final int SIGXCPU = 24;
     private static final int SIGXFSZ = 25;
+    private static final int PIPE_BUF = 4096;
 
     private final NixExecConfig config;
     private final LauncherPool launchers;
@@ -92,7 +93,11 @@ public class BwrapSandbox implements Sandbox {
                 stdinWriter.interrupt();
                 throw new RunCalledOff();
             }
-            gateChannel.write(ByteBuffer.wrap(SeccompFilter.program()));
+            byte[] program = SeccompFilter.program();
+            // a FIFO takes a write of at most PIPE_BUF bytes whole: the program arrives complete or not at all
+            if (program.length > PIPE_BUF || gateChannel.write(ByteBuffer.wrap(program)) != program.length) {
+                throw new SandboxException("the seccomp program did not go through the gate in one write");
+            }
             gateChannel.close();
             long started = System.nanoTime();
 
