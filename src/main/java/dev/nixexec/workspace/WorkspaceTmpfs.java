@@ -3,13 +3,22 @@ package dev.nixexec.workspace;
 import dev.nixexec.config.ExecutableLookup;
 import dev.nixexec.config.StatePaths;
 import dev.nixexec.job.JobLogContext;
+import io.quarkus.runtime.StartupEvent;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
 import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.Deque;
@@ -22,6 +31,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.jboss.logging.Logger;
 
 /**
@@ -37,6 +48,11 @@ import org.jboss.logging.Logger;
  * a moment later (so as not to compete with storing its result), that directory is deleted and
  * the mount waits for the next run if it is then empty to the last block, else it is detached and
  * replaced. Whatever is still mounted when the service stops is detached then.
+ *
+ * <p>A service that crashed cannot detach its mounts, and several services may share the jobs
+ * directory. So each service names its mounts after itself ({@code ws-<owner>-…}) and holds a
+ * lock on {@code ws-<owner>.lock} while it runs; at start-up a service detaches the mounts of
+ * every owner whose lock nobody holds any more.
  */
 @ApplicationScoped
 public class WorkspaceTmpfs {
@@ -50,6 +66,8 @@ public class WorkspaceTmpfs {
     /** About what storing a run's result and answering its caller take, on a small machine. */
     private static final Duration AFTER_RUN = Duration.ofMillis(30);
     private static final int SIZES_KEPT_READY = 4;
+    private static final Pattern LOCK_NAME = Pattern.compile(
+            "ws-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\\.lock");
 
     private final StatePaths paths;
     private final Optional<Path> mount;
@@ -58,6 +76,9 @@ public class WorkspaceTmpfs {
     private final Map<Path, Long> mounted = new ConcurrentHashMap<>();
     private final Map<Long, Deque<Path>> ready = new ConcurrentHashMap<>();
     private final Map<Long, AtomicInteger> mounting = new ConcurrentHashMap<>();
+    private final String owner = UUID.randomUUID().toString();
+    /** Held from the first mount until the service stops: while it is, this service is alive. */
+    private FileChannel ownerLock;
     private volatile boolean stopped;
 
     public WorkspaceTmpfs(StatePaths paths) {
@@ -150,6 +171,85 @@ public class WorkspaceTmpfs {
         stopped = true;
         ready.clear();
         mounted.keySet().forEach(this::detach);
+        synchronized (this) {
+            if (ownerLock != null) {
+                try {
+                    Files.deleteIfExists(lockFile(owner));
+                    ownerLock.close();
+                } catch (IOException e) {
+                    LOG.warnf("cannot remove the workspace mounts' lock: %s", e.getMessage());
+                }
+                ownerLock = null;
+            }
+        }
+    }
+
+    void reclaimAtStartUp(@Observes StartupEvent event) {
+        if (available()) {
+            reclaimLeftovers();
+        }
+    }
+
+    /**
+     * Detaches the mounts of services that are gone: their lock is not held. Two services starting
+     * together cannot both take one lock, so each leftover is handled once.
+     */
+    void reclaimLeftovers() {
+        List<Path> entries;
+        try (var list = Files.list(paths.jobsDir())) {
+            entries = list.toList();
+        } catch (NoSuchFileException e) {
+            return;
+        } catch (IOException e) {
+            LOG.warnf("cannot look for workspace mounts left by stopped services: %s", e.getMessage());
+            return;
+        }
+        for (Path lock : entries) {
+            Matcher name = LOCK_NAME.matcher(lock.getFileName().toString());
+            if (!name.matches() || name.group(1).equals(owner)) {
+                continue;
+            }
+            try (FileChannel channel = FileChannel.open(lock, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
+                    FileLock gone = channel.tryLock()) {
+                if (gone == null) {
+                    continue;
+                }
+                String prefix = "ws-" + name.group(1) + "-";
+                List<Path> left = entries.stream().filter(e -> e.getFileName().toString().startsWith(prefix)).toList();
+                left.forEach(this::detach);
+                Files.delete(lock);
+                LOG.infof("detached %d workspace mounts of a service that stopped without doing so", left.size());
+            } catch (OverlappingFileLockException alive) {
+                // held by another service in this process
+            } catch (IOException e) {
+                LOG.warnf("cannot reclaim the workspace mounts of %s: %s", lock, e.getMessage());
+            }
+        }
+    }
+
+    /**
+     * Takes this service's lock on first use. It is made under another name and renamed into place
+     * once held, so no other service ever sees it unheld and takes this one for gone.
+     */
+    private synchronized void markAlive() throws IOException {
+        if (ownerLock != null) {
+            return;
+        }
+        Path making = paths.jobsDir().resolve(".ws-" + owner + ".lock");
+        FileChannel channel = FileChannel.open(making, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+        try {
+            channel.lock();
+            Files.move(making, lockFile(owner), StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException | RuntimeException e) {
+            channel.close();
+            Files.deleteIfExists(making);
+            throw e;
+        }
+        ownerLock = channel;
+    }
+
+    private Path lockFile(String id) {
+        return paths.jobsDir().resolve("ws-" + id + ".lock");
     }
 
     private void mountAhead(long bytes) {
@@ -182,7 +282,8 @@ public class WorkspaceTmpfs {
 
     /** The root may be passed through (by the run's uid, to its directory), not listed. */
     private Path mountNew(long bytes) throws IOException {
-        Path dir = paths.jobsDir().resolve("ws-" + UUID.randomUUID());
+        markAlive();
+        Path dir = paths.jobsDir().resolve("ws-" + owner + "-" + UUID.randomUUID());
         Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         try {
             run(List.of(mount.orElseThrow().toString(), "-t", "tmpfs", "-o",

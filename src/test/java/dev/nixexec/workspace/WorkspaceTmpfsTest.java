@@ -16,7 +16,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
+import java.util.UUID;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
@@ -80,6 +82,56 @@ class WorkspaceTmpfsTest {
         } finally {
             tmpfs.stop(); // also when an assertion failed: a test leaves no mount behind
         }
+    }
+
+    /**
+     * A crashed service's mounts (its lock file there, held by nobody) are detached when a service
+     * starts; a live service's (its lock held by another process) are left alone.
+     */
+    @Test
+    void mountsOfAServiceThatIsGoneAreDetachedAtStartUp() throws Exception {
+        WorkspaceTmpfs tmpfs = new WorkspaceTmpfs(paths);
+        assumeTrue(tmpfs.available(), "workspace tmpfs needs a root service on Linux");
+        Files.createDirectories(paths.jobsDir());
+        String gone = UUID.randomUUID().toString();
+        Path goneLock = Files.createFile(paths.jobsDir().resolve("ws-" + gone + ".lock"));
+        Path goneMount = mounted("ws-" + gone + "-" + UUID.randomUUID());
+        String alive = UUID.randomUUID().toString();
+        Path aliveLock = Files.createFile(paths.jobsDir().resolve("ws-" + alive + ".lock"));
+        Path aliveMount = mounted("ws-" + alive + "-" + UUID.randomUUID());
+        // another service's lock, as the JVM takes it (fcntl), held by another process
+        Process holder = new ProcessBuilder("python3", "-c", "import fcntl, sys, time\n"
+                + "f = open(sys.argv[1], 'a')\nfcntl.lockf(f, fcntl.LOCK_EX)\nprint('held', flush=True)\ntime.sleep(120)",
+                aliveLock.toString()).start();
+        try {
+            assertEquals("held", new java.io.BufferedReader(new java.io.InputStreamReader(holder.getInputStream())).readLine());
+            tmpfs.reclaimLeftovers();
+            assertFalse(mounts().contains(goneMount), "a crashed service's mount is still there");
+            assertFalse(Files.exists(goneMount));
+            assertFalse(Files.exists(goneLock));
+            assertTrue(mounts().contains(aliveMount), "a live service's mount was taken away");
+            assertTrue(Files.exists(aliveLock));
+        } finally {
+            holder.destroyForcibly().waitFor();
+            for (Path dir : List.of(goneMount, aliveMount)) {
+                if (mounts().contains(dir)) {
+                    new ProcessBuilder("umount", dir.toString()).start().waitFor();
+                }
+                Files.deleteIfExists(dir.resolve("left.txt"));
+                Files.deleteIfExists(dir);
+            }
+            Files.deleteIfExists(goneLock);
+            Files.deleteIfExists(aliveLock);
+            tmpfs.stop();
+        }
+    }
+
+    private Path mounted(String name) throws Exception {
+        Path dir = Files.createDirectory(paths.jobsDir().resolve(name));
+        assertEquals(0, new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=1m", "nix-exec-workspace", dir.toString())
+                .inheritIO().start().waitFor());
+        Files.writeString(dir.resolve("left.txt"), "a run's file");
+        return dir;
     }
 
     private Set<Path> newMounts(Set<Path> before) {
