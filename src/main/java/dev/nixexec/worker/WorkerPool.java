@@ -67,6 +67,11 @@ public class WorkerPool implements LocalSlots {
             throw new IllegalArgumentException("nixexec.node.role must be all, api or worker, not " + role);
         }
         this.working = !role.equals("api");
+        if (config.node().concurrency() < 1) {
+            // the YAML file is checked at load; a value from the environment or a property only here
+            throw new IllegalArgumentException("nixexec.node.concurrency must be at least 1, not "
+                    + config.node().concurrency());
+        }
         this.slots = new Semaphore(config.node().concurrency());
         this.reapGate = new ReapGate(config.jobs().lease(), config.jobs().heartbeat());
     }
