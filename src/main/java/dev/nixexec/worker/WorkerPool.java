@@ -192,7 +192,8 @@ public class WorkerPool implements LocalSlots {
             reapGate.contact(started, System.nanoTime(), databaseNow);
         } catch (RuntimeException e) {
             reapGate.lost();
-            throw e;
+            // one line per beat while the database is away, not a stack trace every few seconds
+            LOG.warnf("heartbeat failed: %s", rootMessage(e));
         }
     }
 
@@ -209,7 +210,8 @@ public class WorkerPool implements LocalSlots {
             reapGate.contact(started, System.nanoTime(), databaseNow);
         } catch (RuntimeException e) {
             reapGate.lost();
-            throw e;
+            LOG.warnf("reaper cannot reach the database: %s", rootMessage(e));
+            return;
         }
         if (!reapGate.mayReap(System.nanoTime())) {
             return;
@@ -260,6 +262,14 @@ public class WorkerPool implements LocalSlots {
             }
         }
         queue.leave(nodeId);
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root == e ? String.valueOf(e.getMessage()) : e.getClass().getSimpleName() + ": " + root.getMessage();
     }
 
     private static String defaultNodeId() {
