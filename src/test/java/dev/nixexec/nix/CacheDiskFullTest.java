@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.nixexec.testing.DiskFill;
 import dev.nixexec.testing.NixSpy;
 import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 import io.quarkus.test.common.WithTestResource;
@@ -13,7 +14,6 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
 import io.restassured.specification.RequestSpecification;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -67,6 +67,7 @@ class CacheDiskFullTest {
 
     @Test
     void aFullCacheDiskFailsNewEnvironmentsCleanlyAndRecovers() throws Exception {
+        // Only root can mount the tiny tmpfs this needs; .ci/run runs as root, so CI always runs it.
         assumeTrue(root(), "mounting a tmpfs needs root");
         String tenant = as(ADMIN).body(Map.of("name", "cache-full-" + UUID.randomUUID().toString().substring(0, 8)))
                 .post("/v1/admin/tenants").then().statusCode(201).extract().path("id");
@@ -81,7 +82,7 @@ class CacheDiskFullTest {
         List<Path> before = entries();
 
         // no byte left: the build directory's files cannot be written
-        fillBytes(FILLER.resolve("bytes"));
+        DiskFill.bytes(FILLER.resolve("bytes"));
         String running = submit(key, Map.of("language", "python",
                 "code", "import time\nprint('a', flush=True)\ntime.sleep(3)\nprint('b')"));
         refusedCleanly(key, newEnvironment, before);
@@ -94,7 +95,7 @@ class CacheDiskFullTest {
         Files.delete(FILLER.resolve("bytes"));
 
         // no inode left: the build directory itself cannot be made
-        fillInodes();
+        DiskFill.inodes(FILLER);
         refusedCleanly(key, newEnvironment, before);
 
         // ... nor the cache's GC root folder, once it is gone
@@ -105,7 +106,7 @@ class CacheDiskFullTest {
         }
         Files.delete(MOUNT.resolve("gcroots"));
         List<Path> withoutRoots = entries();
-        fillInodes();
+        DiskFill.inodes(FILLER);
         refusedCleanly(key, newEnvironment, withoutRoots);
 
         try (Stream<Path> fillers = Files.list(FILLER)) {
@@ -157,32 +158,6 @@ class CacheDiskFullTest {
     private static List<Path> entries() throws IOException {
         try (Stream<Path> walk = Files.walk(MOUNT)) {
             return walk.filter(p -> !p.startsWith(FILLER) || p.equals(FILLER)).sorted().toList();
-        }
-    }
-
-    /** Empty files until the filesystem has no inode left. */
-    private static void fillInodes() throws IOException {
-        try {
-            for (int i = 0; ; i++) {
-                Files.createFile(FILLER.resolve("inode-" + System.nanoTime() + "-" + i));
-            }
-        } catch (IOException full) {
-            if (!String.valueOf(full.getMessage()).contains("No space left")) {
-                throw full;
-            }
-        }
-    }
-
-    private static void fillBytes(Path file) throws IOException {
-        try (OutputStream out = Files.newOutputStream(file)) {
-            byte[] block = new byte[4096];
-            while (true) {
-                out.write(block);
-            }
-        } catch (IOException full) {
-            if (!String.valueOf(full.getMessage()).contains("No space left")) {
-                throw full;
-            }
         }
     }
 

@@ -12,6 +12,7 @@ import dev.nixexec.nix.Environment;
 import dev.nixexec.nix.EnvironmentCache;
 import dev.nixexec.nix.EnvironmentRequest;
 import dev.nixexec.nix.Language;
+import dev.nixexec.testing.DiskFill;
 import dev.nixexec.testing.NixSpy;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -76,7 +77,7 @@ class StateDiskFullTest {
                 Path filler = paths.jobsDir().resolve("filler");
                 // the first run's directory goes in the background; gone only after the disk filled, it would make room
                 settled(paths.jobsDir(), List.of());
-                fill(filler);
+                DiskFill.bytes(filler);
                 long start = System.nanoTime();
                 Throwable refused = failure(sandbox, env, "print('ok')");
                 assertTrue(Duration.ofNanos(System.nanoTime() - start).toSeconds() < 5, "a full disk made the run hang");
@@ -129,19 +130,6 @@ class StateDiskFullTest {
             byte[] block = new byte[4096];
             for (long written = 0; written + block.length <= free; written += block.length) {
                 out.write(block);
-            }
-        }
-    }
-
-    private static void fill(Path file) throws IOException {
-        try (OutputStream out = Files.newOutputStream(file)) {
-            byte[] block = new byte[4096];
-            while (true) {
-                out.write(block);
-            }
-        } catch (IOException full) {
-            if (!String.valueOf(full.getMessage()).contains("No space left")) {
-                throw full;
             }
         }
     }

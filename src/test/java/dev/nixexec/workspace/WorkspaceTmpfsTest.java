@@ -91,6 +91,7 @@ class WorkspaceTmpfsTest {
     @Test
     void mountsOfAServiceThatIsGoneAreDetachedAtStartUp() throws Exception {
         WorkspaceTmpfs tmpfs = new WorkspaceTmpfs(paths);
+        // As above: only a root service on Linux mounts workspace tmpfs; .ci/run runs as root.
         assumeTrue(tmpfs.available(), "workspace tmpfs needs a root service on Linux");
         Files.createDirectories(paths.jobsDir());
         String gone = UUID.randomUUID().toString();
