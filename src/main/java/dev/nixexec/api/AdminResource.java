@@ -21,7 +21,10 @@ import java.util.List;
 import java.util.UUID;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 
-/** {@code /v1/admin}: tenants and keys (admin role). */
+/**
+ * {@code /v1/admin}: tenants (operator) and keys (an admin in its own tenant, an operator in any).
+ * A tenant or key an admin may not see answers 404 exactly as an unknown one does.
+ */
 @SecurityRequirement(name = "bearer")
 @Path("/v1/admin")
 @Produces(MediaType.APPLICATION_JSON)
@@ -51,13 +54,13 @@ public class AdminResource {
     @POST
     @Path("tenants")
     public Response createTenant(TenantBody body) {
-        Caller admin = admin();
+        Caller operator = operator();
         if (body == null || body.name() == null || !body.name().matches("[A-Za-z0-9][A-Za-z0-9_.-]{0,62}")) {
             throw new InvalidRequestException(List.of(new FieldError("name",
                     "1 to 63 letters, digits, '_', '.', '-', starting with a letter or digit")), false);
         }
         try {
-            Tenant tenant = tenants.create(body.name(), body.policy(), admin);
+            Tenant tenant = tenants.create(body.name(), body.policy(), operator);
             return Response.status(201).entity(new TenantView(tenant.id, tenant.name, tenants.policy(tenant), tenant.createdAt)).build();
         } catch (Tenants.NameTakenException e) {
             throw new JobProblem(JobProblem.Kind.CONFLICT, e.getMessage());
@@ -70,11 +73,11 @@ public class AdminResource {
         Caller admin = admin();
         Role role = body == null || body.role() == null ? null : Role.byId(body.role()).orElse(null);
         if (role == null) {
-            throw new InvalidRequestException(List.of(new FieldError("role", "one of admin, member, auditor")), false);
+            throw new InvalidRequestException(List.of(new FieldError("role", "one of operator, admin, member, auditor")), false);
         }
-        UUID id = JobsResource.jobIdOr404(tenantId, "no tenant " + tenantId);
-        if (tenants.find(id).isEmpty()) {
-            throw new JobProblem(JobProblem.Kind.NOT_FOUND, "no tenant " + tenantId);
+        UUID id = caller.tenant(tenantId);
+        if (!admin.role().mayMint(role)) {
+            throw new JobProblem(JobProblem.Kind.FORBIDDEN, "only an operator key makes " + role.id() + " keys");
         }
         Tenants.CreatedKey key = tenants.createKey(id, role, admin);
         return Response.status(201).entity(new KeyView(key.id(), key.tenantId(), role.id(), key.secret())).build();
@@ -85,16 +88,27 @@ public class AdminResource {
     public Response revoke(@PathParam("id") String keyId) {
         Caller admin = admin();
         UUID id = JobsResource.jobIdOr404(keyId, "no key " + keyId);
-        if (!tenants.revoke(id, admin)) {
-            throw new JobProblem(JobProblem.Kind.NOT_FOUND, "no key " + keyId);
+        Role role = tenants.roleOfKey(id, admin).orElseThrow(() -> new JobProblem(JobProblem.Kind.NOT_FOUND, "no key " + keyId));
+        // An admin cannot lock the platform's operators out, even those of its own tenant.
+        if (!admin.role().mayMint(role)) {
+            throw new JobProblem(JobProblem.Kind.FORBIDDEN, "only an operator key revokes " + role.id() + " keys");
         }
+        tenants.revoke(id, admin);
         return Response.noContent().build();
     }
 
     private Caller admin() {
         Caller who = caller.get();
-        if (who.role() != Role.ADMIN) {
-            throw new JobProblem(JobProblem.Kind.FORBIDDEN, "this needs an admin key");
+        if (!who.role().administers()) {
+            throw new JobProblem(JobProblem.Kind.FORBIDDEN, "this needs an admin or operator key");
+        }
+        return who;
+    }
+
+    private Caller operator() {
+        Caller who = caller.get();
+        if (!who.role().operates()) {
+            throw new JobProblem(JobProblem.Kind.FORBIDDEN, "this needs an operator key");
         }
         return who;
     }

@@ -14,7 +14,7 @@ import org.jboss.resteasy.reactive.server.ServerRequestFilter;
 
 /**
  * Bearer API keys on every {@code /v1} request. With {@code nixexec.auth.enabled=false} (local
- * single-user mode) every request acts as the admin of the default tenant.
+ * single-user mode) every request acts as the operator of the default tenant.
  */
 @ApplicationScoped
 public class Authentication {
@@ -31,9 +31,9 @@ public class Authentication {
     }
 
     void bootstrap(@Observes StartupEvent event) {
-        config.auth().bootstrapAdminKey().ifPresent(tenants::ensureAdminKey);
+        config.auth().bootstrapAdminKey().ifPresent(tenants::ensureOperatorKey);
         if (!config.auth().enabled()) {
-            localCaller = tenants.localAdmin();
+            localCaller = tenants.localOperator();
         }
     }
 

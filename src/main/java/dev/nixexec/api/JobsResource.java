@@ -84,14 +84,14 @@ public class JobsResource {
     @RunOnVirtualThread
     public ListBody list(@QueryParam("status") String status, @QueryParam("language") String language,
             @QueryParam("since") String since, @QueryParam("until") String until, @QueryParam("limit") Integer limit,
-            @QueryParam("cursor") String cursor) {
+            @QueryParam("cursor") String cursor, @QueryParam("tenant") String tenant) {
         JobStatus statusFilter = status == null ? null : JobStatus.byId(status).orElseThrow(() ->
                 new InvalidRequestException(List.of(new FieldError("status", "unknown status '" + status + "'")), false));
         int pageSize = limit == null ? 50 : limit;
         if (pageSize < 1 || pageSize > MAX_LIMIT) {
             throw new InvalidRequestException(List.of(new FieldError("limit", "must be 1 to " + MAX_LIMIT)), false);
         }
-        JobService.Page page = jobs.list(caller.get(),
+        JobService.Page page = jobs.list(caller.tenantOrOwn(tenant),
                 new JobService.Filter(statusFilter, language, time("since", since), time("until", until)), pageSize, cursor);
         return new ListBody(page.items(), page.nextCursor());
     }

@@ -5,7 +5,6 @@ import dev.nixexec.job.JobProblem;
 import dev.nixexec.job.JobQueue;
 import dev.nixexec.nix.Language;
 import dev.nixexec.tenant.Caller;
-import dev.nixexec.tenant.Role;
 import dev.nixexec.worker.FieldError;
 import dev.nixexec.worker.InvalidRequestException;
 import jakarta.ws.rs.GET;
@@ -52,11 +51,12 @@ public class PlatformResource {
     @GET
     @Path("audit")
     public AuditPage audit(@QueryParam("job_id") String jobId, @QueryParam("since") String since,
-            @QueryParam("limit") Integer limit, @QueryParam("cursor") String cursor) {
+            @QueryParam("limit") Integer limit, @QueryParam("cursor") String cursor, @QueryParam("tenant") String tenant) {
         Caller who = caller.get();
-        if (who.role() == Role.MEMBER) {
-            throw new JobProblem(JobProblem.Kind.FORBIDDEN, "the audit log needs an auditor or admin key");
+        if (!who.role().reviews()) {
+            throw new JobProblem(JobProblem.Kind.FORBIDDEN, "the audit log needs an auditor, admin or operator key");
         }
+        UUID tenantId = caller.tenantOrOwn(tenant);
         int size = limit == null ? 100 : limit;
         if (size < 1 || size > 500) {
             throw new InvalidRequestException(List.of(new FieldError("limit", "must be 1 to 500")), false);
@@ -78,7 +78,7 @@ public class PlatformResource {
                 throw new InvalidRequestException(List.of(new FieldError("cursor", "not a cursor this service gave out")), false);
             }
         }
-        List<AuditLog.Entry> items = audit.list(who.tenantId(), job, from, before, size + 1);
+        List<AuditLog.Entry> items = audit.list(tenantId, job, from, before, size + 1);
         String next = null;
         if (items.size() > size) {
             items = items.subList(0, size);
@@ -90,8 +90,8 @@ public class PlatformResource {
     @GET
     @Path("nodes")
     public List<JobQueue.NodeView> nodes() {
-        if (caller.get().role() != Role.ADMIN) {
-            throw new JobProblem(JobProblem.Kind.FORBIDDEN, "the node list needs an admin key");
+        if (!caller.get().role().operates()) {
+            throw new JobProblem(JobProblem.Kind.FORBIDDEN, "the node list needs an operator key");
         }
         return queue.nodes();
     }

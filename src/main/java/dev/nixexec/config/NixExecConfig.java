@@ -120,11 +120,11 @@ public interface NixExecConfig {
     }
 
     interface Auth {
-        /** Off: single-user local mode, every request acts as the admin of one default tenant. */
+        /** Off: single-user local mode, every request acts as the operator of one default tenant. */
         @WithDefault("true")
         boolean enabled();
 
-        /** An admin key with this secret is made sure to exist at start-up (idempotent). */
+        /** An operator key with this secret is made sure to exist at start-up (idempotent; promotes an older admin key). */
         Optional<String> bootstrapAdminKey();
 
         /**

@@ -459,9 +459,15 @@ public class JobService {
 
     @Transactional
     public Page list(Caller caller, Filter filter, int limit, String cursor) {
+        return list(caller.tenantId(), filter, limit, cursor);
+    }
+
+    /** A tenant's jobs, newest first; which tenant the caller may list is the caller's to check. */
+    @Transactional
+    public Page list(UUID tenantId, Filter filter, int limit, String cursor) {
         StringBuilder query = new StringBuilder("tenantId = :tenant");
         Map<String, Object> params = new LinkedHashMap<>();
-        params.put("tenant", caller.tenantId());
+        params.put("tenant", tenantId);
         if (filter.status() != null) {
             query.append(" and status = :status");
             params.put("status", filter.status().id());

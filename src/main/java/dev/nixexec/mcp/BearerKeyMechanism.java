@@ -22,7 +22,7 @@ import java.util.Set;
  * Bearer API keys on {@code /mcp}: the key becomes a {@link SecurityIdentity} carrying the
  * {@link Caller}; the permission policy in application.properties refuses requests without one
  * (401). {@code /v1} keeps its own filter ({@code api.Authentication}), so other paths are left
- * anonymous here. In local mode every MCP request is the admin of the default tenant.
+ * anonymous here. In local mode every MCP request is the operator of the default tenant.
  */
 @ApplicationScoped
 public class BearerKeyMechanism implements HttpAuthenticationMechanism {
@@ -40,7 +40,7 @@ public class BearerKeyMechanism implements HttpAuthenticationMechanism {
 
     void localMode(@Observes StartupEvent event) {
         if (!config.auth().enabled()) {
-            localIdentity = CallerIdentity.of(tenants.localAdmin());
+            localIdentity = CallerIdentity.of(tenants.localOperator());
         }
     }
 

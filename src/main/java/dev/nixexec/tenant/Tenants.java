@@ -17,13 +17,15 @@ import java.util.HexFormat;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import org.jboss.logging.Logger;
 
 /** Tenants and their API keys. Keys are stored as SHA-256 hashes; a secret is returned only when made. */
 @ApplicationScoped
 public class Tenants {
 
-    /** Name of the tenant of local mode and of the bootstrap admin key. */
+    /** Name of the tenant of local mode and of the bootstrap (operator) key. */
     public static final String DEFAULT_TENANT = "default";
+    private static final Logger LOG = Logger.getLogger(Tenants.class);
     private static final String SECRET_PREFIX = "nx_";
 
     private final ObjectMapper json;
@@ -75,10 +77,13 @@ public class Tenants {
         return Tenant.<Tenant>find("name", name).firstResultOptional().orElseGet(() -> create(name, TenantPolicy.defaults(), null));
     }
 
-    /** Who every request is in local single-user mode: the admin of the default tenant. */
+    /**
+     * Who every request is in local single-user mode: the one user runs the platform, so an operator
+     * (of the default tenant, where its jobs go).
+     */
     @Transactional
-    public Caller localAdmin() {
-        return new Caller(named(DEFAULT_TENANT).id, null, Role.ADMIN);
+    public Caller localOperator() {
+        return new Caller(named(DEFAULT_TENANT).id, null, Role.OPERATOR);
     }
 
     public TenantPolicy policy(Tenant tenant) {
@@ -102,11 +107,29 @@ public class Tenants {
         return storeKey(tenantId, role, secret, by);
     }
 
-    /** Makes sure an admin key with this secret exists (for automation that starts from nothing). */
+    /**
+     * Makes sure an operator key of the default tenant with this secret exists (for automation that
+     * starts from nothing). The bootstrap key of a database older than the operator role is an admin
+     * key: it is promoted here, being the key the deployment configured to run the platform. A key
+     * with this secret in another tenant is not (a tenant's key never becomes an operator by
+     * configuration), nor is a revoked one revived.
+     */
     @Transactional
-    public void ensureAdminKey(String secret) {
-        if (ApiKey.count("secretHash", hash(secret)) == 0) {
-            storeKey(named(DEFAULT_TENANT).id, Role.ADMIN, secret, null);
+    public void ensureOperatorKey(String secret) {
+        Tenant home = named(DEFAULT_TENANT);
+        Optional<ApiKey> existing = ApiKey.<ApiKey>find("secretHash", hash(secret)).firstResultOptional();
+        if (existing.isEmpty()) {
+            storeKey(home.id, Role.OPERATOR, secret, null);
+            return;
+        }
+        ApiKey key = existing.get();
+        if (!key.tenantId.equals(home.id)) {
+            LOG.warnf("the bootstrap key's secret is that of key %s of another tenant; it is not made an operator key", key.id);
+        } else if (key.revokedAt == null && !Role.OPERATOR.id().equals(key.role)) {
+            audit.record("key_promoted", key.tenantId, null, null, null,
+                    Map.of("key_id", key.id.toString(), "from", key.role, "role", Role.OPERATOR.id()));
+            key.role = Role.OPERATOR.id();
+            announceChange();
         }
     }
 
@@ -149,19 +172,22 @@ public class Tenants {
                 .map(k -> new Caller(k.tenantId, k.id, Role.byId(k.role).orElseThrow()));
     }
 
-    /** Revokes a key; false when there is no such key. */
+    /** The role of a key, if the caller may see it: a key of its own tenant, or any key for an operator. */
     @Transactional
-    public boolean revoke(UUID keyId, Caller by) {
+    public Optional<Role> roleOfKey(UUID keyId, Caller by) {
+        return ApiKey.<ApiKey>findByIdOptional(keyId).filter(k -> by.role().operates() || k.tenantId.equals(by.tenantId()))
+                .map(k -> Role.byId(k.role).orElseThrow());
+    }
+
+    /** Revokes a key that exists ({@link #roleOfKey}); who may revoke which key is the caller's to check. */
+    @Transactional
+    public void revoke(UUID keyId, Caller by) {
         ApiKey key = ApiKey.findById(keyId);
-        if (key == null) {
-            return false;
-        }
         if (key.revokedAt == null) {
             key.revokedAt = OffsetDateTime.now(ZoneOffset.UTC);
             audit.record("key_revoked", key.tenantId, null, by.keyId(), null, Map.of("key_id", keyId.toString()));
             announceChange();
         }
-        return true;
     }
 
     /** Every node drops what it keeps of keys and policies once this transaction commits; this one at once. */

@@ -13,7 +13,6 @@ import dev.nixexec.job.JobStatus;
 import dev.nixexec.job.JobView;
 import dev.nixexec.nix.Language;
 import dev.nixexec.tenant.Caller;
-import dev.nixexec.tenant.Role;
 import dev.nixexec.tenant.Tenants;
 import dev.nixexec.worker.InvalidRequestException;
 import io.quarkus.qute.CheckedTemplate;
@@ -319,11 +318,11 @@ public class AuditUi {
         Caller caller = session.caller();
         if (!caller.role().reviews()) {
             throw new WebApplicationException(Response.status(403).type(MediaType.TEXT_PLAIN)
-                    .entity("the fleet page needs an auditor or admin key").build());
+                    .entity("the fleet page needs an auditor, admin or operator key").build());
         }
         String window = hours != null && WINDOWS.containsKey(hours) ? hours : "3";
         List<Pages.NodeRow> nodes = null;
-        if (caller.role() == Role.ADMIN) {
+        if (caller.role().operates()) {
             OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
             Duration stale = config.jobs().heartbeat().multipliedBy(3);
             nodes = queue.nodes().stream().map(n -> {
@@ -398,7 +397,7 @@ public class AuditUi {
 
     private Optional<UiSessions.Session> sessions(String token) {
         if (!config.auth().enabled()) {
-            return Optional.of(new UiSessions.Session(tenants.localAdmin(), localCsrf));
+            return Optional.of(new UiSessions.Session(tenants.localOperator(), localCsrf));
         }
         return sessions.find(token);
     }
@@ -407,7 +406,7 @@ public class AuditUi {
         Caller caller = session.caller();
         String tenant = tenants.find(caller.tenantId()).map(t -> t.name).orElse(caller.tenantId().toString());
         return new Pages.User(caller.role().id(), tenant, session.csrf(), caller.role().reviews(),
-                caller.role() == Role.ADMIN, !config.auth().enabled());
+                caller.role().administers(), !config.auth().enabled());
     }
 
     private Response loginForm(int status, String error, UriInfo uri) {
