@@ -36,6 +36,12 @@ public class EmbeddedDatabaseSource implements ConfigSourceFactory {
         return List.of(new Embedded(stateDir.toAbsolutePath().resolve("postgres")));
     }
 
+    /** Whether the Quarkus build is reading, which records what it reads as the application's runtime defaults. */
+    static boolean readByTheBuild() {
+        return StackWalker.getInstance().walk(frames ->
+                frames.anyMatch(f -> f.getClassName().startsWith("io.quarkus.deployment.configuration.")));
+    }
+
     /** Connection settings of the embedded database, which starts on the first read of one of them. */
     static final class Embedded implements ConfigSource {
         private static final Set<String> NAMES = Set.of(URL, "quarkus.datasource.username", "quarkus.datasource.password");
@@ -61,11 +67,6 @@ public class EmbeddedDatabaseSource implements ConfigSourceFactory {
                 return readByTheBuild() ? null : EmbeddedDatabases.INSTANCE.url(dataDir);
             }
             return "postgres";
-        }
-
-        private static boolean readByTheBuild() {
-            return StackWalker.getInstance().walk(frames ->
-                    frames.anyMatch(f -> f.getClassName().startsWith("io.quarkus.deployment.configuration.")));
         }
 
         @Override

@@ -3,9 +3,8 @@ package dev.nixexec.config;
 import io.smallrye.config.ConfigSourceContext;
 import io.smallrye.config.ConfigSourceFactory;
 import io.smallrye.config.Converters;
-import io.smallrye.config.PropertiesConfigSource;
 import java.util.List;
-import java.util.Map;
+import java.util.Set;
 import org.eclipse.microprofile.config.spi.ConfigSource;
 
 /**
@@ -24,11 +23,31 @@ public class LocalModeListenSource implements ConfigSourceFactory {
         boolean authEnabled = NixExecYamlSource.value(context, "nixexec.auth.enabled")
                 .map(v -> Converters.getImplicitConverter(Boolean.class).convert(v))
                 .orElse(true);
-        if (authEnabled) {
-            return List.of();
+        return authEnabled ? List.of() : List.of(new Loopback());
+    }
+
+    static final class Loopback implements ConfigSource {
+        private static final Set<String> NAMES = Set.of("quarkus.http.host", "quarkus.management.host");
+
+        @Override
+        public Set<String> getPropertyNames() {
+            return NAMES;
         }
-        return List.of(new PropertiesConfigSource(
-                Map.of("quarkus.http.host", "127.0.0.1", "quarkus.management.host", "127.0.0.1"),
-                "nix-exec local mode: loopback only", ORDINAL));
+
+        @Override
+        public String getValue(String name) {
+            // Not while the build reads: it would bake 127.0.0.1 into the application whatever mode it runs in.
+            return NAMES.contains(name) && !EmbeddedDatabaseSource.readByTheBuild() ? "127.0.0.1" : null;
+        }
+
+        @Override
+        public int getOrdinal() {
+            return ORDINAL;
+        }
+
+        @Override
+        public String getName() {
+            return "nix-exec local mode: loopback only";
+        }
     }
 }
