@@ -2,7 +2,6 @@ package dev.nixexec.config;
 
 import io.smallrye.config.ConfigSourceContext;
 import io.smallrye.config.ConfigSourceFactory;
-import io.smallrye.config.ConfigValue;
 import io.smallrye.config.PropertiesConfigSource;
 import java.nio.file.Path;
 import java.util.List;
@@ -26,30 +25,21 @@ public class EmbeddedDatabaseSource implements ConfigSourceFactory {
 
     @Override
     public Iterable<ConfigSource> getConfigSources(ConfigSourceContext context) {
-        if (value(context, URL).isPresent()) {
+        if (NixExecYamlSource.value(context, URL).isPresent()) {
             return List.of();
         }
-        Optional<String> url = value(context, "nixexec.db-url");
+        Optional<String> url = NixExecYamlSource.value(context, "nixexec.db-url");
         if (url.isPresent()) {
             return List.of(new PropertiesConfigSource(Map.of(URL, url.get()), "nixexec.db-url", 275));
         }
-        Path stateDir = value(context, "nixexec.state-dir").map(Path::of).orElseGet(StatePaths::defaultStateDir);
+        Path stateDir = NixExecYamlSource.value(context, "nixexec.state-dir").map(Path::of).orElseGet(StatePaths::defaultStateDir);
         return List.of(new Embedded(stateDir.toAbsolutePath().resolve("postgres")));
     }
 
-    private static Optional<String> value(ConfigSourceContext context, String name) {
-        ConfigValue value = context.getValue(name);
-        if (value != null && value.getValue() != null && !value.getValue().isBlank()
-                && value.getSourceOrdinal() >= NixExecYamlSource.ORDINAL) {
-            return Optional.of(value.getValue());
-        }
-        Optional<String> fromFile = NixExecYamlSource.load(context).map(source -> source.getValue(name));
-        if (fromFile.isPresent()) {
-            return fromFile;
-        }
-        return value == null || value.getValue() == null || value.getValue().isBlank()
-                ? Optional.empty()
-                : Optional.of(value.getValue());
+    /** Whether the Quarkus build is reading, which records what it reads as the application's runtime defaults. */
+    static boolean readByTheBuild() {
+        return StackWalker.getInstance().walk(frames ->
+                frames.anyMatch(f -> f.getClassName().startsWith("io.quarkus.deployment.configuration.")));
     }
 
     /** Connection settings of the embedded database, which starts on the first read of one of them. */
@@ -77,11 +67,6 @@ public class EmbeddedDatabaseSource implements ConfigSourceFactory {
                 return readByTheBuild() ? null : EmbeddedDatabases.INSTANCE.url(dataDir);
             }
             return "postgres";
-        }
-
-        private static boolean readByTheBuild() {
-            return StackWalker.getInstance().walk(frames ->
-                    frames.anyMatch(f -> f.getClassName().startsWith("io.quarkus.deployment.configuration.")));
         }
 
         @Override

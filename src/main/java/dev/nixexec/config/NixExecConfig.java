@@ -133,6 +133,14 @@ public interface NixExecConfig {
          */
         @WithDefault("10s")
         Duration cacheTtl();
+
+        /**
+         * With authentication off, the HTTP (and management) interface may listen on a
+         * non-loopback address; without it such a start is refused. Either way only loopback peers
+         * are answered in local mode (api/LocalModePeerCheck).
+         */
+        @WithDefault("false")
+        boolean localModeAllowNonLoopbackBind();
     }
 
     interface Jobs {

@@ -33,6 +33,26 @@ public class NixExecYamlSource implements ConfigSourceFactory {
         return file.map(path -> source(path, NixExecYaml.read(path)));
     }
 
+    /**
+     * A setting as the finished configuration will see it, for other factories: sources made by
+     * factories are invisible to them, so the YAML file is consulted directly (it wins over
+     * application.properties, loses to environment variables and system properties).
+     */
+    static Optional<String> value(ConfigSourceContext context, String name) {
+        ConfigValue value = context.getValue(name);
+        if (value != null && value.getValue() != null && !value.getValue().isBlank()
+                && value.getSourceOrdinal() >= ORDINAL) {
+            return Optional.of(value.getValue());
+        }
+        Optional<String> fromFile = load(context).map(source -> source.getValue(name));
+        if (fromFile.isPresent()) {
+            return fromFile;
+        }
+        return value == null || value.getValue() == null || value.getValue().isBlank()
+                ? Optional.empty()
+                : Optional.of(value.getValue());
+    }
+
     static ConfigSource source(Path file, Map<String, String> properties) {
         return new PropertiesConfigSource(properties, "nix-exec YAML " + file, ORDINAL);
     }

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 @TestProfile(LocalModeHostCheckTest.LocalMode.class)
 @WithTestResource(NixSpy.class)
-class LocalModeHostCheckTest {
+public class LocalModeHostCheckTest {
 
     public static class LocalMode implements QuarkusTestProfile {
         @Override
