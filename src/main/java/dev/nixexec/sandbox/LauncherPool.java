@@ -222,7 +222,7 @@ public class LauncherPool {
     }
 
     @PreDestroy
-    void close() {
+    public void close() {
         closed = true;
         for (Launcher launcher = idle.poll(); launcher != null; launcher = idle.poll()) {
             kill(launcher);
