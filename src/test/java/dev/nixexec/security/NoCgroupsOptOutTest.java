@@ -145,7 +145,8 @@ class NoCgroupsOptOutTest {
 
     private NixExecConfig withoutCgroups(boolean optOut) {
         NixExecConfig.Sandbox sandbox = ConfigOverride.of(NixExecConfig.Sandbox.class, config.sandbox(),
-                Map.of("cgroupParent", Optional.of(paths.jobsDir().resolve("not-a-cgroup").toString()),
+                // nothing can make a directory there, not even code that mistook any directory for a cgroup
+                Map.of("cgroupParent", Optional.of("/proc/nixexec-no-cgroups"),
                         "warmLaunchers", 0, "allowWithoutCgroups", optOut));
         return ConfigOverride.of(NixExecConfig.class, config, Map.of("sandbox", sandbox));
     }
