@@ -258,8 +258,18 @@ public interface NixExecConfig {
         @WithDefault("2")
         int warmLaunchers();
 
-        /** Parent cgroup for per-job cgroups; empty = the service's own cgroup. */
+        /**
+         * Parent cgroup for per-job cgroups; empty = the service's own cgroup. It must lie in the
+         * cgroup filesystem: anything else counts as no cgroups.
+         */
         Optional<String> cgroupParent();
+
+        /**
+         * Run jobs even where no per-run cgroup can be made, with rlimits only (memory and processes
+         * then hold far less well; see docs/sandbox.md). Off: such a worker is not ready and claims no jobs.
+         */
+        @WithDefault("false")
+        boolean allowWithoutCgroups();
 
         @WithDefault("1048576")
         int maxCodeBytes();

@@ -51,8 +51,10 @@ public final class BwrapArguments {
                 a.addAll(List.of("--ro-bind", path, path));
             }
         }
+        // bubblewrap's /dev is a tmpfs of no set size (--size applies to --tmpfs only): read-only
+        // once /dev/shm is made, so the only writable place there is the sized /dev/shm.
         a.addAll(List.of("--proc", "/proc", "--dev", "/dev",
-                "--size", Long.toString(DEV_SHM_BYTES), "--tmpfs", "/dev/shm",
+                "--size", Long.toString(DEV_SHM_BYTES), "--tmpfs", "/dev/shm", "--remount-ro", "/dev",
                 "--size", Long.toString(spec.limits().tmpBytes()), "--tmpfs", "/tmp"));
         if (spec.workspaceMount().isPresent()) {
             a.addAll(List.of("--bind", spec.workspaceMount().get().toString(), WORKSPACE));

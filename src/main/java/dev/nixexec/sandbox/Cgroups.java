@@ -30,22 +30,30 @@ public class Cgroups {
     }
 
     private final Optional<Layout> layout;
+    /** Why there is no layout; for the operator's log. */
+    private String missing = "not detected";
 
     public Cgroups(NixExecConfig config) {
         this.layout = detect(config.sandbox().cgroupParent());
         LOG.infof("sandbox cgroups: %s", describe());
     }
 
+    /** Where runs' cgroups go, or why there are none: host paths, for the log only. */
     public String describe() {
         return layout.map(l -> switch (l) {
             case Layout.Legacy legacy -> "cgroup v1 under " + legacy.memoryParent()
                     + (legacy.pidsParent() == null ? " (no pids controller)" : " and " + legacy.pidsParent());
             case Layout.Unified unified -> "cgroup v2 under " + unified.parent();
-        }).orElse("unavailable (memory falls back to RLIMIT_AS, processes to RLIMIT_NPROC)");
+        }).orElse("unavailable: " + missing);
     }
 
     public boolean available() {
         return layout.isPresent();
+    }
+
+    /** Whether a run's cgroup also bounds its processes (the legacy hierarchy may lack a pids controller). */
+    public boolean limitsProcesses() {
+        return layout.map(l -> !(l instanceof Layout.Legacy legacy && legacy.pidsParent() == null)).orElse(false);
     }
 
     /** A fresh cgroup with the limits set, or empty when cgroups are unavailable. */
@@ -80,7 +88,7 @@ public class Cgroups {
         }
     }
 
-    private static Optional<Layout> detect(Optional<String> configuredParent) {
+    private Optional<Layout> detect(Optional<String> configuredParent) {
         try {
             Map<String, Path> v1Mounts = new HashMap<>();
             Path v2Mount = null;
@@ -103,6 +111,14 @@ public class Cgroups {
                 }
             }
             Map<String, String> own = ownCgroups();
+            // A parent outside the cgroup filesystem would be a plain directory: its "limits" plain files.
+            Path hierarchy = v1Mounts.containsKey("memory") ? v1Mounts.get("memory") : v2Mount;
+            if (configuredParent.isPresent()
+                    && (hierarchy == null || !Path.of(configuredParent.get()).normalize().startsWith(hierarchy))) {
+                missing = "nixexec.sandbox.cgroup-parent " + configuredParent.get() + " is not in the cgroup "
+                        + (hierarchy == null ? "filesystem (none is mounted)" : "hierarchy at " + hierarchy);
+                return Optional.empty();
+            }
             if (v1Mounts.containsKey("memory")) {
                 Path memoryParent = configuredParent.map(Path::of)
                         .orElse(under(v1Mounts.get("memory"), own.get("memory")).resolve("nix-exec"));
@@ -110,15 +126,22 @@ public class Cgroups {
                         ? configuredParent.map(p -> v1Mounts.get("pids").resolve(Path.of(p).getFileName()))
                                 .orElse(under(v1Mounts.get("pids"), own.get("pids")).resolve("nix-exec"))
                         : null;
-                return usable(memoryParent) && (pidsParent == null || usable(pidsParent))
-                        ? Optional.of(new Layout.Legacy(memoryParent, pidsParent))
-                        : Optional.empty();
+                if (usable(memoryParent) && (pidsParent == null || usable(pidsParent))) {
+                    return Optional.of(new Layout.Legacy(memoryParent, pidsParent));
+                }
+                missing = "cannot make cgroups under " + memoryParent + (pidsParent == null ? "" : " and " + pidsParent);
+                return Optional.empty();
             }
             if (v2Mount != null) {
-                return unified(v2Mount, own.get(""), configuredParent);
+                Optional<Layout> unified = unified(v2Mount, own.get(""), configuredParent);
+                if (unified.isEmpty()) {
+                    missing = "no delegated cgroup v2 subtree with the memory and pids controllers (systemd Delegate=yes)";
+                }
+                return unified;
             }
+            missing = "no cgroup filesystem with a memory controller is mounted";
         } catch (IOException | RuntimeException e) {
-            LOG.warnf("cannot inspect cgroups: %s", e.getMessage());
+            missing = "cannot inspect cgroups: " + e.getMessage();
         }
         return Optional.empty();
     }

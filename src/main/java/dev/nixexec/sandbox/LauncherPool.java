@@ -82,6 +82,7 @@ public class LauncherPool {
     private final Cgroups cgroups;
     private final HostUids uids;
     private final int warm;
+    private final boolean allowWithoutCgroups;
     private final long cpuCeilingSeconds;
     private final LauncherKey defaultKey;
     private final Optional<Path> bwrap;
@@ -100,6 +101,7 @@ public class LauncherPool {
         this.uids = uids;
         NixExecConfig.Sandbox sandbox = config.sandbox();
         this.warm = sandbox.warmLaunchers();
+        this.allowWithoutCgroups = sandbox.allowWithoutCgroups();
         this.cpuCeilingSeconds = Math.max(sandbox.cpuSeconds(), sandbox.maxTimeout().toSeconds() + 1);
         this.defaultKey = new LauncherKey(sandbox.memoryBytes(), sandbox.maxProcesses(), sandbox.maxFileBytes(),
                 cpuCeilingSeconds);
@@ -113,7 +115,7 @@ public class LauncherPool {
     /** Why launchers cannot start here, if they cannot. */
     Optional<String> unavailableReason(String bwrapName) {
         if (bwrap.isEmpty()) {
-            return Optional.of("bubblewrap (" + bwrapName + ") is not installed or not on PATH");
+            return Optional.of("bubblewrap (" + bwrapName + ") is not installed or not on PATH (on Debian: apt-get install bubblewrap)");
         }
         if (prlimit.isEmpty()) {
             return Optional.of("prlimit (util-linux) is not on PATH");
@@ -127,7 +129,23 @@ public class LauncherPool {
         if (sh.isEmpty()) {
             return Optional.of("/bin/sh is missing");
         }
-        return Optional.empty();
+        return limitsRefusal();
+    }
+
+    /**
+     * Why runs' memory and processes cannot be bounded here, unless the operator opted out: without
+     * a memory cgroup, RLIMIT_AS does not count tmpfs pages or sum over a run's processes; without a
+     * pids cgroup or a per-run uid (for RLIMIT_NPROC), nothing bounds the number of processes.
+     */
+    Optional<String> limitsRefusal() {
+        if (allowWithoutCgroups || cgroups.available() && (cgroups.limitsProcesses() || uids.switching())) {
+            return Optional.empty();
+        }
+        return Optional.of((cgroups.available() ? "no pids cgroup controller and no per-run uid (the service is not root)"
+                : "no per-run cgroup can be made (" + cgroups.describe() + ")")
+                + ": memory and process limits cannot be enforced. Give the service a cgroup subtree (cgroup v1 as root, "
+                + "or a delegated cgroup v2 subtree: systemd Delegate=yes), or set nixexec.sandbox.allow-without-cgroups=true "
+                + "to run with rlimits only");
     }
 
     /** A launcher for these limits: a waiting one when there is one, else one started now. */
@@ -204,7 +222,7 @@ public class LauncherPool {
     }
 
     @PreDestroy
-    void close() {
+    public void close() {
         closed = true;
         for (Launcher launcher = idle.poll(); launcher != null; launcher = idle.poll()) {
             kill(launcher);
@@ -283,8 +301,10 @@ public class LauncherPool {
                 argv.add("--nproc=" + key.maxProcesses());
             }
             if (cgroup.isEmpty()) {
-                // Address space is a poor stand-in for memory, used only when no cgroup can be had.
+                // Address space and data segment are poor stand-ins for memory (per process, tmpfs
+                // pages not counted), used only when no cgroup can be had.
                 argv.add("--as=" + key.memoryBytes());
+                argv.add("--data=" + key.memoryBytes());
             }
             argv.add("--");
             uid.ifPresent(u -> argv.addAll(List.of(setpriv.orElseThrow().toString(), "--reuid=" + u, "--regid=" + u,

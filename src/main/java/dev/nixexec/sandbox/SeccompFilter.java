@@ -9,8 +9,10 @@ import java.util.List;
  * The seccomp program bubblewrap installs ({@code --seccomp FD}) before it runs the code: a classic
  * BPF {@code struct sock_filter[]} that allows by default and refuses the syscall classes an
  * unprivileged user namespace still reaches and a job never needs — kernel keyrings, userfaultfd,
- * io_uring, perf events, bpf, kexec and module loading, terminal injection ioctls, and
- * personality flags that weaken ASLR. Why each one is in docs/sandbox.md.
+ * io_uring, perf events, bpf, kexec and module loading, terminal injection ioctls, personality
+ * flags that weaken ASLR, and sockets of any family but Unix, IPv4, IPv6 and routing netlink
+ * (vsock, packet, Bluetooth, AF_ALG, AF_KEY, ... reach host or kernel code a job has no use for).
+ * Why each one is in docs/sandbox.md.
  *
  * <p>Calls from any ABI but the host's native x86_64 or aarch64 one (i386 {@code int 0x80}, x32,
  * arm32) get ENOSYS: their syscall numbers differ, so a deny list written for one ABI would not
@@ -27,6 +29,8 @@ public final class SeccompFilter {
     static final int RET_ERRNO = 0x00050000;
     static final int EPERM = 1;
     static final int ENOSYS = 38;
+    static final int EPROTONOSUPPORT = 93;
+    static final int EAFNOSUPPORT = 97;
 
     static final int TIOCSTI = 0x5412;
     static final int TIOCLINUX = 0x541C;
@@ -77,6 +81,15 @@ public final class SeccompFilter {
     static final int IOCTL_AARCH64 = 29;
     static final int PERSONALITY_X86_64 = 135;
     static final int PERSONALITY_AARCH64 = 92;
+    static final int SOCKET_X86_64 = 41;
+    static final int SOCKETPAIR_X86_64 = 53;
+    static final int SOCKET_AARCH64 = 198;
+    static final int SOCKETPAIR_AARCH64 = 199;
+
+    static final int AF_NETLINK = 16;
+    static final int NETLINK_ROUTE = 0;
+    /** AF_UNIX, AF_INET, AF_INET6: every socket a job's code and runtimes open. */
+    static final List<Integer> ALLOWED_FAMILIES = List.of(1, 2, 10);
 
     private SeccompFilter() {
     }
@@ -121,6 +134,7 @@ public final class SeccompFilter {
         }
         b.add(stmt(RET_K, RET_ALLOW));
         b.add(stmt(RET_K, RET_ERRNO | EPERM));
+        sockets(b, x86);
         // personality: only the values ordinary programs set (no READ_IMPLIES_EXEC, ADDR_NO_RANDOMIZE, ...);
         // the accumulator still holds the syscall number when the ioctl test did not match.
         int allowed = ALLOWED_PERSONALITIES.size();
@@ -132,6 +146,31 @@ public final class SeccompFilter {
         b.add(stmt(RET_K, RET_ERRNO | EPERM));
         b.add(stmt(RET_K, RET_ALLOW));
         return b;
+    }
+
+    /**
+     * socket and socketpair: the allowed families, and netlink only for NETLINK_ROUTE, which glibc's
+     * getaddrinfo (AI_ADDRCONFIG), if_nameindex and getifaddrs (Node's os.networkInterfaces) read
+     * the addresses through; in the run's own network namespace it shows only the run's interfaces.
+     * Other families get EAFNOSUPPORT, as on a kernel built without them; other netlink protocols
+     * (audit, uevents, xfrm, netfilter, generic) EPROTONOSUPPORT. The kernel takes both arguments
+     * as int, so the low words are the whole values. Entered with the syscall number loaded, and
+     * leaves it loaded when the call is neither.
+     */
+    private static void sockets(List<long[]> b, boolean x86) {
+        int families = ALLOWED_FAMILIES.size();
+        b.add(jump(JEQ_K, x86 ? SOCKET_X86_64 : SOCKET_AARCH64, 1, 0));
+        b.add(jump(JEQ_K, x86 ? SOCKETPAIR_X86_64 : SOCKETPAIR_AARCH64, 0, families + 7));
+        b.add(stmt(LD_W_ABS, argLow(0)));
+        for (int i = 0; i < families; i++) {
+            b.add(jump(JEQ_K, ALLOWED_FAMILIES.get(i), families + 4 - i, 0));
+        }
+        b.add(jump(JEQ_K, AF_NETLINK, 1, 0));
+        b.add(stmt(RET_K, RET_ERRNO | EAFNOSUPPORT));
+        b.add(stmt(LD_W_ABS, argLow(2)));
+        b.add(jump(JEQ_K, NETLINK_ROUTE, 1, 0));
+        b.add(stmt(RET_K, RET_ERRNO | EPROTONOSUPPORT));
+        b.add(stmt(RET_K, RET_ALLOW));
     }
 
     private static long[] stmt(short code, int k) {

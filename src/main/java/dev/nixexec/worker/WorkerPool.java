@@ -5,6 +5,7 @@ import dev.nixexec.job.ClaimedJob;
 import dev.nixexec.job.JobNotifications;
 import dev.nixexec.job.JobQueue;
 import dev.nixexec.job.LocalSlots;
+import dev.nixexec.sandbox.Sandbox;
 import dev.nixexec.workspace.SessionWorkspaceExpiry;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
@@ -43,6 +44,7 @@ public class WorkerPool implements LocalSlots {
     private final JobNotifications notifications;
     private final JobRun.Factory runs;
     private final SessionWorkspaceExpiry sessionWorkspaces;
+    private final Sandbox sandbox;
     private final String nodeId;
     private final boolean working;
     private final Semaphore slots;
@@ -55,12 +57,13 @@ public class WorkerPool implements LocalSlots {
     private Thread claimLoop;
 
     public WorkerPool(NixExecConfig config, JobQueue queue, JobNotifications notifications, JobRun.Factory runs,
-            SessionWorkspaceExpiry sessionWorkspaces) {
+            SessionWorkspaceExpiry sessionWorkspaces, Sandbox sandbox) {
         this.config = config;
         this.queue = queue;
         this.notifications = notifications;
         this.runs = runs;
         this.sessionWorkspaces = sessionWorkspaces;
+        this.sandbox = sandbox;
         this.nodeId = config.node().id().orElseGet(WorkerPool::defaultNodeId);
         String role = config.node().role();
         if (!List.of("all", "api", "worker").contains(role)) {
@@ -82,6 +85,13 @@ public class WorkerPool implements LocalSlots {
 
     void start(@Observes StartupEvent event) {
         if (!working) {
+            return;
+        }
+        // A node whose sandbox cannot run (or cannot bound a run's memory and processes) leaves the
+        // queue's jobs to other nodes: it neither claims nor offers its slots to local submissions.
+        Optional<String> unavailable = sandbox.unavailableReason();
+        if (unavailable.isPresent()) {
+            LOG.errorf("worker node %s claims no jobs: the sandbox cannot run: %s", nodeId, unavailable.get());
             return;
         }
         queue.heartbeat(nodeId, config.node().role(), config.node().concurrency(), Set.of());

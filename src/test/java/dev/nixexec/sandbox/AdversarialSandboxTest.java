@@ -897,7 +897,8 @@ class AdversarialSandboxTest {
     @Test
     void withoutCgroupsUntyingBubblewrapsInitDoesNotOutliveTheTimeout() throws Exception {
         NixExecConfig.Sandbox sandboxConfig = ConfigOverride.of(NixExecConfig.Sandbox.class, config.sandbox(),
-                Map.of("cgroupParent", Optional.of("/proc/nixexec-adversarial-no-cgroups"), "warmLaunchers", 0));
+                Map.of("cgroupParent", Optional.of("/proc/nixexec-adversarial-no-cgroups"), "warmLaunchers", 0,
+                        "allowWithoutCgroups", true));
         NixExecConfig noCgroupConfig = ConfigOverride.of(NixExecConfig.class, config, Map.of("sandbox", sandboxConfig));
         Cgroups none = new Cgroups(noCgroupConfig);
         assertFalse(none.available());

@@ -42,7 +42,11 @@ class BwrapArgumentsTest {
         }
         assertEquals("ALL", argv.get(argv.indexOf("--cap-drop") + 1));
         assertFalse(argv.contains("--share-net"));
-        assertEquals("/", argv.get(argv.indexOf("--remount-ro") + 1));
+        assertEquals("/", argv.get(argv.lastIndexOf("--remount-ro") + 1));
+        // /dev, an unsized tmpfs, goes read-only right after its sized /dev/shm is made
+        int dev = argv.indexOf("--remount-ro");
+        assertEquals("/dev", argv.get(dev + 1));
+        assertTrue(dev > argv.indexOf("/dev/shm") && argv.indexOf("/dev/shm") > argv.indexOf("--dev"), argv.toString());
         assertFalse(argv.contains("/etc/resolv.conf"));
     }
 

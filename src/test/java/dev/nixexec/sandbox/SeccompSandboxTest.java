@@ -132,6 +132,93 @@ class SeccompSandboxTest {
                 """, stdout(filtered), describe(filtered));
     }
 
+    /** One line per socket: vsock, packet, Bluetooth, AF_ALG, AF_KEY, netlink protocols, and the ones jobs use. */
+    static final String SOCKETS = """
+            import ctypes, errno, os
+            libc = ctypes.CDLL(None, use_errno=True)
+            def report(name, r):
+                print(name, 'ok' if r >= 0 else errno.errorcode.get(ctypes.get_errno(), ctypes.get_errno()), flush=True)
+            def sock(name, family, type_, proto=0):
+                ctypes.set_errno(0)
+                fd = libc.socket(family, type_, proto)
+                report(name, fd)
+                return fd
+            fd = sock('AF_VSOCK stream', 40, 1)
+            if fd >= 0:
+                addr = (40).to_bytes(2, 'little') + bytes(2) + (23456).to_bytes(4, 'little') + (0xffffffff).to_bytes(4, 'little') + bytes(4)
+                ctypes.set_errno(0)
+                report('AF_VSOCK bind 23456', libc.bind(fd, addr, 16))
+            else:
+                print('AF_VSOCK bind 23456 not tried', flush=True)
+            sock('AF_PACKET raw', 17, 3, 0x0300)
+            sock('AF_PACKET dgram', 17, 2, 0x0300)
+            sock('AF_BLUETOOTH', 31, 1, 3)
+            sock('AF_ALG', 38, 5)
+            sock('AF_KEY', 15, 3, 2)
+            sock('AF_NETLINK audit', 16, 3, 9)
+            sock('AF_NETLINK uevent', 16, 2, 15)
+            sock('AF_NETLINK generic', 16, 3, 16)
+            sock('AF_NETLINK route', 16, 3, 0)
+            sock('AF_INET stream', 2, 1)
+            sock('AF_INET6 dgram', 10, 2)
+            sv = (ctypes.c_int * 2)()
+            ctypes.set_errno(0)
+            report('AF_UNIX socketpair', libc.socketpair(1, 1, 0, sv))
+            ctypes.set_errno(0)
+            report('AF_VSOCK socketpair', libc.socketpair(40, 1, 0, sv))
+            import socket
+            print('getaddrinfo localhost', sorted({a[4][0] for a in socket.getaddrinfo('localhost', 80, flags=socket.AI_ADDRCONFIG)}), flush=True)
+            print('if_nameindex', socket.if_nameindex(), flush=True)
+            """;
+
+    /** Was a finding: with the network off a job still bound vsock port 23456, which the host then could not. */
+    @Test
+    void socketsOfFamiliesNoJobUsesAreRefused() throws Exception {
+        ExecutionResult filtered = engine.run(ExecutionRequest.of("python", SOCKETS));
+        assertEquals("succeeded", filtered.status(), describe(filtered));
+        String unfiltered = runInBubblewrapAlone(filtered.environment().orElseThrow().storePath(), SOCKETS);
+
+        // Bluetooth, AF_ALG and AF_KEY are modules this host has not loaded; another host may answer ok
+        assertEquals("""
+                AF_VSOCK stream ok
+                AF_VSOCK bind 23456 ok
+                AF_PACKET raw EPERM
+                AF_PACKET dgram EPERM
+                AF_BLUETOOTH EAFNOSUPPORT
+                AF_ALG EAFNOSUPPORT
+                AF_KEY EAFNOSUPPORT
+                AF_NETLINK audit ok
+                AF_NETLINK uevent ok
+                AF_NETLINK generic ok
+                AF_NETLINK route ok
+                AF_INET stream ok
+                AF_INET6 dgram ok
+                AF_UNIX socketpair ok
+                AF_VSOCK socketpair ENOTSUP
+                getaddrinfo localhost ['127.0.0.1']
+                if_nameindex [(1, 'lo')]
+                """, unfiltered, "without the filter (the attacks are real)");
+        assertEquals("""
+                AF_VSOCK stream EAFNOSUPPORT
+                AF_VSOCK bind 23456 not tried
+                AF_PACKET raw EAFNOSUPPORT
+                AF_PACKET dgram EAFNOSUPPORT
+                AF_BLUETOOTH EAFNOSUPPORT
+                AF_ALG EAFNOSUPPORT
+                AF_KEY EAFNOSUPPORT
+                AF_NETLINK audit EPROTONOSUPPORT
+                AF_NETLINK uevent EPROTONOSUPPORT
+                AF_NETLINK generic EPROTONOSUPPORT
+                AF_NETLINK route ok
+                AF_INET stream ok
+                AF_INET6 dgram ok
+                AF_UNIX socketpair ok
+                AF_VSOCK socketpair EAFNOSUPPORT
+                getaddrinfo localhost ['127.0.0.1']
+                if_nameindex [(1, 'lo')]
+                """, stdout(filtered), describe(filtered));
+    }
+
     @Test
     void everyProcessOfTheRunIsFilteredIncludingBubblewrapsInit() {
         ExecutionResult result = engine.run(ExecutionRequest.of("python", """

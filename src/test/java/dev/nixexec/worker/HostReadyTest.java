@@ -16,6 +16,15 @@ class HostReadyTest {
     void readyWithNixAndBubblewrap() {
         given().get("/q/health/ready").then().statusCode(200)
                 .body("status", equalTo("UP"))
-                .body("checks.find { it.name == 'execution-host' }.data.sandbox", equalTo("ok"));
+                .body("checks.find { it.name == 'execution-host' }.data.sandbox", equalTo("ok"))
+                .body("checks.find { it.name == 'execution-host' }.data.nix", equalTo("ok"))
+                .body("checks.find { it.name == 'execution-host' }.data.limits", equalTo("cgroups"));
+    }
+
+    /** Was a finding: anyone could read the nix path and the cgroup directories here; they go to the log now. */
+    @Test
+    void readinessShowsNoHostPaths() {
+        String body = given().get("/q/health/ready").then().statusCode(200).extract().asString();
+        org.junit.jupiter.api.Assertions.assertFalse(body.contains("/"), body);
     }
 }

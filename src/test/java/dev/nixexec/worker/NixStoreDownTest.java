@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A nix that is installed but cannot reach its store (a stopped daemon, a broken store) makes the
- * node unready, saying why; the nix here is a real executable that fails as such a nix does.
+ * node unready, saying why in its log; the nix here is a real executable that fails as such a nix does.
  */
 @QuarkusTest
 @TestProfile(NixStoreDownTest.BrokenNix.class)
@@ -41,6 +41,6 @@ class NixStoreDownTest {
     void readinessIsDownWithTheStoreError() {
         given().get("/q/health/ready").then().statusCode(503)
                 .body("checks.find { it.name == 'execution-host' }.data.'nix-store'",
-                        equalTo("nix store ping failed: error: cannot connect to socket at /nix/var/nix/daemon-socket/socket"));
+                        equalTo("down"));
     }
 }
