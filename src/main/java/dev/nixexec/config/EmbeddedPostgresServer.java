@@ -140,7 +140,9 @@ final class EmbeddedPostgresServer {
         StatePaths.createStateDir(stateDir);
         StatePaths.ensurePrivate(stateDir);
         privateDir(dataDir);
-        lockChannel = FileChannel.open(dataDir.resolve("epg-lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+        // beside the data directory: initdb wants an empty one
+        lockChannel = FileChannel.open(dataDir.resolveSibling("postgres.lock"),
+                Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE), PosixFilePermissions.asFileAttribute(PRIVATE_FILE));
         lock = lockChannel.tryLock();
         if (lock == null) {
             lockChannel.close();
@@ -149,9 +151,11 @@ final class EmbeddedPostgresServer {
         try {
             pgHome = binaries();
             Map<String, String> passwords;
+            // each written to the file once in force, so a crash in between leaves none that do not work
             if (!Files.exists(dataDir.resolve("postgresql.conf"))) {
                 passwords = newPasswords();
                 initdb(passwords.get(SUPERUSER));
+                savePasswords(passwords);
             } else {
                 if (Files.exists(dataDir.resolve("postmaster.pid"))) {
                     // left running by a service that died (maybe an older one, still on TCP): stop it
@@ -162,6 +166,7 @@ final class EmbeddedPostgresServer {
                     // made by an older version (trust, no passwords) or its password file is gone
                     passwords = newPasswords();
                     setSuperuserPassword(passwords.get(SUPERUSER));
+                    savePasswords(passwords);
                 }
             }
             Files.writeString(dataDir.resolve("pg_hba.conf"), HBA);
@@ -290,7 +295,7 @@ final class EmbeddedPostgresServer {
         }
     }
 
-    private Map<String, String> newPasswords() throws IOException {
+    private static Map<String, String> newPasswords() {
         Map<String, String> passwords = new LinkedHashMap<>();
         SecureRandom random = new SecureRandom();
         for (String role : List.of(SUPERUSER, OWNER)) {
@@ -298,6 +303,10 @@ final class EmbeddedPostgresServer {
             random.nextBytes(bytes);
             passwords.put(role, Base64.getUrlEncoder().withoutPadding().encodeToString(bytes));
         }
+        return passwords;
+    }
+
+    private void savePasswords(Map<String, String> passwords) throws IOException {
         StringBuilder file = new StringBuilder("""
                 # Passwords of the embedded PostgreSQL of nix-exec (libpq password file). Maintenance, as the service's user:
                 #   PGPASSFILE=%s psql -h %s -U %s %s
@@ -306,7 +315,6 @@ final class EmbeddedPostgresServer {
         Path tmp = passwordFile.resolveSibling(".postgres.pgpass-" + UUID.randomUUID());
         Files.writeString(Files.createFile(tmp, PosixFilePermissions.asFileAttribute(PRIVATE_FILE)), file);
         Files.move(tmp, passwordFile, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        return passwords;
     }
 
     private static Map<String, String> readPasswords(Path file) throws IOException {

@@ -11,6 +11,7 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.EnumSet;
 import java.util.Set;
 
 /** Where the service keeps its state; created on first use. */
@@ -134,16 +135,25 @@ public class StatePaths {
     }
 
     /**
-     * The state directory, 0700; 0711 (passable, not listable) only when a root service's runs,
-     * under other uids, must reach their jobs directory inside it. An older version left it 0755.
+     * The state directory, neither listable nor writable by others (an older version left it
+     * 0755). A service that is not root makes it 0700. A root service's runs, under other uids,
+     * pass through it to a jobs directory inside, so root adds the execute bits then and takes
+     * none away: another configuration of this service on the directory may need them.
      */
     public Path stateDir() {
         try {
             createStateDir(stateDir);
             ensurePrivate(stateDir);
-            Set<PosixFilePermission> mode = "root".equals(System.getProperty("user.name")) && jobsDir.startsWith(stateDir)
-                    ? PASS_THROUGH : PRIVATE;
-            if (!Files.getPosixFilePermissions(stateDir, LinkOption.NOFOLLOW_LINKS).equals(mode)) {
+            Set<PosixFilePermission> now = Files.getPosixFilePermissions(stateDir, LinkOption.NOFOLLOW_LINKS);
+            Set<PosixFilePermission> mode = EnumSet.copyOf(PRIVATE);
+            if ("root".equals(System.getProperty("user.name"))) {
+                now.stream().filter(p -> p == PosixFilePermission.GROUP_EXECUTE || p == PosixFilePermission.OTHERS_EXECUTE)
+                        .forEach(mode::add);
+                if (jobsDir.startsWith(stateDir)) {
+                    mode.addAll(PASS_THROUGH);
+                }
+            }
+            if (!now.equals(mode)) {
                 Files.setPosixFilePermissions(stateDir, mode);
             }
             return stateDir;
