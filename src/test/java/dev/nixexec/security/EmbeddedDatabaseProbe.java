@@ -57,7 +57,8 @@ final class EmbeddedDatabaseProbe {
             if (!Files.exists(file)) {
                 continue;
             }
-            for (String row : Files.readAllLines(file).subList(1, Files.readAllLines(file).size())) {
+            List<String> rows = Files.readAllLines(file);
+            for (String row : rows.subList(1, rows.size())) {
                 String[] f = row.trim().split("\\s+");
                 if (f[3].equals("0A") && inodes.contains(f[9])) {
                     ports.add(Integer.parseInt(f[1].substring(f[1].indexOf(':') + 1), 16));
