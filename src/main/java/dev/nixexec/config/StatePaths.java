@@ -1,15 +1,25 @@
 package dev.nixexec.config;
 
+import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.EnumSet;
+import java.util.Set;
 
 /** Where the service keeps its state; created on first use. */
 @ApplicationScoped
 public class StatePaths {
+
+    private static final Set<PosixFilePermission> PRIVATE = PosixFilePermissions.fromString("rwx------");
+    private static final Set<PosixFilePermission> PASS_THROUGH = PosixFilePermissions.fromString("rwx--x--x");
 
     private final Path stateDir;
     private final Path cacheDir;
@@ -19,6 +29,11 @@ public class StatePaths {
         this.stateDir = config.stateDir().orElseGet(StatePaths::defaultStateDir).toAbsolutePath();
         this.cacheDir = config.executor().cacheDir().orElse(stateDir.resolve("cache")).toAbsolutePath();
         this.jobsDir = config.executor().tempDir().orElseGet(() -> defaultJobsDir(stateDir)).toAbsolutePath();
+    }
+
+    /** Settles the state directory's mode at start-up, whatever this node goes on to use. */
+    void onStart(@Observes StartupEvent event) {
+        stateDir();
     }
 
     /**
@@ -96,8 +111,55 @@ public class StatePaths {
         return base.resolve("nix-exec");
     }
 
+    /**
+     * Mode of a state directory about to be made: private, unless a root service will keep its
+     * jobs inside (see {@link #defaultJobsDir}), whose runs, under other uids, pass through it.
+     */
+    static Set<PosixFilePermission> newStateDirMode(Path stateDir) {
+        return "root".equals(System.getProperty("user.name")) && traversableByOthers(stateDir.getParent())
+                ? PASS_THROUGH : PRIVATE;
+    }
+
+    /** Creates the state directory if missing; it holds the embedded database's data and password. */
+    static void createStateDir(Path stateDir) throws IOException {
+        if (Files.exists(stateDir, LinkOption.NOFOLLOW_LINKS)) {
+            return;
+        }
+        Files.createDirectories(stateDir.getParent());
+        try {
+            Files.createDirectory(stateDir, PosixFilePermissions.asFileAttribute(PRIVATE));
+            Files.setPosixFilePermissions(stateDir, newStateDirMode(stateDir));
+        } catch (FileAlreadyExistsException raced) {
+            // checked by ensurePrivate like any existing directory
+        }
+    }
+
+    /**
+     * The state directory, neither listable nor writable by others (an older version left it
+     * 0755). A service that is not root makes it 0700. A root service's runs, under other uids,
+     * pass through it to a jobs directory inside, so root adds the execute bits then and takes
+     * none away: another configuration of this service on the directory may need them.
+     */
     public Path stateDir() {
-        return ensure(stateDir);
+        try {
+            createStateDir(stateDir);
+            ensurePrivate(stateDir);
+            Set<PosixFilePermission> now = Files.getPosixFilePermissions(stateDir, LinkOption.NOFOLLOW_LINKS);
+            Set<PosixFilePermission> mode = EnumSet.copyOf(PRIVATE);
+            if ("root".equals(System.getProperty("user.name"))) {
+                now.stream().filter(p -> p == PosixFilePermission.GROUP_EXECUTE || p == PosixFilePermission.OTHERS_EXECUTE)
+                        .forEach(mode::add);
+                if (jobsDir.startsWith(stateDir)) {
+                    mode.addAll(PASS_THROUGH);
+                }
+            }
+            if (!now.equals(mode)) {
+                Files.setPosixFilePermissions(stateDir, mode);
+            }
+            return stateDir;
+        } catch (IOException e) {
+            throw new UncheckedIOException("unusable state directory: " + e.getMessage(), e);
+        }
     }
 
     /** GC roots and environment metadata. */
@@ -110,7 +172,10 @@ public class StatePaths {
         return ensure(jobsDir);
     }
 
-    private static Path ensure(Path dir) {
+    private Path ensure(Path dir) {
+        if (dir.startsWith(stateDir)) {
+            stateDir();
+        }
         try {
             return ensurePrivate(dir);
         } catch (IOException e) {
