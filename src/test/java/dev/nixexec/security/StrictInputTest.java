@@ -4,13 +4,16 @@ import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.quarkiverse.mcp.server.test.McpAssured;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.specification.RequestSpecification;
+import io.vertx.core.MultiMap;
 import jakarta.inject.Inject;
 import java.net.URI;
 import java.net.URL;
@@ -66,6 +69,24 @@ class StrictInputTest {
                         "files", List.of(Map.of("path", "a.bin", "content", "QUJD\nREVG\n", "encoding", "base64"))))
                 .post("/v1/jobs?wait=60").then().statusCode(200).body("stdout", equalTo("ABCDEF")).extract().path("id");
         assertTrue(id != null);
+    }
+
+    /** MCP's write_workspace_file decodes with the same strict decoder. */
+    @Test
+    void mcpBase64IsAsStrict() {
+        try (var client = McpAssured.newStreamableClient().setAdditionalHeaders(message ->
+                MultiMap.caseInsensitiveMultiMap().add("Authorization", "Bearer " + member)).build().connect()) {
+            client.when()
+                    .toolsCall("write_workspace_file", Map.of("path", "a.bin", "content", "QUJD!!", "encoding", "base64"),
+                            r -> {
+                                assertTrue(r.isError());
+                                assertTrue(r.content().get(0).asText().text().startsWith("content: not valid base64"),
+                                        r.content().get(0).asText().text());
+                            })
+                    .toolsCall("write_workspace_file", Map.of("path", "a.bin", "content", "QUJD", "encoding", "base64"),
+                            r -> assertFalse(r.isError(), r.content().get(0).asText().text()))
+                    .thenAssertResults();
+        }
     }
 
     @Test
