@@ -18,6 +18,11 @@ public class Problems {
     static final String MEDIA_TYPE = "application/problem+json";
 
     static Response response(int status, String title, String detail, List<FieldError> errors) {
+        return Response.status(status).type(MEDIA_TYPE).entity(body(status, title, detail, errors)).build();
+    }
+
+    /** The problem document itself, for answers given before JAX-RS (see {@link BodyChecks}). */
+    static Map<String, Object> body(int status, String title, String detail, List<FieldError> errors) {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("type", "https://nix-exec.dev/problems/" + title.toLowerCase(java.util.Locale.ROOT).replace(' ', '-'));
         body.put("title", title);
@@ -26,7 +31,7 @@ public class Problems {
         if (errors != null && !errors.isEmpty()) {
             body.put("errors", errors);
         }
-        return Response.status(status).type(MEDIA_TYPE).entity(body).build();
+        return body;
     }
 
     @ServerExceptionMapper
@@ -94,11 +99,70 @@ public class Problems {
         return b.toString();
     }
 
+    /**
+     * JAX-RS answers a query parameter that does not convert to its type ({@code limit=abc}) with
+     * 404, as if the resource did not exist: it is the caller's mistake, a 400 naming the parameter.
+     * A conversion failure is the only {@code NotFoundException} with a cause that reaches here.
+     */
     @ServerExceptionMapper
-    public Response web(WebApplicationException e) {
+    public Response notFound(jakarta.ws.rs.NotFoundException e, jakarta.ws.rs.container.ResourceInfo resource,
+            jakarta.ws.rs.core.UriInfo uri) {
+        if (e.getCause() != null && resource != null && resource.getResourceMethod() != null) {
+            List<FieldError> errors = new java.util.ArrayList<>();
+            for (java.lang.reflect.Parameter p : resource.getResourceMethod().getParameters()) {
+                jakarta.ws.rs.QueryParam query = p.getAnnotation(jakarta.ws.rs.QueryParam.class);
+                String value = query == null ? null : uri.getQueryParameters().getFirst(query.value());
+                if (value != null && !converts(value, p.getType())) {
+                    String shown = value.length() > 40 ? value.substring(0, 40) + "..." : value;
+                    errors.add(new FieldError(query.value(), "must be " + kind(p.getType()) + ", not '" + shown + "'"));
+                }
+            }
+            if (!errors.isEmpty()) {
+                return response(400, "Bad Request", "query parameter '" + errors.get(0).field() + "' "
+                        + errors.get(0).message(), errors);
+            }
+        }
+        return web(e, null);
+    }
+
+    private static boolean converts(String value, Class<?> type) {
+        Class<?> boxed = java.lang.invoke.MethodType.methodType(type).wrap().returnType();
+        for (String factory : List.of("valueOf", "fromString")) {
+            try {
+                boxed.getMethod(factory, String.class).invoke(null, value);
+                return true;
+            } catch (java.lang.reflect.InvocationTargetException failed) {
+                return false;
+            } catch (ReflectiveOperationException noSuchFactory) {
+                // try the next
+            }
+        }
+        return true;
+    }
+
+    private static String kind(Class<?> type) {
+        Class<?> boxed = java.lang.invoke.MethodType.methodType(type).wrap().returnType();
+        if (boxed == Integer.class || boxed == Long.class || boxed == Short.class) {
+            return "a whole number";
+        }
+        return boxed == java.util.UUID.class ? "a UUID" : "a valid value";
+    }
+
+    @ServerExceptionMapper
+    public Response web(WebApplicationException e, jakarta.ws.rs.core.HttpHeaders headers) {
         int status = e.getResponse().getStatus();
-        String detail = status == 400 || status == 415 ? "the request body is not valid JSON of the expected shape"
-                : e.getMessage();
+        String detail;
+        if (status == 415) {
+            String type = headers == null ? null : headers.getHeaderString("Content-Type");
+            detail = type == null || type.isBlank() ? "Content-Type: application/json is required (the request has none)"
+                    : "Content-Type: application/json is required, not '" + type + "'";
+        } else if (status == 400) {
+            detail = "the request body is not valid JSON of the expected shape";
+        } else if (status == 413) {
+            detail = "the request body is larger than this service accepts";
+        } else {
+            detail = e.getMessage();
+        }
         return response(status, e.getResponse().getStatusInfo().getReasonPhrase(), detail, null);
     }
 

@@ -5,6 +5,7 @@ import dev.nixexec.tenant.Caller;
 import dev.nixexec.worker.FieldError;
 import dev.nixexec.worker.InvalidRequestException;
 import dev.nixexec.workspace.ContentTypes;
+import dev.nixexec.workspace.Base64Content;
 import dev.nixexec.workspace.FileContent;
 import dev.nixexec.workspace.WorkspaceFile;
 import dev.nixexec.workspace.WorkspacePath;
@@ -110,11 +111,7 @@ public class WorkspaceTools {
             if (encoding == null || encoding.equalsIgnoreCase("utf-8")) {
                 bytes = (content == null ? "" : content).getBytes(StandardCharsets.UTF_8);
             } else if (encoding.equalsIgnoreCase("base64")) {
-                try {
-                    bytes = Base64.getMimeDecoder().decode(content == null ? "" : content);
-                } catch (IllegalArgumentException e) {
-                    throw new InvalidRequestException(List.of(new FieldError("content", "not valid base64")), false);
-                }
+                bytes = Base64Content.decode("content", content);
             } else {
                 throw new InvalidRequestException(List.of(new FieldError("encoding", "must be utf-8 or base64")), false);
             }

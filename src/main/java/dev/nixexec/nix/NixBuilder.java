@@ -8,9 +8,11 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -21,6 +23,8 @@ class NixBuilder {
 
     private static final Pattern UNKNOWN_PACKAGE = Pattern.compile("nixexec-unknown-package:([A-Za-z0-9_.\\-]+)");
     private static final int LOG_TAIL_LINES = 40;
+    /** Names the request file for nix/job-flake.nix. */
+    static final String REQUEST_VARIABLE = "NIXEXEC_REQUEST_FILE";
 
     record Built(String storePath, List<String> closure, long buildMs) {
     }
@@ -43,22 +47,29 @@ class NixBuilder {
     Built build(EnvironmentRequest request, NixpkgsPin pin, Path gcRoot) throws EnvironmentException {
         long started = System.nanoTime();
         Path dir = null;
+        Path requestFile = null;
         try {
             dir = Files.createTempDirectory(paths.cacheDir(), "build-");
             Files.writeString(dir.resolve("flake.nix"), expressions.jobFlake());
             Files.writeString(dir.resolve("env.nix"), expressions.envNix());
-            json.writeValue(dir.resolve("request.json").toFile(), request.toNixRequest(config.executor().system()));
-            List<String> argv = NixpkgsPins.append(nix.nix("build"), "--json", "--no-write-lock-file",
+            // Outside the flake's directory: Nix copies that whole directory into the world-readable
+            // store, where every later job could read this request. The flake reads the file (under
+            // --impure), which copies nothing.
+            requestFile = Files.createTempFile(paths.cacheDir(), "request-", ".json",
+                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+            json.writeValue(requestFile.toFile(), request.toNixRequest(config.executor().system()));
+            List<String> argv = NixpkgsPins.append(nix.nix("build"), "--json", "--no-write-lock-file", "--impure",
                     "--out-link", gcRoot.toString(),
                     "--override-input", "nixpkgs", pin.lockedUrl(),
                     "path:" + dir + "#default");
-            NixInvocation.Outcome outcome = NixInvocation.run(argv, dir, config.executor().buildTimeout());
+            NixInvocation.Outcome outcome = NixInvocation.run(argv, Map.of(REQUEST_VARIABLE, requestFile.toString()),
+                    dir, config.executor().buildTimeout());
             if (outcome.timedOut()) {
                 throw new EnvironmentException("build_timeout", "building the environment took longer than "
                         + config.executor().buildTimeout().toSeconds() + "s");
             }
             if (outcome.exitCode() != 0) {
-                throw failure(withoutHostPaths(outcome.stderrTail(), dir));
+                throw failure(withoutHostPaths(outcome.stderrTail(), dir).replace(requestFile.toString(), "<request>"));
             }
             String storePath = outPath(outcome.stdout());
             List<String> closure = closure(storePath);
@@ -70,6 +81,7 @@ class NixBuilder {
             throw new EnvironmentException("build_failed", "interrupted while building the environment");
         } finally {
             deleteTree(dir);
+            deleteTree(requestFile);
         }
     }
 

@@ -28,7 +28,14 @@ final class NixInvocation {
     }
 
     static Outcome run(List<String> argv, Path workingDir, Duration timeout) throws IOException, InterruptedException {
+        return run(argv, java.util.Map.of(), workingDir, timeout);
+    }
+
+    /** As {@link #run(List, Path, Duration)}, with {@code env} added to the service's environment. */
+    static Outcome run(List<String> argv, java.util.Map<String, String> env, Path workingDir, Duration timeout)
+            throws IOException, InterruptedException {
         ProcessBuilder builder = new ProcessBuilder(argv).directory(workingDir.toFile());
+        builder.environment().putAll(env);
         builder.redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
         Process process = builder.start();
         ByteArrayOutputStream stdout = new ByteArrayOutputStream();

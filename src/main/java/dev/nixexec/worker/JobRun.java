@@ -66,6 +66,8 @@ final class JobRun {
     private final AtomicBoolean ended = new AtomicBoolean();
     private final AtomicBoolean started = new AtomicBoolean();
     private volatile String stopReason;
+    /** Why the workspace watcher stopped the run, when it did. */
+    private volatile WorkspaceRun.Problem workspaceProblem;
     /** Unflushed output: stream id and text, consecutive text of one stream merged. */
     private final List<Map.Entry<String, StringBuilder>> pending = new ArrayList<>();
     /** Not a monitor: a virtual thread blocked in it must not pin its carrier (JDK 21). */
@@ -146,7 +148,10 @@ final class JobRun {
         stdout = new OutputCapture(request.limits().maxOutputBytes());
         stderr = new OutputCapture(request.limits().maxOutputBytes());
         Thread.ofVirtual().name("output-" + job.id()).start(this::flushWhileRunning);
-        workspace.ifPresent(w -> w.watch(() -> stop("workspace_full")));
+        workspace.ifPresent(w -> w.watch(problem -> {
+            workspaceProblem = problem;
+            stop("workspace");
+        }));
         subscription.set(deps.engine.execute(request, this::beforeRun).subscribe().with(JobLogContext.around(job, this::onEvent), failure -> {
             LOG.errorf(failure, "job %s failed in the engine", job.id());
             end(error("internal_error", String.valueOf(failure.getMessage())));
@@ -201,10 +206,11 @@ final class JobRun {
                     err.totalBytes(), out.truncated(), err.truncated(), "worker_shutdown",
                     "the node shut down while the job ran");
         }
-        if ("workspace_full".equals(stopReason)) {
-            return new JobQueue.Outcome("error", null, null, false, "workspace", null, out.text(), err.text(),
-                    out.totalBytes(), err.totalBytes(), out.truncated(), err.truncated(), "workspace_quota_exceeded",
-                    "the job wrote past its workspace quota and was stopped; the workspace keeps its previous version");
+        if ("workspace".equals(stopReason)) {
+            WorkspaceRun.Problem problem = workspaceProblem;
+            return new JobQueue.Outcome("error", null, null, false, problem.quota() ? "workspace" : null, null, out.text(),
+                    err.text(), out.totalBytes(), err.totalBytes(), out.truncated(), err.truncated(), problem.code(),
+                    problem.message() + "; the job was stopped and the workspace keeps its previous version");
         }
         return new JobQueue.Outcome("cancelled", null, null, false, null, null, out.text(), err.text(), out.totalBytes(),
                 err.totalBytes(), out.truncated(), err.truncated(), null, null);

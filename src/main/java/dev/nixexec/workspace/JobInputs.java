@@ -114,9 +114,9 @@ public class JobInputs {
                 content = text.getBytes(StandardCharsets.UTF_8);
             } else if (encoding.equals("base64")) {
                 try {
-                    content = Base64.getMimeDecoder().decode(text);
-                } catch (IllegalArgumentException e) {
-                    errors.add(new FieldError(field + ".content", "not valid base64"));
+                    content = Base64Content.decode(field + ".content", text);
+                } catch (InvalidRequestException e) {
+                    errors.addAll(e.errors());
                     continue;
                 }
             } else {

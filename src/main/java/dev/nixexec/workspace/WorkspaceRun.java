@@ -1,5 +1,6 @@
 package dev.nixexec.workspace;
 
+import dev.nixexec.config.ExecutableLookup;
 import dev.nixexec.job.JobQueue;
 import java.io.IOException;
 import java.io.InputStream;
@@ -81,8 +82,19 @@ public final class WorkspaceRun {
         return dir;
     }
 
-    /** Measures the directory while the run lasts; calls {@code overQuota} once if it grows past the quota. */
-    public void watch(Runnable overQuota) {
+    /** Why a run's workspace cannot be kept: {@code code} is the job's error code. */
+    public record Problem(String code, String message) {
+        static final String QUOTA = "workspace_quota_exceeded";
+        static final String UNSTORABLE = "workspace_unstorable";
+
+        /** A quota overrun (the job's {@code limit_hit} is {@code workspace}), not a tree that cannot be stored. */
+        public boolean quota() {
+            return code.equals(QUOTA);
+        }
+    }
+
+    /** Measures the directory while the run lasts; calls {@code stop} once if it passes the quota or cannot be kept. */
+    public void watch(java.util.function.Consumer<Problem> stop) {
         Thread.ofVirtual().name("workspace-watch-" + claim.jobId()).start(() -> {
             while (!closed.get()) {
                 try {
@@ -90,20 +102,31 @@ public final class WorkspaceRun {
                 } catch (InterruptedException e) {
                     return;
                 }
-                if (!closed.get() && overQuota().isPresent()) {
-                    overQuota.run();
+                Optional<Problem> problem = closed.get() ? Optional.empty() : measure();
+                if (problem.isPresent()) {
+                    stop.accept(problem.get());
                     return;
                 }
             }
         });
     }
 
-    /** Why the directory is over its quota, if it is. */
-    private Optional<String> overQuota() {
+    /**
+     * Why the directory cannot be kept, if so: past the quota, or deeper than any workspace path
+     * (nothing below could be stored, and the walk stops there rather than fail at PATH_MAX), or
+     * unreadable (what cannot be measured could hold anything: fail closed).
+     */
+    private Optional<Problem> measure() {
         long[] totals = new long[2];
-        boolean[] unreadable = new boolean[1];
+        Problem[] problem = new Problem[1];
         try {
             Files.walkFileTree(dir, new SimpleFileVisitor<>() {
+                @Override
+                public FileVisitResult preVisitDirectory(Path d, BasicFileAttributes attrs) {
+                    problem[0] = tooDeep(d).orElse(null);
+                    return problem[0] == null ? FileVisitResult.CONTINUE : FileVisitResult.TERMINATE;
+                }
+
                 @Override
                 public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) {
                     totals[0] += attrs.size();
@@ -116,20 +139,46 @@ public final class WorkspaceRun {
                     if (e instanceof java.nio.file.NoSuchFileException) {
                         return FileVisitResult.CONTINUE;
                     }
-                    // What cannot be measured could hold anything: fail closed.
-                    unreadable[0] = true;
+                    problem[0] = UNREADABLE;
                     return FileVisitResult.TERMINATE;
                 }
             });
         } catch (IOException e) {
-            unreadable[0] = true;
+            problem[0] = UNREADABLE;
         }
-        if (unreadable[0]) {
-            return Optional.of("the job made part of its workspace unreadable to the service, so it cannot be measured");
+        if (problem[0] != null) {
+            return Optional.of(problem[0]);
         }
         return totals[0] > maxBytes || totals[1] > maxFiles
-                ? Optional.of("the job wrote past the workspace quota of " + maxBytes + " bytes and " + maxFiles + " files")
+                ? Optional.of(new Problem(Problem.QUOTA, "the job wrote past the workspace quota of " + maxBytes
+                        + " bytes and " + maxFiles + " files"))
                 : Optional.empty();
+    }
+
+    private static final Problem UNREADABLE = new Problem(Problem.UNSTORABLE,
+            "the job made part of its workspace unreadable to the service, so it cannot be measured or stored");
+
+    /** A directory whose own path is already longer than a workspace path may be: nothing in it can be stored. */
+    private Optional<Problem> tooDeep(Path d) {
+        String relative = dir.relativize(d).toString();
+        if (relative.getBytes(java.nio.charset.StandardCharsets.UTF_8).length <= WorkspacePath.MAX_BYTES) {
+            return Optional.empty();
+        }
+        return Optional.of(new Problem(Problem.UNSTORABLE, "the job made a directory tree deeper than a workspace "
+                + "path may be long (" + WorkspacePath.MAX_BYTES + " bytes): " + shown(relative)));
+    }
+
+    /** A path for a message: quoted, control characters escaped, at most 100 characters. */
+    private static String shown(String path) {
+        StringBuilder b = new StringBuilder("'");
+        path.codePoints().limit(100).forEach(c -> {
+            if (c < 0x20 || c == 0x7f) {
+                b.append(String.format("\\x%02x", c));
+            } else {
+                b.appendCodePoint(c);
+            }
+        });
+        return b.append(path.codePointCount(0, path.length()) > 100 ? "...'" : "'").toString();
     }
 
     /**
@@ -166,14 +215,21 @@ public final class WorkspaceRun {
     }
 
     private JobQueue.Outcome store(JobQueue.Outcome outcome) throws IOException {
-        Optional<String> over = overQuota();
+        Optional<Problem> over = measure();
         if (over.isPresent()) {
-            return failed(outcome, "workspace_quota_exceeded", over.get() + "; the workspace keeps its previous version");
+            return failed(outcome, over.get().code(), over.get().message() + "; the workspace keeps its previous version");
         }
         List<String> skipped = new ArrayList<>();
-        Map<String, Found> found = scan(skipped);
+        Problem[] unstorable = new Problem[1];
+        Map<String, Found> found = scan(skipped, unstorable);
+        if (unstorable[0] != null) {
+            return failed(outcome, unstorable[0].code(), unstorable[0].message()
+                    + "; nothing of this run was stored and the workspace keeps its previous version");
+        }
         if (!skipped.isEmpty()) {
-            LOG.debugf("job %s: not stored (not regular files or bad names): %s", claim.jobId(), skipped);
+            // bounded: a run can leave millions of links behind
+            LOG.debugf("job %s: %d entries not stored (not regular files), e.g. %s", claim.jobId(), skipped.size(),
+                    skipped.subList(0, Math.min(10, skipped.size())));
         }
         List<Collected> artifacts = artifacts(found);
         Map<String, WorkspaceStore.Entry> mine = new LinkedHashMap<>();
@@ -297,12 +353,21 @@ public final class WorkspaceRun {
                 + "(the workspace is at version " + version + ")"};
     }
 
-    /** Every regular file, by path; anything else (links, fifos, sockets, bad names) is skipped. */
-    private Map<String, Found> scan(List<String> skipped) throws IOException {
+    /**
+     * Every regular file, by path; anything else (links, fifos, sockets) is skipped. A regular file
+     * that no workspace path can name (not UTF-8, too long, a control character) is never dropped
+     * or renamed: the scan stops and {@code unstorable} says why (two names differing only in
+     * invalid bytes would otherwise decode to one path, and one file would be lost).
+     */
+    private Map<String, Found> scan(List<String> skipped, Problem[] unstorable) throws IOException {
         Map<String, Found> found = new java.util.TreeMap<>();
         Files.walkFileTree(dir, new SimpleFileVisitor<>() {
             @Override
             public FileVisitResult preVisitDirectory(Path d, BasicFileAttributes attrs) throws IOException {
+                unstorable[0] = tooDeep(d).orElse(null);
+                if (unstorable[0] != null) {
+                    return FileVisitResult.TERMINATE;
+                }
                 // code may have taken its own permissions away; the service (its owner or root) restores them
                 Files.setPosixFilePermissions(d, EnumSet.of(PosixFilePermission.OWNER_READ,
                         PosixFilePermission.OWNER_WRITE, PosixFilePermission.OWNER_EXECUTE));
@@ -311,10 +376,24 @@ public final class WorkspaceRun {
 
             @Override
             public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-                String relative = dir.relativize(file).toString();
-                if (!attrs.isRegularFile() || WorkspacePath.problem(relative).isPresent()) {
+                Path relativePath = dir.relativize(file);
+                String relative = relativePath.toString();
+                if (!attrs.isRegularFile()) {
                     skipped.add(relative);
                     return FileVisitResult.CONTINUE;
+                }
+                // A name's bytes that do not decode (not UTF-8) come back as another path from its text.
+                if (!relativePath.equals(relativePath.getFileSystem().getPath(relative))) {
+                    unstorable[0] = new Problem(Problem.UNSTORABLE, "the job wrote a file whose name is not valid "
+                            + "UTF-8 (shown with replacement characters: " + shown(relative)
+                            + "); workspace paths are UTF-8 text");
+                    return FileVisitResult.TERMINATE;
+                }
+                Optional<String> bad = WorkspacePath.problem(relative);
+                if (bad.isPresent()) {
+                    unstorable[0] = new Problem(Problem.UNSTORABLE, "the job wrote a file no workspace path can name ("
+                            + shown(relative) + "): " + bad.get());
+                    return FileVisitResult.TERMINATE;
                 }
                 // the run's owner bit is what a file's mode means to the next run (its uid owns the file)
                 boolean executable = Files.getPosixFilePermissions(file, LinkOption.NOFOLLOW_LINKS)
@@ -379,18 +458,58 @@ public final class WorkspaceRun {
                 message);
     }
 
+    /**
+     * Deletes a run's directory, whatever the run left in it. One warning at most, with the top
+     * directory only: a run can leave thousands of entries, and a line per entry would flood the log.
+     */
     static void delete(Path path) {
         try {
-            if (Files.isDirectory(path, LinkOption.NOFOLLOW_LINKS)) {
-                Files.setPosixFilePermissions(path, EnumSet.allOf(PosixFilePermission.class).stream()
-                        .filter(p -> p.name().startsWith("OWNER")).collect(java.util.stream.Collectors.toSet()));
-                try (var children = Files.list(path)) {
-                    children.toList().forEach(WorkspaceRun::delete);
+            deleteTree(path);
+        } catch (IOException e) {
+            // Java names every entry by its full path, which fails past PATH_MAX in a deep tree;
+            // rm walks by descriptors and reaches any depth.
+            try {
+                removeWithRm(path);
+            } catch (IOException again) {
+                LOG.warnf("cannot delete %s: %s", path, again.getMessage());
+            }
+        }
+    }
+
+    private static void deleteTree(Path path) throws IOException {
+        if (Files.isDirectory(path, LinkOption.NOFOLLOW_LINKS)) {
+            Files.setPosixFilePermissions(path, EnumSet.of(PosixFilePermission.OWNER_READ,
+                    PosixFilePermission.OWNER_WRITE, PosixFilePermission.OWNER_EXECUTE));
+            try (var children = Files.list(path)) {
+                for (Path child : children.toList()) {
+                    deleteTree(child);
                 }
             }
-            Files.deleteIfExists(path);
-        } catch (IOException e) {
-            LOG.warnf("cannot delete %s: %s", path, e.getMessage());
+        }
+        Files.deleteIfExists(path);
+    }
+
+    private static void removeWithRm(Path path) throws IOException {
+        for (String tool : List.of("chmod", "rm")) {
+            Path executable = ExecutableLookup.find(tool).orElseThrow(() -> new IOException(tool + " is not on the PATH"));
+            // chmod first: the run may have taken the service's own permissions away (rm as non-root needs them)
+            List<String> argv = tool.equals("chmod") ? List.of(executable.toString(), "-R", "u+rwx", "--", path.toString())
+                    : List.of(executable.toString(), "-rf", "--", path.toString());
+            Process process = new ProcessBuilder(argv).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            try {
+                if (!process.waitFor(5, java.util.concurrent.TimeUnit.MINUTES)) {
+                    process.destroyForcibly();
+                    throw new IOException(tool + " did not finish");
+                }
+            } catch (InterruptedException e) {
+                process.destroyForcibly();
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while deleting", e);
+            }
+        }
+        if (Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
+            throw new IOException("still there after rm -rf");
         }
     }
 }

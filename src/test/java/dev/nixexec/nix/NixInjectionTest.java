@@ -27,7 +27,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Hostile values in every field that reaches a Nix build. Package names and the language are
  * refused before nix runs; env never reaches Nix at all; names that are valid attribute paths reach
- * Nix only as JSON data in request.json, next to a fixed flake.nix and env.nix, with a fixed argv.
+ * Nix only as JSON data in a request file outside the flake (never in the store), next to a fixed
+ * flake.nix and env.nix, with a fixed argv.
  */
 @QuarkusTest
 @WithTestResource(NixSpy.class)
@@ -124,12 +125,62 @@ class NixInjectionTest {
         // the build directory vary, and none of them comes from the request
         assertEquals(1, builds.stream().map(l -> l.substring(0, l.indexOf(" --json "))).distinct().count(), builds.toString());
         for (String line : builds) {
-            assertTrue(line.matches("nix build .* --json --no-write-lock-file --out-link \\S+/gcroots/[0-9a-f]+ "
+            assertTrue(line.matches("nix build .* --json --no-write-lock-file --impure --out-link \\S+/gcroots/[0-9a-f]+ "
                     + "--override-input nixpkgs \\S+ path:\\S+/build-\\d+#default"), line);
             for (String name : odd) {
                 assertFalse(List.of(line.split(" ")).contains(name), "a package name in the nix argv: " + line);
             }
         }
+    }
+
+    /**
+     * With the whole store in view, every job could read every file Nix copied into the store. A
+     * request (its packages), its code, env values and stdin must never be among them: a job of
+     * another tenant looks for them, and so does the test, in every flake source in the store.
+     */
+    @Test
+    void noPartOfARequestLandsInTheStoreForOtherJobsToRead() throws Exception {
+        String marker = "nixexecmarker" + UUID.randomUUID().toString().replace("-", "");
+        String owner = member();
+        int nixCalls = NixSpy.invocations().size();
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("language", "bash");
+        body.put("code", "echo code-" + marker);
+        body.put("packages", List.of(marker + "pkg"));
+        body.put("env", Map.of("SECRET", "env-" + marker));
+        body.put("stdin", "stdin-" + marker);
+        String first = submit(owner, body);
+        RestAssured.given().header("Authorization", "Bearer " + owner).get("/v1/jobs/" + first + "?wait=60")
+                .then().statusCode(200).body("status", equalTo("error")).body("error.code", equalTo("unknown_package"));
+        assertTrue(NixSpy.invocations().subList(nixCalls, NixSpy.invocations().size()).stream()
+                .anyMatch(l -> l.startsWith("nix build ")), "the request never reached nix");
+
+        List<String> found = new java.util.ArrayList<>();
+        try (var store = java.nio.file.Files.newDirectoryStream(java.nio.file.Path.of("/nix/store"), "*-source")) {
+            for (java.nio.file.Path source : store) {
+                try (var files = java.nio.file.Files.walk(source)) {
+                    for (java.nio.file.Path f : files.filter(java.nio.file.Files::isRegularFile).toList()) {
+                        if (java.nio.file.Files.readString(f, java.nio.charset.StandardCharsets.ISO_8859_1).contains(marker)) {
+                            found.add(f.toString());
+                        }
+                    }
+                }
+            }
+        }
+        assertEquals(List.of(), found, "store files holding the request");
+
+        String other = member();
+        String second = submit(other, Map.of("language", "bash", "code",
+                "cat /nix/store/*-source/request.json 2>/dev/null; grep -rl " + marker + " /nix/store/*-source 2>/dev/null; echo looked"));
+        String stdout = RestAssured.given().header("Authorization", "Bearer " + other).get("/v1/jobs/" + second + "?wait=60")
+                .then().statusCode(200).body("status", equalTo("succeeded")).extract().path("stdout");
+        assertTrue(stdout.endsWith("looked\n"), stdout);
+        assertFalse(stdout.contains(marker), "another tenant's job read the request: " + stdout);
+    }
+
+    private String submit(String key, Map<String, Object> body) throws Exception {
+        return RestAssured.given().header("Authorization", "Bearer " + key).contentType("application/json")
+                .body(json.writeValueAsString(body)).post("/v1/jobs").then().statusCode(201).extract().path("id");
     }
 
     private long count() throws Exception {

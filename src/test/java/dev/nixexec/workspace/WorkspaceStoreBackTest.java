@@ -299,4 +299,77 @@ class WorkspaceStoreBackTest {
                 "code", "test -x tool.sh && echo still executable || echo plain")));
         assertEquals("plain\n", after.getString("stdout"), after.prettify());
     }
+
+    /**
+     * A tree deeper than any workspace path can name: its own error code (not a quota overrun),
+     * nothing stored, the directory still deleted, and a handful of log lines, not one per level.
+     */
+    @Test
+    void aTreeTooDeepToStoreIsItsOwnErrorAndBarelyLogs() {
+        String ws = workspace(Map.of("name", "deep"));
+        upload(ws, "keep.txt", "keep");
+        Set<Path> before = workspaceDirs();
+        List<java.util.logging.LogRecord> warnings = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.logging.Handler handler = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord r) {
+                if (r.getLevel().intValue() >= java.util.logging.Level.WARNING.intValue()) {
+                    warnings.add(r);
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        java.util.logging.Logger root = java.util.logging.Logger.getLogger("");
+        root.addHandler(handler);
+        try {
+            JsonPath result = await(submit(Map.of("language", "python", "workspace", ws, "code", String.join("\n",
+                    "import os",
+                    "for i in range(3000):",
+                    "    os.mkdir('d')",
+                    "    os.chdir('d')",
+                    "open('bottom.txt', 'w').write('x')"))));
+            assertEquals("error", result.getString("status"), result.prettify());
+            assertEquals("workspace_unstorable", result.getString("error.code"), result.prettify());
+            assertTrue(result.getString("error.message").contains("1024 bytes"), result.prettify());
+            assertEquals(1, files(ws).getInt("version"));
+            assertEquals(List.of("keep.txt"), files(ws).getList("items.path"));
+            waitFor(() -> before.containsAll(workspaceDirs()), "the run's directory to be deleted");
+        } finally {
+            root.removeHandler(handler);
+        }
+        long chars = warnings.stream().mapToLong(r -> String.valueOf(r.getMessage()).length()
+                + java.util.Arrays.toString(r.getParameters()).length()).sum();
+        assertTrue(warnings.size() <= 5 && chars < 20_000, warnings.size() + " warnings, " + chars + " characters");
+    }
+
+    /**
+     * Two names that differ only in bytes that are not UTF-8 would read back as one path, and one
+     * file would be lost without a word: the run is refused instead, naming why.
+     */
+    @Test
+    void fileNamesThatAreNotUtf8AreRefusedNotMerged() {
+        String ws = workspace(Map.of("name", "bytes"));
+        upload(ws, "keep.txt", "keep");
+        JsonPath result = await(submit(Map.of("language", "python", "workspace", ws, "code", String.join("\n",
+                "open(b'name-\\xff', 'w').write('first')",
+                "open(b'name-\\xfe', 'w').write('second')",
+                "open('other.txt', 'w').write('third')"))));
+        assertEquals("error", result.getString("status"), result.prettify());
+        assertEquals("workspace_unstorable", result.getString("error.code"), result.prettify());
+        assertTrue(result.getString("error.message").contains("not valid UTF-8"), result.prettify());
+        assertEquals(1, files(ws).getInt("version"));
+        assertEquals(List.of("keep.txt"), files(ws).getList("items.path"));
+        // a name that is valid UTF-8 outside ASCII is stored as it is
+        JsonPath fine = await(submit(Map.of("language", "python", "workspace", ws,
+                "code", "open('na\u00efve-\uFFFD.txt', 'w').write('ok')")));
+        assertEquals("succeeded", fine.getString("status"), fine.prettify());
+        assertTrue(files(ws).getList("items.path").contains("na\u00efve-\uFFFD.txt"), files(ws).prettify());
+    }
 }
