@@ -281,8 +281,8 @@ public class JobService {
         // notification to idle workers. Given this node's free slot (?19), a job whose tenant may
         // take it (JobQueue.mayTake: the claim rule) and which would pass no job this node could
         // claim now is stored as claimed by this node, with the claim's event and audit record,
-        // and no notification: nobody else needs waking. It answers the tenant's queued count, whether it stored, and
-        // the claiming node.
+        // and no notification: nobody else needs waking. It answers the tenant's queued count,
+        // whether it stored, and the claiming node.
         Object[] outcome = (Object[]) em.createNativeQuery("""
                         WITH queued AS (
                             SELECT count(*) AS n FROM jobs WHERE tenant_id = ?2 AND status = 'queued'
