@@ -1,6 +1,7 @@
 package dev.nixexec.api;
 
 import dev.nixexec.config.NixExecConfig;
+import dev.nixexec.limits.KeyLimits;
 import dev.nixexec.tenant.Caller;
 import dev.nixexec.tenant.Tenants;
 import io.quarkus.runtime.StartupEvent;
@@ -13,8 +14,9 @@ import java.util.Optional;
 import org.jboss.resteasy.reactive.server.ServerRequestFilter;
 
 /**
- * Bearer API keys on every {@code /v1} request. With {@code nixexec.auth.enabled=false} (local
- * single-user mode) every request acts as the operator of the default tenant.
+ * Bearer API keys on every {@code /v1} request, each within its key's request rate
+ * ({@link KeyLimits}). With {@code nixexec.auth.enabled=false} (local single-user mode) every
+ * request acts as the operator of the default tenant.
  */
 @ApplicationScoped
 public class Authentication {
@@ -22,12 +24,14 @@ public class Authentication {
     private final NixExecConfig config;
     private final Tenants tenants;
     private final CallerContext callers;
+    private final KeyLimits limits;
     private volatile Caller localCaller;
 
-    public Authentication(NixExecConfig config, Tenants tenants, CallerContext callers) {
+    public Authentication(NixExecConfig config, Tenants tenants, CallerContext callers, KeyLimits limits) {
         this.config = config;
         this.tenants = tenants;
         this.callers = callers;
+        this.limits = limits;
     }
 
     void bootstrap(@Observes StartupEvent event) {
@@ -56,6 +60,6 @@ public class Authentication {
             return Optional.of(Problems.response(401, "Unauthorized", "the API key is unknown or revoked", null));
         }
         callers.set(caller.get());
-        return Optional.empty();
+        return limits.request(caller.get()).map(after -> Problems.of(limits.tooMany(after)));
     }
 }

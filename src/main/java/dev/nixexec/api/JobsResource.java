@@ -4,6 +4,7 @@ import dev.nixexec.job.JobProblem;
 import dev.nixexec.job.JobService;
 import dev.nixexec.job.JobStatus;
 import dev.nixexec.job.JobView;
+import dev.nixexec.limits.KeyLimits;
 import dev.nixexec.worker.FieldError;
 import dev.nixexec.worker.InvalidRequestException;
 import io.smallrye.common.annotation.RunOnVirtualThread;
@@ -42,10 +43,12 @@ public class JobsResource {
 
     private final JobService jobs;
     private final CallerContext caller;
+    private final KeyLimits limits;
 
-    public JobsResource(JobService jobs, CallerContext caller) {
+    public JobsResource(JobService jobs, CallerContext caller, KeyLimits limits) {
         this.jobs = jobs;
         this.caller = caller;
+        this.limits = limits;
     }
 
     @POST
@@ -56,7 +59,11 @@ public class JobsResource {
         if (body == null) {
             throw new InvalidRequestException(List.of(new FieldError("body", "a JSON object is required")), false);
         }
-        JobService.Submitted submitted = jobs.submit(caller.get(), body.submission(), idempotencyKey, waitParam(wait));
+        Duration waitFor = waitParam(wait);
+        JobService.Submitted submitted;
+        try (KeyLimits.Wait held = waiting(waitFor)) {
+            submitted = jobs.submit(caller.get(), body.submission(), idempotencyKey, waitFor);
+        }
         JobView job = submitted.job();
         int status = submitted.created() && !job.terminal() ? 201 : 200;
         return Response.status(status).entity(job).header("Location", "/v1/jobs/" + job.id()).build();
@@ -66,7 +73,15 @@ public class JobsResource {
     @Path("{id}")
     @RunOnVirtualThread
     public JobView get(@PathParam("id") String id, @QueryParam("wait") String wait) {
-        return jobs.await(caller.get(), jobId(id), waitParam(wait));
+        Duration waitFor = waitParam(wait);
+        try (KeyLimits.Wait held = waiting(waitFor)) {
+            return jobs.await(caller.get(), jobId(id), waitFor);
+        }
+    }
+
+    /** One of the key's waits, held while a request waits; none for a request that answers at once. */
+    private KeyLimits.Wait waiting(Duration wait) {
+        return wait.isPositive() ? limits.startWait(caller.get()) : () -> { };
     }
 
     @POST
@@ -108,8 +123,17 @@ public class JobsResource {
     @RestStreamElementType(MediaType.TEXT_PLAIN)
     public Multi<OutboundSseEvent> events(@PathParam("id") String id, @HeaderParam("Last-Event-ID") String lastEventId,
             @jakarta.ws.rs.core.Context Sse sse) {
-        return jobs.follow(caller.get(), jobId(id), parseLastEventId(lastEventId)).map(e ->
-                sse.newEventBuilder().id(Integer.toString(e.seq())).name(e.kind()).data(e.data()).build());
+        int after = parseLastEventId(lastEventId);
+        UUID job = jobId(id);
+        // a stream is a wait of its key for as long as it is open
+        KeyLimits.Wait held = limits.startWait(caller.get());
+        try {
+            return jobs.follow(caller.get(), job, after).onTermination().invoke(held::close).map(e ->
+                    sse.newEventBuilder().id(Integer.toString(e.seq())).name(e.kind()).data(e.data()).build());
+        } catch (RuntimeException e) {
+            held.close();
+            throw e;
+        }
     }
 
     private static int parseLastEventId(String value) {

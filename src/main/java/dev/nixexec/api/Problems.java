@@ -43,6 +43,10 @@ public class Problems {
 
     @ServerExceptionMapper
     public Response refused(JobProblem e) {
+        return of(e);
+    }
+
+    static Response of(JobProblem e) {
         String title = switch (e.kind()) {
             case UNAUTHENTICATED -> "Unauthorized";
             case FORBIDDEN -> "Forbidden";
@@ -51,7 +55,9 @@ public class Problems {
             case TOO_MANY -> "Too Many Requests";
             case UNAVAILABLE -> "Service Unavailable";
         };
-        return response(e.kind().status, title, e.getMessage(), null);
+        Response response = response(e.kind().status, title, e.getMessage(), null);
+        return e.retryAfter().map(after -> Response.fromResponse(response)
+                .header("Retry-After", Long.toString(Math.max(1, after.toSeconds()))).build()).orElse(response);
     }
 
     @ServerExceptionMapper

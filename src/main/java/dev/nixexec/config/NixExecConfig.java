@@ -37,6 +37,8 @@ public interface NixExecConfig {
 
     Workspaces workspaces();
 
+    Limits limits();
+
     /** Workspaces, inline input files and artifacts (docs/workspaces.md). */
     interface Workspaces {
         /** Quota of a new workspace when its creator names none (bytes of all its files). */
@@ -141,6 +143,35 @@ public interface NixExecConfig {
          */
         @WithDefault("false")
         boolean localModeAllowNonLoopbackBind();
+    }
+
+    /**
+     * What one tenant or key may take from the others: its share of a node's slots, its request
+     * rate and its open waits (docs/operations.md, "Queue fairness").
+     */
+    interface Limits {
+        /** Slots of each node a tenant leaves to the others while another tenant contends; 0: none. */
+        @WithDefault("1")
+        int reservedSlots();
+
+        /** A tenant that submitted a job this recently contends for slots, as one with a job waiting does. */
+        @WithDefault("5m")
+        Duration contentionWindow();
+
+        /** Requests per second one API key may make to /v1 and /mcp, sustained. */
+        @NonZero
+        @WithDefault("100")
+        int requestsPerSecond();
+
+        /** Requests one key may make at once before its rate applies. */
+        @NonZero
+        @WithDefault("1000")
+        int requestBurst();
+
+        /** Waiting requests one key may have open at once ({@code ?wait=}, event streams, MCP waits). */
+        @NonZero
+        @WithDefault("32")
+        int waitsPerKey();
     }
 
     interface Jobs {

@@ -1,5 +1,8 @@
 package dev.nixexec.job;
 
+import java.time.Duration;
+import java.util.Optional;
+
 /** A refusal with an HTTP-like status: the REST and MCP adapters render it, each in its own way. */
 public class JobProblem extends RuntimeException {
 
@@ -15,14 +18,25 @@ public class JobProblem extends RuntimeException {
     }
 
     private final Kind kind;
+    private final Duration retryAfter;
 
     public JobProblem(Kind kind, String message) {
+        this(kind, message, null);
+    }
+
+    /** A refusal that passes: the caller may try again after {@code retryAfter} (REST: Retry-After). */
+    public JobProblem(Kind kind, String message, Duration retryAfter) {
         super(message);
         this.kind = kind;
+        this.retryAfter = retryAfter;
     }
 
     public Kind kind() {
         return kind;
+    }
+
+    public Optional<Duration> retryAfter() {
+        return Optional.ofNullable(retryAfter);
     }
 
     public static JobProblem notFound(Object id) {

@@ -36,21 +36,54 @@ import org.hibernate.jpa.HibernateHints;
 public class JobQueue {
 
     /**
+     * The claim rule, shared by {@link #CLAIM} and the local hand-off of {@code JobService.insert}
+     * so the two cannot drift: CTEs {@code running} (each tenant's building and running jobs, all
+     * and on this node) and {@code contending} (tenants with a job waiting that their running cap
+     * lets run, or with a job submitted within the contention window). Formatted with the SQL of:
+     * this node, the default running cap, the window in seconds.
+     */
+    static String fairShareCtes(String node, String defaultCap, String windowSeconds) {
+        return """
+                running AS (
+                    SELECT tenant_id, count(*) AS n, count(*) FILTER (WHERE node_id = %1$s) AS here
+                    FROM jobs WHERE status IN ('building', 'running') GROUP BY tenant_id
+                ), contending AS (
+                    SELECT t.id AS tenant_id FROM tenants t LEFT JOIN running r ON r.tenant_id = t.id
+                    WHERE (EXISTS (SELECT 1 FROM jobs q WHERE q.tenant_id = t.id AND q.status = 'queued')
+                           AND coalesce(r.n, 0) < coalesce((t.policy ->> 'max_running')::int, %2$s))
+                       OR (%3$s > 0 AND EXISTS (SELECT 1 FROM jobs j WHERE j.tenant_id = t.id
+                           AND j.created_at > now() - make_interval(secs => %3$s)))
+                )""".formatted(node, defaultCap, windowSeconds);
+    }
+
+    /**
+     * Whether tenant {@code t} (a tenants row; {@code r} its {@code running} row) may take a
+     * {@code k}-th slot on this node: under its running cap, and, while another tenant contends,
+     * within this node's share (its slots less the reserved ones). Formatted with the SQL of: k,
+     * the default running cap, the node's share.
+     */
+    static String mayTake(String k, String defaultCap, String share) {
+        return """
+                (coalesce(r.n, 0) + %1$s <= coalesce((t.policy ->> 'max_running')::int, %2$s)
+                 AND (coalesce(r.here, 0) + %1$s <= %3$s
+                      OR NOT EXISTS (SELECT 1 FROM contending o WHERE o.tenant_id <> t.id)))""".formatted(k, defaultCap, share);
+    }
+
+    /**
      * Fairness: each tenant's oldest queued jobs are ranked 1, 2, 3… and a job's turn is its
      * tenant's running count plus its rank, so tenants with fewer running jobs go first and tenants
-     * interleave; a tenant at its running cap gets nothing. SKIP LOCKED lets many claimers run this
+     * interleave; a tenant at its running cap, or at its share of this node while another tenant
+     * contends ({@link #mayTake}), gets nothing. SKIP LOCKED lets many claimers run this
      * at once without ever taking the same row. The same statement appends each claimed job's
      * "building" event and "claimed" audit record, notifies its followers and lets the commit
      * return before the disk has it (see {@link #commitWithoutWaitingForDisk}), so a claim costs
      * one round trip and its commit. A queued job is claimable at once: its {@code run_after} comes
      * from the clock of the node that queued it, and comparing that with the database's would hold
      * jobs back by any skew between the two clocks. Parameters: ?1 node, ?2 how many, ?3 default
-     * running cap, ?4 lease seconds.
+     * running cap, ?4 lease seconds, ?5 the node's share of its slots, ?6 contention window seconds.
      */
     public static final String CLAIM = """
-            WITH running AS (
-                SELECT tenant_id, count(*) AS n FROM jobs WHERE status IN ('building', 'running') GROUP BY tenant_id
-            ), waiting AS (
+            WITH %s, waiting AS (
                 SELECT t.id AS tenant_id FROM tenants t
                 WHERE EXISTS (SELECT 1 FROM jobs j WHERE j.tenant_id = t.id AND j.status = 'queued')
             ), candidates AS (
@@ -65,7 +98,7 @@ public class JobQueue {
                 SELECT c.id FROM candidates c
                 JOIN tenants t ON t.id = c.tenant_id
                 LEFT JOIN running r ON r.tenant_id = c.tenant_id
-                WHERE coalesce(r.n, 0) + c.k <= coalesce((t.policy ->> 'max_running')::int, ?3)
+                WHERE %s
                 ORDER BY coalesce(r.n, 0) + c.k, c.created_at
                 LIMIT ?2
             ), claimed AS (
@@ -89,7 +122,7 @@ public class JobQueue {
             SELECT c.id, c.tenant_id, c.attempt, c.language, c.code, c.packages, c.env, c.stdin, c.timeout_ms, c.network,
                    c.policy, c.host_workspace, c.has_files, pg_notify('%s', c.id::text)
             FROM claimed c, unhurried
-            """.formatted(JobNotifications.CHANGED);
+            """.formatted(fairShareCtes("?1", "?3", "?6"), mayTake("c.k", "?3", "?5"), JobNotifications.CHANGED);
 
     /**
      * The ends of runs, one statement for any number (its text never changes, so PostgreSQL plans
@@ -159,11 +192,19 @@ public class JobQueue {
     /** Claims up to {@code count} jobs for this node, with their events, audit and notifications. */
     @Transactional
     public List<ClaimedJob> claim(String nodeId, int count) {
+        return claim(nodeId, count, config.node().concurrency());
+    }
+
+    /** As {@link #claim(String, int)} for a node with {@code slots} slots (a test's or benchmark's claimer). */
+    @Transactional
+    public List<ClaimedJob> claim(String nodeId, int count, int slots) {
         @SuppressWarnings("unchecked")
         List<Object[]> rows = em.createNativeQuery(CLAIM)
                 .setParameter(1, nodeId).setParameter(2, count)
                 .setParameter(3, config.jobs().maxRunningPerTenant())
                 .setParameter(4, (double) config.jobs().lease().toSeconds())
+                .setParameter(5, share(config.limits(), slots))
+                .setParameter(6, (double) config.limits().contentionWindow().toSeconds())
                 .getResultList();
         if (rows.isEmpty()) {
             return List.of();
@@ -307,6 +348,14 @@ public class JobQueue {
         }
         notifications.handOverOnCommit(views);
         return stored;
+    }
+
+    /**
+     * The slots of a node one tenant may hold while another tenant contends: all but the reserved
+     * ones, and at least one.
+     */
+    static int share(NixExecConfig.Limits limits, int slots) {
+        return Math.max(1, slots - Math.max(0, limits.reservedSlots()));
     }
 
     /** Extends the leases of this node's jobs; returns the ids whose cancel was requested. */

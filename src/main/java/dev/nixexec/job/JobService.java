@@ -255,7 +255,6 @@ public class JobService {
             throw new JobProblem(JobProblem.Kind.UNAVAILABLE, "the queue is full (" + allQueued + " jobs waiting); submit again later");
         }
         int maxQueued = Optional.ofNullable(policy.maxQueued()).orElse(config.jobs().maxQueuedPerTenant());
-        int maxRunning = Optional.ofNullable(policy.maxRunning()).orElse(config.jobs().maxRunningPerTenant());
         Job job = new Job();
         job.id = id;
         job.tenantId = caller.tenantId();
@@ -279,24 +278,23 @@ public class JobService {
         String submitted = write(Map.of("language", job.language, "packages", s.packages(),
                 "env_names", new ArrayList<>(new TreeMap<>(s.env()).keySet())));
         // One statement: the tenant's cap, the job, its first event, its audit record, the
-        // notification to idle workers. Given this node's free slot (?19), a job whose tenant is
-        // under its running cap and which would pass no job a worker could claim now is stored as
-        // claimed by this node, with the claim's event and audit record, and no notification:
-        // nobody else needs waking. It answers the tenant's queued count, whether it stored, and
-        // the claiming node.
+        // notification to idle workers. Given this node's free slot (?19), a job whose tenant may
+        // take it (JobQueue.mayTake: the claim rule) and which would pass no job this node could
+        // claim now is stored as claimed by this node, with the claim's event and audit record,
+        // and no notification: nobody else needs waking. It answers the tenant's queued count,
+        // whether it stored, and the claiming node.
         Object[] outcome = (Object[]) em.createNativeQuery("""
                         WITH queued AS (
                             SELECT count(*) AS n FROM jobs WHERE tenant_id = ?2 AND status = 'queued'
-                        ), here AS (
+                        ), %s, here AS (
                             SELECT CAST(?19 AS text) AS node_id
                             WHERE CAST(?19 AS text) IS NOT NULL
-                              AND (SELECT count(*) FROM jobs WHERE tenant_id = ?2 AND status IN ('building', 'running')) < ?20
+                              AND EXISTS (SELECT 1 FROM tenants t LEFT JOIN running r ON r.tenant_id = t.id
+                                          WHERE t.id = ?2 AND %s)
                               AND NOT EXISTS (
-                                  SELECT 1 FROM tenants t
+                                  SELECT 1 FROM tenants t LEFT JOIN running r ON r.tenant_id = t.id
                                   WHERE EXISTS (SELECT 1 FROM jobs q WHERE q.tenant_id = t.id AND q.status = 'queued')
-                                    AND (SELECT count(*) FROM jobs r WHERE r.tenant_id = t.id
-                                         AND r.status IN ('building', 'running'))
-                                        < coalesce((t.policy ->> 'max_running')::int, ?22))
+                                    AND %s)
                         ), stored AS (
                             INSERT INTO jobs (id, tenant_id, key_id, status, language, code, packages, env, stdin,
                                               timeout_ms, network, host_workspace, metadata, idempotency_key,
@@ -323,7 +321,9 @@ public class JobService {
                         )
                         SELECT (SELECT n FROM queued), (SELECT count(*) FROM stored), (SELECT node_id FROM stored),
                                (SELECT count(pg_notify('%s', '')) FROM stored WHERE node_id IS NULL)
-                        """.formatted(JobNotifications.SUBMITTED))
+                        """.formatted(JobQueue.fairShareCtes("CAST(?19 AS text)", "?22", "?23"),
+                                JobQueue.mayTake("1", "?22", "?20"), JobQueue.mayTake("1", "?22", "?20"),
+                                JobNotifications.SUBMITTED))
                 .setParameter(1, job.id).setParameter(2, job.tenantId).setParameter(3, job.keyId)
                 .setParameter(4, job.language).setParameter(5, job.code).setParameter(6, job.packages)
                 .setParameter(7, job.env).setParameter(8, job.stdin).setParameter(9, job.timeoutMs)
@@ -331,8 +331,10 @@ public class JobService {
                 .setParameter(13, job.idempotencyKey).setParameter(14, job.requestHash)
                 .setParameter(15, job.maxAttempts).setParameter(16, now).setParameter(17, maxQueued)
                 .setParameter(18, submitted).setParameter(19, slot.map(LocalSlots.Slot::nodeId).orElse(null))
-                .setParameter(20, maxRunning).setParameter(21, (double) config.jobs().lease().toSeconds())
+                .setParameter(20, JobQueue.share(config.limits(), config.node().concurrency()))
+                .setParameter(21, (double) config.jobs().lease().toSeconds())
                 .setParameter(22, config.jobs().maxRunningPerTenant())
+                .setParameter(23, (double) config.limits().contentionWindow().toSeconds())
                 .getSingleResult();
         if (((Number) outcome[1]).intValue() == 0) {
             throw new JobProblem(JobProblem.Kind.TOO_MANY, "the tenant has " + outcome[0] + " queued jobs, its cap is " + maxQueued);

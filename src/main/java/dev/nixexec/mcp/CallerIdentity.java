@@ -9,7 +9,7 @@ import io.quarkus.security.runtime.QuarkusSecurityIdentity;
 /** The {@link Caller} travels inside the MCP request's {@link SecurityIdentity} as an attribute. */
 final class CallerIdentity {
 
-    private static final String CALLER = "nixexec.caller";
+    static final String CALLER = "nixexec.caller";
 
     private CallerIdentity() {
     }

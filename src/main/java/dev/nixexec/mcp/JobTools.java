@@ -6,6 +6,7 @@ import dev.nixexec.job.JobProblem;
 import dev.nixexec.job.JobService;
 import dev.nixexec.job.JobStatus;
 import dev.nixexec.job.JobView;
+import dev.nixexec.limits.KeyLimits;
 import dev.nixexec.nix.Language;
 import dev.nixexec.tenant.Caller;
 import dev.nixexec.worker.FieldError;
@@ -64,9 +65,11 @@ public class JobTools {
     private final HostWorkspaces hostWorkspaces;
     private final WorkspaceStore workspaces;
     private final SessionWorkspaces sessionWorkspaces;
+    private final KeyLimits limits;
 
     public JobTools(JobService jobs, NixExecConfig config, SecurityIdentity identity, HostWorkspaces hostWorkspaces,
-            WorkspaceStore workspaces, SessionWorkspaces sessionWorkspaces) {
+            WorkspaceStore workspaces, SessionWorkspaces sessionWorkspaces, KeyLimits limits) {
+        this.limits = limits;
         this.workspaces = workspaces;
         this.sessionWorkspaces = sessionWorkspaces;
         this.jobs = jobs;
@@ -91,7 +94,8 @@ public class JobTools {
             Progress progress, McpLog log, Cancellation cancellation, Roots roots, McpConnection connection) {
         return refusalsAsErrors(() -> {
             UUID id = UUID.randomUUID();
-            try (JobFollow follow = new JobFollow(jobs, caller(), id, progress, log, cancellation)) {
+            try (KeyLimits.Wait held = limits.startWait(caller());
+                    JobFollow follow = new JobFollow(jobs, caller(), id, progress, log, cancellation)) {
                 submit(id, language, code, packages, env, stdin, timeout, roots, workspace, connection);
                 return result(follow.until(config.mcp().runWait()));
             } catch (InterruptedException e) {
@@ -128,8 +132,12 @@ public class JobTools {
                     required = false) Integer wait) {
         return refusalsAsErrors(() -> {
             Duration waitFor = Duration.ofSeconds(wait == null ? 0 : Math.max(0, wait));
-            JobView job = jobs.await(caller(), jobId(jobId), waitFor);
-            return result(job);
+            if (!waitFor.isPositive()) {
+                return result(jobs.get(caller(), jobId(jobId)));
+            }
+            try (KeyLimits.Wait held = limits.startWait(caller())) {
+                return result(jobs.await(caller(), jobId(jobId), waitFor));
+            }
         });
     }
 

@@ -95,7 +95,7 @@ class QueueBenchmark {
                     int idle = 0;
                     while (idle < 3) {
                         long t0 = System.nanoTime();
-                        List<ClaimedJob> batch = queue.claim(node, BATCH);
+                        List<ClaimedJob> batch = queue.claim(node, BATCH, BATCH);
                         long t1 = System.nanoTime();
                         idle = batch.isEmpty() ? idle + 1 : 0;
                         // Each claimed job ends on its own thread, as runs do on a worker.

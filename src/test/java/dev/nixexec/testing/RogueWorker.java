@@ -27,8 +27,9 @@ public final class RogueWorker {
         try (Connection c = DriverManager.getConnection(url, user, password)) {
             c.setAutoCommit(false);
             List<String> ids = new ArrayList<>();
-            // the query numbers its parameters (?1..?4) for JPA; JDBC binds plain ?s in order of appearance
-            Object[] values = {null, node, count, 1000, 3.0};
+            // the query numbers its parameters (?1..?6) for JPA; JDBC binds plain ?s in order of appearance;
+            // the whole node is this rogue's (its share is its count, no contention window)
+            Object[] values = {null, node, count, 1000, 3.0, count, 0.0};
             java.util.regex.Matcher numbered = java.util.regex.Pattern.compile("\\?(\\d)").matcher(JobQueue.CLAIM);
             List<Object> bound = new ArrayList<>();
             while (numbered.find()) {

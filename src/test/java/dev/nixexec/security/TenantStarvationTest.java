@@ -1,0 +1,209 @@
+package dev.nixexec.security;
+
+import static io.restassured.RestAssured.given;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.nixexec.job.JobService;
+import dev.nixexec.job.JobView;
+import dev.nixexec.tenant.Caller;
+import dev.nixexec.tenant.Role;
+import dev.nixexec.tenant.TenantPolicy;
+import dev.nixexec.tenant.Tenants;
+import dev.nixexec.testing.NixSpy;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.common.http.TestHTTPResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
+import io.restassured.response.Response;
+import io.restassured.specification.RequestSpecification;
+import jakarta.inject.Inject;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * One tenant or key cannot starve the others: on a node of 2 slots a tenant with long jobs leaves
+ * one slot to a tenant that is also using the service; a key over its request rate, or with too
+ * many waiting requests open, is told 429 with Retry-After while other keys go on. A fresh
+ * database (this profile's own start), so the first test sees a tenant truly alone.
+ */
+@QuarkusTest
+@WithTestResource(NixSpy.class)
+@TestProfile(TenantStarvationTest.Contended.class)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class TenantStarvationTest {
+
+    private static final String ADMIN = "nx_test_bootstrap_admin_secret";
+    private static final int WAITS = 3;
+
+    public static class Contended implements QuarkusTestProfile {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return Map.of("nixexec.node.concurrency", "2", "nixexec.limits.reserved-slots", "1",
+                    "nixexec.limits.contention-window", "5m", "nixexec.limits.requests-per-second", "2",
+                    "nixexec.limits.request-burst", "40", "nixexec.limits.waits-per-key", Integer.toString(WAITS));
+        }
+    }
+
+    @Inject
+    JobService jobs;
+
+    @Inject
+    Tenants tenants;
+
+    @TestHTTPResource("/")
+    URI base;
+
+    private Caller tenant(String name, Integer maxRunning) {
+        return new Caller(tenants.create(name + "-" + UUID.randomUUID().toString().substring(0, 8),
+                new TenantPolicy(null, null, null, null, null, null, null, maxRunning), null).id, null, Role.MEMBER);
+    }
+
+    private static JobService.Submission bash(String code) {
+        return new JobService.Submission("bash", code, List.of(), Map.of(), "", Optional.empty(), false, Map.of());
+    }
+
+    private JobView until(Caller caller, UUID id, String status) throws InterruptedException {
+        for (int i = 0; i < 600; i++) {
+            JobView job = jobs.get(caller, id);
+            if (job.status().equals(status) || job.terminal()) {
+                return job;
+            }
+            Thread.sleep(100);
+        }
+        return jobs.get(caller, id);
+    }
+
+    @Test
+    @Order(1)
+    void aTenantAloneUsesEverySlot() throws InterruptedException {
+        Caller alone = tenant("alone", null);
+        UUID first = jobs.submit(alone, bash("sleep 60"), null).job().id();
+        UUID second = jobs.submit(alone, bash("sleep 60"), null).job().id();
+        assertEquals("running", until(alone, first, "running").status());
+        assertEquals("running", until(alone, second, "running").status(), "nobody else wants a slot: both run");
+        jobs.cancel(alone, first);
+        jobs.cancel(alone, second);
+        assertEquals("cancelled", jobs.await(alone, first, Duration.ofSeconds(30)).status());
+        assertEquals("cancelled", jobs.await(alone, second, Duration.ofSeconds(30)).status());
+    }
+
+    @Test
+    @Order(2)
+    void anotherTenantsJobRunsWhileOneTenantsLongJobsFillTheQueue() {
+        Caller a = tenant("flood", null);
+        Caller b = tenant("short", null);
+        // b uses the service: its warm-up job also builds the bash environment
+        assertEquals("succeeded", jobs.submit(b, bash("echo warm"), null, Duration.ofSeconds(60)).job().status());
+        List<UUID> flood = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            flood.add(jobs.submit(a, bash("sleep 20"), null).job().id());
+        }
+        JobView mine = jobs.submit(b, bash("echo short"), null, Duration.ofSeconds(60)).job();
+        List<String> floodNow = flood.stream().map(id -> jobs.get(a, id).status()).toList();
+        flood.forEach(id -> jobs.cancel(a, id));
+        assertEquals("succeeded", mine.status());
+        assertTrue(floodNow.stream().noneMatch(s -> s.equals("succeeded") || s.equals("cancelled")
+                || s.equals("failed") || s.equals("error")), "b's job waited for one of a's: " + floodNow);
+        assertTrue(floodNow.stream().filter(s -> !s.equals("queued")).count() <= 1, "a held more than its share: " + floodNow);
+    }
+
+    private RequestSpecification as(String key) {
+        return given().header("Authorization", "Bearer " + key).contentType("application/json");
+    }
+
+    private String key(String prefix, Map<String, Object> policy) {
+        String tenant = as(ADMIN).body(Map.of("name", prefix + "-" + UUID.randomUUID().toString().substring(0, 8),
+                "policy", policy)).post("/v1/admin/tenants").then().statusCode(201).extract().path("id");
+        return as(ADMIN).body(Map.of("role", "member")).post("/v1/admin/tenants/" + tenant + "/keys")
+                .then().statusCode(201).extract().path("key");
+    }
+
+    private static void assertTooMany(Response response) {
+        assertEquals(429, response.statusCode(), response.asString());
+        assertTrue(response.contentType().startsWith("application/problem+json"), response.contentType());
+        assertEquals(429, response.jsonPath().getInt("status"));
+        String after = response.header("Retry-After");
+        assertNotNull(after, "no Retry-After");
+        assertTrue(Long.parseLong(after) >= 1, after);
+    }
+
+    @Test
+    @Order(3)
+    void aKeyOverItsRequestRateIsToldToComeBackAndOtherKeysAreNot() {
+        String greedy = key("greedy", Map.of());
+        String other = key("other", Map.of());
+        Response last = null;
+        for (int i = 0; i < 200; i++) {
+            last = as(greedy).get("/v1/jobs");
+            if (last.statusCode() != 200) {
+                break;
+            }
+        }
+        assertTooMany(last);
+        // the same bucket answers on /mcp (a token may have come back meanwhile: it is taken first)
+        for (int i = 0; i < 20; i++) {
+            last = as(greedy).accept("application/json, text/event-stream")
+                    .body("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}").post("/mcp");
+            if (last.statusCode() != 200) {
+                break;
+            }
+        }
+        assertTooMany(last);
+        as(other).get("/v1/jobs").then().statusCode(200);
+    }
+
+    @Test
+    @Order(4)
+    void aKeyWithTooManyWaitsOpenIsToldToComeBackAndAnotherKeyStillWaits() throws Exception {
+        // a job that never runs (its tenant may run none) keeps every wait on it open
+        String waiter = key("waiter", Map.of("max_running", 0));
+        String id = as(waiter).body(Map.of("language", "bash", "code", "true")).post("/v1/jobs")
+                .then().statusCode(201).extract().path("id");
+        HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+        List<CompletableFuture<HttpResponse<String>>> open = new ArrayList<>();
+        for (int i = 0; i < WAITS; i++) {
+            open.add(http.sendAsync(HttpRequest.newBuilder(base.resolve("/v1/jobs/" + id + "?wait=60"))
+                    .header("Authorization", "Bearer " + waiter).build(), HttpResponse.BodyHandlers.ofString()));
+        }
+        // once the open waits are all in, one more is refused; until then it is just a short wait
+        Response more = null;
+        for (int i = 0; i < 30; i++) {
+            more = as(waiter).get("/v1/jobs/" + id + "?wait=1");
+            if (more.statusCode() != 200) {
+                break;
+            }
+        }
+        assertEquals(429, more.statusCode(), "open waits: " + open.stream().map(f -> f.isDone() ? f.join().statusCode() + " "
+                + f.join().body() : "open").toList());
+        assertTooMany(more);
+        assertTooMany(as(waiter).accept("text/event-stream").get("/v1/jobs/" + id + "/events"));
+        as(waiter).get("/v1/jobs/" + id).then().statusCode(200); // not waiting: answered
+
+        String patient = key("patient", Map.of());
+        String quick = as(patient).body(Map.of("language", "bash", "code", "echo quick")).post("/v1/jobs?wait=60")
+                .then().statusCode(200).extract().path("status");
+        assertEquals("succeeded", quick, "another key's wait");
+
+        as(waiter).post("/v1/jobs/" + id + "/cancel").then().statusCode(202);
+        for (CompletableFuture<HttpResponse<String>> wait : open) {
+            assertEquals(200, wait.get().statusCode());
+        }
+        as(waiter).get("/v1/jobs/" + id + "?wait=1").then().statusCode(200); // its waits were given back
+    }
+}
