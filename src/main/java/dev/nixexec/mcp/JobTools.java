@@ -23,6 +23,7 @@ import io.quarkiverse.mcp.server.Roots;
 import io.quarkiverse.mcp.server.TextContent;
 import io.quarkiverse.mcp.server.Tool;
 import io.quarkiverse.mcp.server.ToolArg;
+import io.quarkiverse.mcp.server.ToolGuardrails;
 import io.quarkiverse.mcp.server.ToolResponse;
 import io.quarkus.security.identity.SecurityIdentity;
 import io.smallrye.common.annotation.RunOnVirtualThread;
@@ -75,6 +76,7 @@ public class JobTools {
         this.hostWorkspaces = hostWorkspaces;
     }
 
+    @ToolGuardrails(input = KnownArguments.class)
     @Tool(name = "run_code", description = "Run code in a sandbox with the given Nix packages and wait for it: returns "
             + "the exit code, stdout and stderr, and the files written under /workspace/out/ (images as images). "
             + "/workspace is this session's workspace: files persist between calls. If it runs longer than the wait, "
@@ -90,6 +92,7 @@ public class JobTools {
             @ToolArg(description = WorkspaceTools.WORKSPACE, required = false) String workspace,
             Progress progress, McpLog log, Cancellation cancellation, Roots roots, McpConnection connection) {
         return refusalsAsErrors(() -> {
+            CallerIdentity.writer(identity, "run_code");
             UUID id = UUID.randomUUID();
             try (JobFollow follow = new JobFollow(jobs, caller(), id, progress, log, cancellation)) {
                 submit(id, language, code, packages, env, stdin, timeout, roots, workspace, connection);
@@ -101,6 +104,7 @@ public class JobTools {
         });
     }
 
+    @ToolGuardrails(input = KnownArguments.class)
     @Tool(name = "submit_job", description = "Queue code like run_code but return the job id at once; "
             + "read the result later with get_job.",
             inputSchema = @Tool.InputSchema(generator = LanguageEnumSchema.class))
@@ -114,6 +118,7 @@ public class JobTools {
             @ToolArg(description = WorkspaceTools.WORKSPACE, required = false) String workspace,
             Roots roots, McpConnection connection) {
         return refusalsAsErrors(() -> {
+            CallerIdentity.writer(identity, "submit_job");
             JobView job = submit(UUID.randomUUID(), language, code, packages, env, stdin, timeout, roots, workspace,
                     connection);
             return ToolResponse.success("Job " + job.id() + ": " + job.status()
@@ -121,6 +126,7 @@ public class JobTools {
         });
     }
 
+    @ToolGuardrails(input = KnownArguments.class)
     @Tool(name = "get_job", description = "The status and, once finished, the exit code, stdout and stderr of a job.")
     @RunOnVirtualThread
     ToolResponse getJob(@ToolArg(name = "job_id", description = JOB_ID) String jobId,
@@ -133,15 +139,17 @@ public class JobTools {
         });
     }
 
+    @ToolGuardrails(input = KnownArguments.class)
     @Tool(name = "cancel_job", description = "Cancel a queued or running job; returns its status. "
             + "A running job ends as cancelled shortly after.")
     ToolResponse cancelJob(@ToolArg(name = "job_id", description = JOB_ID) String jobId) {
         return refusalsAsErrors(() -> {
-            JobView job = jobs.cancel(caller(), jobId(jobId));
+            JobView job = jobs.cancel(CallerIdentity.writer(identity, "cancel_job"), jobId(jobId));
             return ToolResponse.success("Job " + job.id() + ": " + job.status());
         });
     }
 
+    @ToolGuardrails(input = KnownArguments.class)
     @Tool(name = "list_jobs", description = "Recent jobs of your tenant, newest first: id, status, language, "
             + "creation time and exit code.")
     ToolResponse listJobs(@ToolArg(description = "Only jobs with this status: queued, building, running, succeeded, "
@@ -159,6 +167,7 @@ public class JobTools {
         });
     }
 
+    @ToolGuardrails(input = KnownArguments.class)
     @Tool(name = "list_languages", description = "The languages, their interpreters and how to name their packages.")
     String listLanguages() {
         return Arrays.stream(Language.values())

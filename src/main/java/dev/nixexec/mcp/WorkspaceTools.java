@@ -19,6 +19,7 @@ import io.quarkiverse.mcp.server.TextContent;
 import io.quarkiverse.mcp.server.TextResourceContents;
 import io.quarkiverse.mcp.server.Tool;
 import io.quarkiverse.mcp.server.ToolArg;
+import io.quarkiverse.mcp.server.ToolGuardrails;
 import io.quarkiverse.mcp.server.ToolResponse;
 import io.quarkus.security.identity.SecurityIdentity;
 import io.smallrye.common.annotation.RunOnVirtualThread;
@@ -42,34 +43,31 @@ public class WorkspaceTools {
     private static final String PATH = "File path relative to /workspace, e.g. data/input.csv.";
 
     private final WorkspaceStore workspaces;
+    private final SessionWorkspaces sessionWorkspaces;
     private final SecurityIdentity identity;
 
-    public WorkspaceTools(WorkspaceStore workspaces, SecurityIdentity identity) {
+    public WorkspaceTools(WorkspaceStore workspaces, SessionWorkspaces sessionWorkspaces, SecurityIdentity identity) {
         this.workspaces = workspaces;
+        this.sessionWorkspaces = sessionWorkspaces;
         this.identity = identity;
     }
 
-    /** The workspace name of an MCP session: kept across its run_code calls, like a project directory. */
-    static String sessionName(McpConnection connection) {
-        String id = connection.id().replaceAll("[^A-Za-z0-9._-]", "-");
-        return "mcp-session-" + id.substring(0, Math.min(id.length(), 80));
-    }
-
     /** The named workspace, or the session's own (made on first use). */
-    static WorkspaceView chosen(WorkspaceStore workspaces, Caller caller, String workspace, McpConnection connection) {
+    private WorkspaceView chosen(Caller caller, String workspace, McpConnection connection) {
         if (workspace == null || workspace.isBlank()) {
-            return workspaces.session(caller, sessionName(connection));
+            return workspaces.session(caller, sessionWorkspaces.name(connection));
         }
         return workspaces.find(caller, workspace);
     }
 
+    @ToolGuardrails(input = KnownArguments.class)
     @Tool(name = "list_workspace_files", description = "The files of a workspace with their sizes and sha256, "
             + "and the workspace's version and quota.")
     @RunOnVirtualThread
     ToolResponse listFiles(@ToolArg(description = WORKSPACE, required = false) String workspace,
             McpConnection connection) {
         return refusalsAsErrors(() -> {
-            WorkspaceStore.Listing listing = workspaces.files(caller(), chosen(workspaces, caller(), workspace, connection).id());
+            WorkspaceStore.Listing listing = workspaces.files(caller(), chosen(caller(), workspace, connection).id());
             WorkspaceView ws = listing.workspace();
             List<WorkspaceFile> files = listing.files();
             String text = "Workspace " + ws.name() + " (" + ws.id() + "), version " + ws.version() + ", "
@@ -85,18 +83,20 @@ public class WorkspaceTools {
     public record Listing(WorkspaceView workspace, List<WorkspaceFile> files) {
     }
 
+    @ToolGuardrails(input = KnownArguments.class)
     @Tool(name = "read_workspace_file", description = "Read a workspace file: text as text, images as images, "
             + "other files as a base64 resource.")
     @RunOnVirtualThread
     ToolResponse readFile(@ToolArg(description = PATH) String path,
             @ToolArg(description = WORKSPACE, required = false) String workspace, McpConnection connection) {
         return refusalsAsErrors(() -> {
-            WorkspaceView ws = chosen(workspaces, caller(), workspace, connection);
+            WorkspaceView ws = chosen(caller(), workspace, connection);
             FileContent file = workspaces.read(caller(), ws.id(), WorkspacePath.parse("path", path));
             return ToolResponse.success(List.of(content(file, "nixexec://workspaces/" + ws.id() + "/files/" + file.path())));
         });
     }
 
+    @ToolGuardrails(input = KnownArguments.class)
     @Tool(name = "write_workspace_file", description = "Create or replace a workspace file, e.g. input data for "
             + "run_code; it appears under /workspace in the next run.")
     @RunOnVirtualThread
@@ -105,7 +105,8 @@ public class WorkspaceTools {
             @ToolArg(description = "utf-8 (default) or base64 (for binary content).", required = false) String encoding,
             @ToolArg(description = WORKSPACE, required = false) String workspace, McpConnection connection) {
         return refusalsAsErrors(() -> {
-            WorkspaceView ws = chosen(workspaces, caller(), workspace, connection);
+            CallerIdentity.writer(identity, "write_workspace_file");
+            WorkspaceView ws = chosen(caller(), workspace, connection);
             byte[] bytes;
             if (encoding == null || encoding.equalsIgnoreCase("utf-8")) {
                 bytes = (content == null ? "" : content).getBytes(StandardCharsets.UTF_8);
