@@ -210,6 +210,9 @@ class McpSessionBindingTest {
         assertEquals("unknown argument 'wiat'", get.text());
         assertEquals(List.of(), as(memberA).get("/v1/jobs").then().extract().path("items"), "nothing was submitted");
         assertFalse(wire.call(a, 5, "list_jobs", Map.of("limit", 5)).isError(), "known arguments still pass");
+        JsonObject withoutArguments = McpWire.request(6, "tools/call", new JsonObject().put("name", "list_languages"));
+        assertFalse(ToolResult.of(McpWire.answer(wire.post(a.key(), a.id(), withoutArguments), 6)).isError(),
+                "a call may leave arguments out");
     }
 
     @Test
