@@ -19,11 +19,11 @@ import io.quarkiverse.mcp.server.Content;
 import io.quarkiverse.mcp.server.McpConnection;
 import io.quarkiverse.mcp.server.McpLog;
 import io.quarkiverse.mcp.server.Progress;
+import io.quarkiverse.mcp.server.RawMessage;
 import io.quarkiverse.mcp.server.Roots;
 import io.quarkiverse.mcp.server.TextContent;
 import io.quarkiverse.mcp.server.Tool;
 import io.quarkiverse.mcp.server.ToolArg;
-import io.quarkiverse.mcp.server.ToolGuardrails;
 import io.quarkiverse.mcp.server.ToolResponse;
 import io.quarkus.security.identity.SecurityIdentity;
 import io.smallrye.common.annotation.RunOnVirtualThread;
@@ -65,9 +65,11 @@ public class JobTools {
     private final HostWorkspaces hostWorkspaces;
     private final WorkspaceStore workspaces;
     private final SessionWorkspaces sessionWorkspaces;
+    private final KnownArguments knownArguments;
 
     public JobTools(JobService jobs, NixExecConfig config, SecurityIdentity identity, HostWorkspaces hostWorkspaces,
-            WorkspaceStore workspaces, SessionWorkspaces sessionWorkspaces) {
+            WorkspaceStore workspaces, SessionWorkspaces sessionWorkspaces, KnownArguments knownArguments) {
+        this.knownArguments = knownArguments;
         this.workspaces = workspaces;
         this.sessionWorkspaces = sessionWorkspaces;
         this.jobs = jobs;
@@ -76,7 +78,6 @@ public class JobTools {
         this.hostWorkspaces = hostWorkspaces;
     }
 
-    @ToolGuardrails(input = KnownArguments.class)
     @Tool(name = "run_code", description = "Run code in a sandbox with the given Nix packages and wait for it: returns "
             + "the exit code, stdout and stderr, and the files written under /workspace/out/ (images as images). "
             + "/workspace is this session's workspace: files persist between calls. If it runs longer than the wait, "
@@ -90,8 +91,10 @@ public class JobTools {
             @ToolArg(description = STDIN, required = false) String stdin,
             @ToolArg(description = TIMEOUT, required = false) Integer timeout,
             @ToolArg(description = WorkspaceTools.WORKSPACE, required = false) String workspace,
-            Progress progress, McpLog log, Cancellation cancellation, Roots roots, McpConnection connection) {
+            Progress progress, McpLog log, Cancellation cancellation, Roots roots, McpConnection connection,
+            RawMessage message) {
         return refusalsAsErrors(() -> {
+            knownArguments.check(message);
             CallerIdentity.writer(identity, "run_code");
             UUID id = UUID.randomUUID();
             try (JobFollow follow = new JobFollow(jobs, caller(), id, progress, log, cancellation)) {
@@ -104,7 +107,6 @@ public class JobTools {
         });
     }
 
-    @ToolGuardrails(input = KnownArguments.class)
     @Tool(name = "submit_job", description = "Queue code like run_code but return the job id at once; "
             + "read the result later with get_job.",
             inputSchema = @Tool.InputSchema(generator = LanguageEnumSchema.class))
@@ -116,8 +118,9 @@ public class JobTools {
             @ToolArg(description = STDIN, required = false) String stdin,
             @ToolArg(description = TIMEOUT, required = false) Integer timeout,
             @ToolArg(description = WorkspaceTools.WORKSPACE, required = false) String workspace,
-            Roots roots, McpConnection connection) {
+            Roots roots, McpConnection connection, RawMessage message) {
         return refusalsAsErrors(() -> {
+            knownArguments.check(message);
             CallerIdentity.writer(identity, "submit_job");
             JobView job = submit(UUID.randomUUID(), language, code, packages, env, stdin, timeout, roots, workspace,
                     connection);
@@ -126,36 +129,37 @@ public class JobTools {
         });
     }
 
-    @ToolGuardrails(input = KnownArguments.class)
     @Tool(name = "get_job", description = "The status and, once finished, the exit code, stdout and stderr of a job.")
     @RunOnVirtualThread
     ToolResponse getJob(@ToolArg(name = "job_id", description = JOB_ID) String jobId,
             @ToolArg(description = "Seconds to wait for the job to finish (at most 60); 0 or omitted: answer at once.",
-                    required = false) Integer wait) {
+                    required = false) Integer wait, RawMessage message) {
         return refusalsAsErrors(() -> {
+            knownArguments.check(message);
             Duration waitFor = Duration.ofSeconds(wait == null ? 0 : Math.max(0, wait));
             JobView job = jobs.await(caller(), jobId(jobId), waitFor);
             return result(job);
         });
     }
 
-    @ToolGuardrails(input = KnownArguments.class)
     @Tool(name = "cancel_job", description = "Cancel a queued or running job; returns its status. "
             + "A running job ends as cancelled shortly after.")
-    ToolResponse cancelJob(@ToolArg(name = "job_id", description = JOB_ID) String jobId) {
+    ToolResponse cancelJob(@ToolArg(name = "job_id", description = JOB_ID) String jobId, RawMessage message) {
         return refusalsAsErrors(() -> {
+            knownArguments.check(message);
             JobView job = jobs.cancel(CallerIdentity.writer(identity, "cancel_job"), jobId(jobId));
             return ToolResponse.success("Job " + job.id() + ": " + job.status());
         });
     }
 
-    @ToolGuardrails(input = KnownArguments.class)
     @Tool(name = "list_jobs", description = "Recent jobs of your tenant, newest first: id, status, language, "
             + "creation time and exit code.")
     ToolResponse listJobs(@ToolArg(description = "Only jobs with this status: queued, building, running, succeeded, "
             + "failed, timed_out, cancelled or error.", required = false) String status,
-            @ToolArg(description = "How many jobs, 1 to 100; default 20.", required = false) Integer limit) {
+            @ToolArg(description = "How many jobs, 1 to 100; default 20.", required = false) Integer limit,
+            RawMessage message) {
         return refusalsAsErrors(() -> {
+            knownArguments.check(message);
             JobStatus wanted = status == null ? null : JobStatus.byId(status).orElseThrow(() ->
                     new InvalidRequestException(List.of(new FieldError("status", "unknown status '" + status + "'")), false));
             int pageSize = limit == null ? 20 : limit;
@@ -167,14 +171,16 @@ public class JobTools {
         });
     }
 
-    @ToolGuardrails(input = KnownArguments.class)
     @Tool(name = "list_languages", description = "The languages, their interpreters and how to name their packages.")
-    String listLanguages() {
-        return Arrays.stream(Language.values())
-                .map(l -> l.id() + ": interpreter " + l.interpreter() + l.packageSet()
-                        .map(set -> ", libraries as " + set + ".<name>").orElse(", no library set")
-                        + ", e.g. " + l.examplePackage())
-                .collect(Collectors.joining("\n"));
+    ToolResponse listLanguages(RawMessage message) {
+        return refusalsAsErrors(() -> {
+            knownArguments.check(message);
+            return ToolResponse.success(Arrays.stream(Language.values())
+                    .map(l -> l.id() + ": interpreter " + l.interpreter() + l.packageSet()
+                            .map(set -> ", libraries as " + set + ".<name>").orElse(", no library set")
+                            + ", e.g. " + l.examplePackage())
+                    .collect(Collectors.joining("\n")));
+        });
     }
 
     private JobView submit(UUID id, String language, String code, List<String> packages, Map<String, String> env,

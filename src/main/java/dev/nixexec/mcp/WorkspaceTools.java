@@ -15,11 +15,11 @@ import io.quarkiverse.mcp.server.Content;
 import io.quarkiverse.mcp.server.EmbeddedResource;
 import io.quarkiverse.mcp.server.ImageContent;
 import io.quarkiverse.mcp.server.McpConnection;
+import io.quarkiverse.mcp.server.RawMessage;
 import io.quarkiverse.mcp.server.TextContent;
 import io.quarkiverse.mcp.server.TextResourceContents;
 import io.quarkiverse.mcp.server.Tool;
 import io.quarkiverse.mcp.server.ToolArg;
-import io.quarkiverse.mcp.server.ToolGuardrails;
 import io.quarkiverse.mcp.server.ToolResponse;
 import io.quarkus.security.identity.SecurityIdentity;
 import io.smallrye.common.annotation.RunOnVirtualThread;
@@ -45,8 +45,11 @@ public class WorkspaceTools {
     private final WorkspaceStore workspaces;
     private final SessionWorkspaces sessionWorkspaces;
     private final SecurityIdentity identity;
+    private final KnownArguments knownArguments;
 
-    public WorkspaceTools(WorkspaceStore workspaces, SessionWorkspaces sessionWorkspaces, SecurityIdentity identity) {
+    public WorkspaceTools(WorkspaceStore workspaces, SessionWorkspaces sessionWorkspaces, SecurityIdentity identity,
+            KnownArguments knownArguments) {
+        this.knownArguments = knownArguments;
         this.workspaces = workspaces;
         this.sessionWorkspaces = sessionWorkspaces;
         this.identity = identity;
@@ -60,13 +63,13 @@ public class WorkspaceTools {
         return workspaces.find(caller, workspace);
     }
 
-    @ToolGuardrails(input = KnownArguments.class)
     @Tool(name = "list_workspace_files", description = "The files of a workspace with their sizes and sha256, "
             + "and the workspace's version and quota.")
     @RunOnVirtualThread
     ToolResponse listFiles(@ToolArg(description = WORKSPACE, required = false) String workspace,
-            McpConnection connection) {
+            McpConnection connection, RawMessage message) {
         return refusalsAsErrors(() -> {
+            knownArguments.check(message);
             WorkspaceStore.Listing listing = workspaces.files(caller(), chosen(caller(), workspace, connection).id());
             WorkspaceView ws = listing.workspace();
             List<WorkspaceFile> files = listing.files();
@@ -83,28 +86,30 @@ public class WorkspaceTools {
     public record Listing(WorkspaceView workspace, List<WorkspaceFile> files) {
     }
 
-    @ToolGuardrails(input = KnownArguments.class)
     @Tool(name = "read_workspace_file", description = "Read a workspace file: text as text, images as images, "
             + "other files as a base64 resource.")
     @RunOnVirtualThread
     ToolResponse readFile(@ToolArg(description = PATH) String path,
-            @ToolArg(description = WORKSPACE, required = false) String workspace, McpConnection connection) {
+            @ToolArg(description = WORKSPACE, required = false) String workspace, McpConnection connection,
+            RawMessage message) {
         return refusalsAsErrors(() -> {
+            knownArguments.check(message);
             WorkspaceView ws = chosen(caller(), workspace, connection);
             FileContent file = workspaces.read(caller(), ws.id(), WorkspacePath.parse("path", path));
             return ToolResponse.success(List.of(content(file, "nixexec://workspaces/" + ws.id() + "/files/" + file.path())));
         });
     }
 
-    @ToolGuardrails(input = KnownArguments.class)
     @Tool(name = "write_workspace_file", description = "Create or replace a workspace file, e.g. input data for "
             + "run_code; it appears under /workspace in the next run.")
     @RunOnVirtualThread
     ToolResponse writeFile(@ToolArg(description = PATH) String path,
             @ToolArg(description = "The file's content.") String content,
             @ToolArg(description = "utf-8 (default) or base64 (for binary content).", required = false) String encoding,
-            @ToolArg(description = WORKSPACE, required = false) String workspace, McpConnection connection) {
+            @ToolArg(description = WORKSPACE, required = false) String workspace, McpConnection connection,
+            RawMessage message) {
         return refusalsAsErrors(() -> {
+            knownArguments.check(message);
             CallerIdentity.writer(identity, "write_workspace_file");
             WorkspaceView ws = chosen(caller(), workspace, connection);
             byte[] bytes;
