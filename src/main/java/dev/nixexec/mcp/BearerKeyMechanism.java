@@ -4,6 +4,8 @@ import dev.nixexec.config.NixExecConfig;
 import dev.nixexec.tenant.Caller;
 import dev.nixexec.tenant.Tenants;
 import io.quarkus.runtime.StartupEvent;
+import io.quarkus.security.AuthenticationException;
+import io.quarkus.security.UnauthorizedException;
 import io.quarkus.security.credential.TokenCredential;
 import io.quarkus.security.identity.IdentityProviderManager;
 import io.quarkus.security.identity.SecurityIdentity;
@@ -13,6 +15,8 @@ import io.quarkus.vertx.http.runtime.security.ChallengeData;
 import io.quarkus.vertx.http.runtime.security.HttpAuthenticationMechanism;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
@@ -59,6 +63,28 @@ public class BearerKeyMechanism implements HttpAuthenticationMechanism {
         }
         TokenCredential key = new TokenCredential(header.substring(BEARER.length()).strip(), "bearer");
         return identities.authenticate(new TokenAuthenticationRequest(key));
+    }
+
+    /**
+     * A refused key on /mcp reaches the routes' failure handlers, where the extension (1.13) would
+     * answer with the exception's class name; this one, ahead of it, answers in plain words.
+     */
+    void install(@Observes Router router) {
+        router.route("/mcp").order(-30).failureHandler(this::refused);
+        router.route("/mcp/*").order(-30).failureHandler(this::refused);
+    }
+
+    private void refused(RoutingContext ctx) {
+        Throwable failure = ctx.failure();
+        boolean unauthenticated = failure instanceof AuthenticationException || failure instanceof UnauthorizedException;
+        if (!unauthenticated || ctx.response().headWritten()) {
+            ctx.next();
+            return;
+        }
+        JsonObject error = new JsonObject().put("jsonrpc", "2.0").putNull("id").put("error", new JsonObject()
+                .put("code", -32001).put("message", "a valid API key is required: Authorization: Bearer <key>"));
+        ctx.response().setStatusCode(401).putHeader("WWW-Authenticate", "Bearer")
+                .putHeader(HttpHeaders.CONTENT_TYPE, "application/json").end(error.toBuffer());
     }
 
     @Override

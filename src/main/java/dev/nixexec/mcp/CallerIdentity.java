@@ -5,6 +5,7 @@ import dev.nixexec.tenant.Caller;
 import io.quarkus.security.identity.SecurityIdentity;
 import io.quarkus.security.runtime.QuarkusPrincipal;
 import io.quarkus.security.runtime.QuarkusSecurityIdentity;
+import java.util.Optional;
 
 /** The {@link Caller} travels inside the MCP request's {@link SecurityIdentity} as an attribute. */
 final class CallerIdentity {
@@ -24,9 +25,23 @@ final class CallerIdentity {
     }
 
     static Caller caller(SecurityIdentity identity) {
-        Caller caller = identity.getAttribute(CALLER);
-        if (caller == null) {
-            throw new JobProblem(JobProblem.Kind.UNAUTHENTICATED, "an API key is required: Authorization: Bearer <key>");
+        return find(identity).orElseThrow(() ->
+                new JobProblem(JobProblem.Kind.UNAUTHENTICATED, "an API key is required: Authorization: Bearer <key>"));
+    }
+
+    static Optional<Caller> find(SecurityIdentity identity) {
+        return Optional.ofNullable(identity == null ? null : identity.<Caller>getAttribute(CALLER));
+    }
+
+    /**
+     * The caller of a tool that submits, cancels or writes: an auditor key only reads, and is told
+     * so before the tool does anything.
+     */
+    static Caller writer(SecurityIdentity identity, String tool) {
+        Caller caller = caller(identity);
+        if (!caller.role().canSubmit()) {
+            throw new JobProblem(JobProblem.Kind.FORBIDDEN, "an " + caller.role().id() + " key may only read: "
+                    + tool + " is refused");
         }
         return caller;
     }

@@ -20,6 +20,7 @@ import io.quarkiverse.mcp.server.Content;
 import io.quarkiverse.mcp.server.McpConnection;
 import io.quarkiverse.mcp.server.McpLog;
 import io.quarkiverse.mcp.server.Progress;
+import io.quarkiverse.mcp.server.RawMessage;
 import io.quarkiverse.mcp.server.Roots;
 import io.quarkiverse.mcp.server.TextContent;
 import io.quarkiverse.mcp.server.Tool;
@@ -66,10 +67,13 @@ public class JobTools {
     private final WorkspaceStore workspaces;
     private final SessionWorkspaces sessionWorkspaces;
     private final KeyLimits limits;
+    private final KnownArguments knownArguments;
 
     public JobTools(JobService jobs, NixExecConfig config, SecurityIdentity identity, HostWorkspaces hostWorkspaces,
-            WorkspaceStore workspaces, SessionWorkspaces sessionWorkspaces, KeyLimits limits) {
+            WorkspaceStore workspaces, SessionWorkspaces sessionWorkspaces, KeyLimits limits,
+            KnownArguments knownArguments) {
         this.limits = limits;
+        this.knownArguments = knownArguments;
         this.workspaces = workspaces;
         this.sessionWorkspaces = sessionWorkspaces;
         this.jobs = jobs;
@@ -91,8 +95,11 @@ public class JobTools {
             @ToolArg(description = STDIN, required = false) String stdin,
             @ToolArg(description = TIMEOUT, required = false) Integer timeout,
             @ToolArg(description = WorkspaceTools.WORKSPACE, required = false) String workspace,
-            Progress progress, McpLog log, Cancellation cancellation, Roots roots, McpConnection connection) {
+            Progress progress, McpLog log, Cancellation cancellation, Roots roots, McpConnection connection,
+            RawMessage message) {
         return refusalsAsErrors(() -> {
+            knownArguments.check(message);
+            CallerIdentity.writer(identity, "run_code");
             UUID id = UUID.randomUUID();
             try (KeyLimits.Wait held = limits.startWait(caller());
                     JobFollow follow = new JobFollow(jobs, caller(), id, progress, log, cancellation)) {
@@ -116,8 +123,10 @@ public class JobTools {
             @ToolArg(description = STDIN, required = false) String stdin,
             @ToolArg(description = TIMEOUT, required = false) Integer timeout,
             @ToolArg(description = WorkspaceTools.WORKSPACE, required = false) String workspace,
-            Roots roots, McpConnection connection) {
+            Roots roots, McpConnection connection, RawMessage message) {
         return refusalsAsErrors(() -> {
+            knownArguments.check(message);
+            CallerIdentity.writer(identity, "submit_job");
             JobView job = submit(UUID.randomUUID(), language, code, packages, env, stdin, timeout, roots, workspace,
                     connection);
             return ToolResponse.success("Job " + job.id() + ": " + job.status()
@@ -129,8 +138,9 @@ public class JobTools {
     @RunOnVirtualThread
     ToolResponse getJob(@ToolArg(name = "job_id", description = JOB_ID) String jobId,
             @ToolArg(description = "Seconds to wait for the job to finish (at most 60); 0 or omitted: answer at once.",
-                    required = false) Integer wait) {
+                    required = false) Integer wait, RawMessage message) {
         return refusalsAsErrors(() -> {
+            knownArguments.check(message);
             Duration waitFor = Duration.ofSeconds(wait == null ? 0 : Math.max(0, wait));
             if (!waitFor.isPositive()) {
                 return result(jobs.get(caller(), jobId(jobId)));
@@ -143,9 +153,10 @@ public class JobTools {
 
     @Tool(name = "cancel_job", description = "Cancel a queued or running job; returns its status. "
             + "A running job ends as cancelled shortly after.")
-    ToolResponse cancelJob(@ToolArg(name = "job_id", description = JOB_ID) String jobId) {
+    ToolResponse cancelJob(@ToolArg(name = "job_id", description = JOB_ID) String jobId, RawMessage message) {
         return refusalsAsErrors(() -> {
-            JobView job = jobs.cancel(caller(), jobId(jobId));
+            knownArguments.check(message);
+            JobView job = jobs.cancel(CallerIdentity.writer(identity, "cancel_job"), jobId(jobId));
             return ToolResponse.success("Job " + job.id() + ": " + job.status());
         });
     }
@@ -154,8 +165,10 @@ public class JobTools {
             + "creation time and exit code.")
     ToolResponse listJobs(@ToolArg(description = "Only jobs with this status: queued, building, running, succeeded, "
             + "failed, timed_out, cancelled or error.", required = false) String status,
-            @ToolArg(description = "How many jobs, 1 to 100; default 20.", required = false) Integer limit) {
+            @ToolArg(description = "How many jobs, 1 to 100; default 20.", required = false) Integer limit,
+            RawMessage message) {
         return refusalsAsErrors(() -> {
+            knownArguments.check(message);
             JobStatus wanted = status == null ? null : JobStatus.byId(status).orElseThrow(() ->
                     new InvalidRequestException(List.of(new FieldError("status", "unknown status '" + status + "'")), false));
             int pageSize = limit == null ? 20 : limit;
@@ -168,12 +181,15 @@ public class JobTools {
     }
 
     @Tool(name = "list_languages", description = "The languages, their interpreters and how to name their packages.")
-    String listLanguages() {
-        return Arrays.stream(Language.values())
-                .map(l -> l.id() + ": interpreter " + l.interpreter() + l.packageSet()
-                        .map(set -> ", libraries as " + set + ".<name>").orElse(", no library set")
-                        + ", e.g. " + l.examplePackage())
-                .collect(Collectors.joining("\n"));
+    ToolResponse listLanguages(RawMessage message) {
+        return refusalsAsErrors(() -> {
+            knownArguments.check(message);
+            return ToolResponse.success(Arrays.stream(Language.values())
+                    .map(l -> l.id() + ": interpreter " + l.interpreter() + l.packageSet()
+                            .map(set -> ", libraries as " + set + ".<name>").orElse(", no library set")
+                            + ", e.g. " + l.examplePackage())
+                    .collect(Collectors.joining("\n")));
+        });
     }
 
     private JobView submit(UUID id, String language, String code, List<String> packages, Map<String, String> env,

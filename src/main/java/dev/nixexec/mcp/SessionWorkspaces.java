@@ -4,14 +4,21 @@ import dev.nixexec.tenant.Caller;
 import dev.nixexec.workspace.WorkspaceStore;
 import io.quarkiverse.mcp.server.McpConnection;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.SecureRandom;
+import java.util.HexFormat;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
 
 /**
- * The id of each MCP session's own workspace once it was found or made, so the session's later
- * jobs skip that look-up: the submission resolves the id anyway (tenant-scoped, and marking the
- * workspace used), and a session whose workspace has gone since forgets it and gets a fresh one.
+ * Each MCP session's own workspace: its name, and its id once it was found or made, so the
+ * session's later jobs skip that look-up: the submission resolves the id anyway (tenant-scoped,
+ * and marking the workspace used), and a session whose workspace has gone since forgets it and
+ * gets a fresh one.
  */
 @ApplicationScoped
 class SessionWorkspaces {
@@ -20,9 +27,33 @@ class SessionWorkspaces {
 
     private final WorkspaceStore workspaces;
     private final Map<String, UUID> ids = new ConcurrentHashMap<>();
+    /**
+     * Names the session workspaces of this process. A session lives in one process's memory and
+     * ends with it, so a key of the process's own is enough to keep its name stable.
+     */
+    private final SecretKeySpec nameKey;
 
     SessionWorkspaces(WorkspaceStore workspaces) {
         this.workspaces = workspaces;
+        byte[] key = new byte[32];
+        new SecureRandom().nextBytes(key);
+        this.nameKey = new SecretKeySpec(key, "HmacSHA256");
+    }
+
+    /**
+     * The session's workspace name: kept across its run_code calls, like a project directory. The
+     * tenant's every key lists it, so it must not give the session id away (that id is all it takes
+     * to use a session): a keyed hash of the id, which names the session without telling it.
+     */
+    String name(McpConnection connection) {
+        try {
+            Mac mac = Mac.getInstance("HmacSHA256");
+            mac.init(nameKey);
+            byte[] digest = mac.doFinal(connection.id().getBytes(StandardCharsets.UTF_8));
+            return "mcp-session-" + HexFormat.of().formatHex(digest, 0, 16);
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("HmacSHA256 is part of every Java runtime", e);
+        }
     }
 
     UUID id(Caller caller, McpConnection connection) {
@@ -30,7 +61,7 @@ class SessionWorkspaces {
         if (known != null) {
             return known;
         }
-        UUID id = workspaces.sessionId(caller, WorkspaceTools.sessionName(connection));
+        UUID id = workspaces.sessionId(caller, name(connection));
         if (ids.size() >= MAX_SESSIONS) {
             ids.clear();
         }

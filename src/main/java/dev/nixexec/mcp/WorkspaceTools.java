@@ -16,6 +16,7 @@ import io.quarkiverse.mcp.server.Content;
 import io.quarkiverse.mcp.server.EmbeddedResource;
 import io.quarkiverse.mcp.server.ImageContent;
 import io.quarkiverse.mcp.server.McpConnection;
+import io.quarkiverse.mcp.server.RawMessage;
 import io.quarkiverse.mcp.server.TextContent;
 import io.quarkiverse.mcp.server.TextResourceContents;
 import io.quarkiverse.mcp.server.Tool;
@@ -43,23 +44,22 @@ public class WorkspaceTools {
     private static final String PATH = "File path relative to /workspace, e.g. data/input.csv.";
 
     private final WorkspaceStore workspaces;
+    private final SessionWorkspaces sessionWorkspaces;
     private final SecurityIdentity identity;
+    private final KnownArguments knownArguments;
 
-    public WorkspaceTools(WorkspaceStore workspaces, SecurityIdentity identity) {
+    public WorkspaceTools(WorkspaceStore workspaces, SessionWorkspaces sessionWorkspaces, SecurityIdentity identity,
+            KnownArguments knownArguments) {
+        this.knownArguments = knownArguments;
         this.workspaces = workspaces;
+        this.sessionWorkspaces = sessionWorkspaces;
         this.identity = identity;
     }
 
-    /** The workspace name of an MCP session: kept across its run_code calls, like a project directory. */
-    static String sessionName(McpConnection connection) {
-        String id = connection.id().replaceAll("[^A-Za-z0-9._-]", "-");
-        return "mcp-session-" + id.substring(0, Math.min(id.length(), 80));
-    }
-
     /** The named workspace, or the session's own (made on first use). */
-    static WorkspaceView chosen(WorkspaceStore workspaces, Caller caller, String workspace, McpConnection connection) {
+    private WorkspaceView chosen(Caller caller, String workspace, McpConnection connection) {
         if (workspace == null || workspace.isBlank()) {
-            return workspaces.session(caller, sessionName(connection));
+            return workspaces.session(caller, sessionWorkspaces.name(connection));
         }
         return workspaces.find(caller, workspace);
     }
@@ -68,9 +68,10 @@ public class WorkspaceTools {
             + "and the workspace's version and quota.")
     @RunOnVirtualThread
     ToolResponse listFiles(@ToolArg(description = WORKSPACE, required = false) String workspace,
-            McpConnection connection) {
+            McpConnection connection, RawMessage message) {
         return refusalsAsErrors(() -> {
-            WorkspaceStore.Listing listing = workspaces.files(caller(), chosen(workspaces, caller(), workspace, connection).id());
+            knownArguments.check(message);
+            WorkspaceStore.Listing listing = workspaces.files(caller(), chosen(caller(), workspace, connection).id());
             WorkspaceView ws = listing.workspace();
             List<WorkspaceFile> files = listing.files();
             String text = "Workspace " + ws.name() + " (" + ws.id() + "), version " + ws.version() + ", "
@@ -90,9 +91,11 @@ public class WorkspaceTools {
             + "other files as a base64 resource.")
     @RunOnVirtualThread
     ToolResponse readFile(@ToolArg(description = PATH) String path,
-            @ToolArg(description = WORKSPACE, required = false) String workspace, McpConnection connection) {
+            @ToolArg(description = WORKSPACE, required = false) String workspace, McpConnection connection,
+            RawMessage message) {
         return refusalsAsErrors(() -> {
-            WorkspaceView ws = chosen(workspaces, caller(), workspace, connection);
+            knownArguments.check(message);
+            WorkspaceView ws = chosen(caller(), workspace, connection);
             FileContent file = workspaces.read(caller(), ws.id(), WorkspacePath.parse("path", path));
             return ToolResponse.success(List.of(content(file, "nixexec://workspaces/" + ws.id() + "/files/" + file.path())));
         });
@@ -104,9 +107,12 @@ public class WorkspaceTools {
     ToolResponse writeFile(@ToolArg(description = PATH) String path,
             @ToolArg(description = "The file's content.") String content,
             @ToolArg(description = "utf-8 (default) or base64 (for binary content).", required = false) String encoding,
-            @ToolArg(description = WORKSPACE, required = false) String workspace, McpConnection connection) {
+            @ToolArg(description = WORKSPACE, required = false) String workspace, McpConnection connection,
+            RawMessage message) {
         return refusalsAsErrors(() -> {
-            WorkspaceView ws = chosen(workspaces, caller(), workspace, connection);
+            knownArguments.check(message);
+            CallerIdentity.writer(identity, "write_workspace_file");
+            WorkspaceView ws = chosen(caller(), workspace, connection);
             byte[] bytes;
             if (encoding == null || encoding.equalsIgnoreCase("utf-8")) {
                 bytes = (content == null ? "" : content).getBytes(StandardCharsets.UTF_8);

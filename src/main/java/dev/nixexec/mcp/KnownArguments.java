@@ -1,0 +1,48 @@
+package dev.nixexec.mcp;
+
+import dev.nixexec.worker.FieldError;
+import dev.nixexec.worker.InvalidRequestException;
+import io.quarkiverse.mcp.server.RawMessage;
+import io.quarkiverse.mcp.server.ToolManager;
+import io.vertx.core.json.JsonObject;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * Refuses a tool call with an argument the tool does not declare, as REST refuses an unknown
+ * field: a misspelt {@code timeuot} would otherwise be dropped and the run go ahead on the default.
+ * Read from the call's raw message: the extension (1.13) hands a tool its declared arguments only,
+ * and its input guardrails fail on a call that leaves {@code arguments} out.
+ */
+@ApplicationScoped
+public class KnownArguments {
+
+    private static final int MAX_NAME = 64;
+
+    private final ToolManager tools;
+
+    public KnownArguments(ToolManager tools) {
+        this.tools = tools;
+    }
+
+    void check(RawMessage message) {
+        JsonObject params = message.asJsonObject().getJsonObject("params");
+        if (params == null || !(params.getValue("arguments") instanceof JsonObject arguments)) {
+            return;
+        }
+        ToolManager.ToolInfo tool = tools.getTool(params.getString("name"));
+        Set<String> known = tool.arguments().stream().map(ToolManager.ToolArgument::name).collect(Collectors.toSet());
+        List<FieldError> unknown = arguments.fieldNames().stream().filter(name -> !known.contains(name)).sorted()
+                .map(name -> new FieldError(printable(name), "unknown argument")).toList();
+        if (!unknown.isEmpty()) {
+            throw new InvalidRequestException(unknown, false);
+        }
+    }
+
+    private static String printable(String name) {
+        String shown = name.replaceAll("\\p{Cntrl}", "?");
+        return shown.length() <= MAX_NAME ? shown : shown.substring(0, MAX_NAME) + "…";
+    }
+}
