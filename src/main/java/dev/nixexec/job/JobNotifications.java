@@ -145,7 +145,10 @@ public class JobNotifications {
 
     private synchronized void ensureListening() {
         if (listener == null && !stopped) {
-            listener = Thread.ofVirtual().name("pg-listen").start(this::listen);
+            // A platform thread: over a Unix socket (junixsocket: the embedded database, the NixOS
+            // module's local one) a virtual thread's timed wait for notifications is not woken when
+            // one arrives, so every wake-up fell back to the 2 s poll.
+            listener = Thread.ofPlatform().daemon().name("pg-listen").start(this::listen);
         }
     }
 
