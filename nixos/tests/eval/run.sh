@@ -56,9 +56,9 @@ for name, case in sorted(result["ok"].items()):
     if check.returncode or check.stdout or check.stderr:
         problems.append(f"{name}: systemd-analyze verify: {check.stdout}{check.stderr}")
 
-print(f"NixOS module: {len(result['ok'])} hosts evaluated (assertions, config.yaml, unit verified), "
-      f"{len(result['fail'])} refused with the expected assertion")
 if problems:
     print("NixOS module evaluation FAILED:\n" + "\n".join(problems), file=sys.stderr)
     sys.exit(1)
+print(f"NixOS module: {len(result['ok'])} hosts evaluated (assertions, config.yaml, systemd-analyze verify, "
+      f"bash -n), {len(result['fail'])} refused with the expected assertion")
 PY
