@@ -9,9 +9,10 @@ let
   yaml = pkgs.formats.yaml { };
   stateDir = "/var/lib/nix-exec";
 
-  # peer authentication over the local socket: junixsocket gives the JDBC driver a Unix socket.
+  # peer authentication over the local socket: dev.nixexec.config.UnixSocketFactory (junixsocket)
+  # gives the JDBC driver a Unix socket.
   localDatabaseUrl = "jdbc:postgresql://localhost/${cfg.database.name}"
-    + "?socketFactory=org.newsclub.net.unix.AFUNIXSocketFactory$FactoryArg"
+    + "?socketFactory=dev.nixexec.config.UnixSocketFactory"
     + "&socketFactoryArg=/run/postgresql/.s.PGSQL.${toString config.services.postgresql.settings.port}"
     + "&user=${cfg.user}";
 

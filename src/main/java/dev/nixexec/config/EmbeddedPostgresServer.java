@@ -116,7 +116,7 @@ final class EmbeddedPostgresServer {
     /** The JDBC URL of the socket; user and password are separate settings. */
     String url() {
         return "jdbc:postgresql://localhost/" + DATABASE
-                + "?socketFactory=org.newsclub.net.unix.AFUNIXSocketFactory$FactoryArg"
+                + "?socketFactory=" + UnixSocketFactory.class.getName()
                 + "&socketFactoryArg=" + URLEncoder.encode(socketDir.resolve(".s.PGSQL." + PORT).toString(), StandardCharsets.UTF_8)
                 + "&sslmode=disable";
     }

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The JDBC URL shape the NixOS module uses for database.createLocally (peer authentication needs
- * the Unix socket, which the PostgreSQL driver reaches through junixsocket) connects for real.
+ * the Unix socket, which the PostgreSQL driver reaches through UnixSocketFactory) connects for real.
  */
 class UnixSocketDatabaseTest {
 
@@ -28,7 +28,7 @@ class UnixSocketDatabaseTest {
                 .start()) {
             // as in nixos/module.nix, localDatabaseUrl
             String url = "jdbc:postgresql://localhost/postgres"
-                    + "?socketFactory=org.newsclub.net.unix.AFUNIXSocketFactory$FactoryArg"
+                    + "?socketFactory=dev.nixexec.config.UnixSocketFactory"
                     + "&socketFactoryArg=" + dir.resolve(".s.PGSQL." + postgres.getPort())
                     + "&user=postgres";
             try (Connection connection = DriverManager.getConnection(url);
