@@ -51,7 +51,7 @@ public class JobTools {
     private static final String PACKAGES = "Nix packages (nixpkgs attribute names) to make available. Libraries of the "
             + "language go by their package set: python3Packages.numpy, haskellPackages.text, lua5_4Packages.luafilesystem, "
             + "rubyPackages.nokogiri, perlPackages.JSON, octavePackages.statistics; any other name is a tool put on "
-            + "PATH, e.g. jq or nodePackages.typescript. Call list_languages for the sets.";
+            + "PATH, e.g. jq or typescript. Call list_languages for the sets.";
     private static final String ENV = "Environment variables for the program, name to value.";
     private static final String STDIN = "Text fed to the program's standard input.";
     private static final String TIMEOUT = "Wall-clock limit of the run in seconds; omitted: the service default (30 unless configured).";

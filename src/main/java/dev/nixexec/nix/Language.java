@@ -13,7 +13,7 @@ public enum Language {
     PYTHON("python", "python3", "python3Packages", List.of("python3", "withPackages"),
             "main.py", List.of("python3"), "python3Packages.numpy"),
     BASH("bash", "bash", null, null, "main.sh", List.of("bash"), "jq"),
-    NODE("node", "nodejs", null, null, "main.js", List.of("node"), "nodePackages.typescript"),
+    NODE("node", "nodejs", null, null, "main.js", List.of("node"), "typescript"),
     HASKELL("haskell", "ghc", "haskellPackages", List.of("haskellPackages", "ghcWithPackages"),
             "Main.hs", List.of("runhaskell"), "haskellPackages.text"),
     LUA("lua", "lua5_4", "lua5_4Packages", List.of("lua5_4", "withPackages"),
