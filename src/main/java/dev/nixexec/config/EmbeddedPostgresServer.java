@@ -116,9 +116,25 @@ final class EmbeddedPostgresServer {
     /** The JDBC URL of the socket; user and password are separate settings. */
     String url() {
         return "jdbc:postgresql://localhost/" + DATABASE
-                + "?socketFactory=" + UnixSocketFactory.class.getName()
+                + "?socketFactory=" + socketFactory()
                 + "&socketFactoryArg=" + URLEncoder.encode(socketDir.resolve(".s.PGSQL." + PORT).toString(), StandardCharsets.UTF_8)
                 + "&sslmode=disable";
+    }
+
+    /**
+     * {@link UnixSocketFactory}, where the driver can load it: in dev mode the driver is loaded
+     * parent-first and sees junixsocket's own factory but not the application's classes, so there
+     * the plain junixsocket socket serves (waits on virtual threads may then lag until the next poll).
+     */
+    private static String socketFactory() {
+        try {
+            Class.forName(UnixSocketFactory.class.getName(), false, org.postgresql.Driver.class.getClassLoader());
+            return UnixSocketFactory.class.getName();
+        } catch (ClassNotFoundException e) {
+            LOG.warn("the JDBC driver cannot load " + UnixSocketFactory.class.getName()
+                    + " (dev mode): using junixsocket's socket factory directly");
+            return "org.newsclub.net.unix.AFUNIXSocketFactory$FactoryArg";
+        }
     }
 
     /** The password of a role, from the password file (read each time: several class loaders share it). */
