@@ -1,13 +1,13 @@
 package dev.nixexec.api;
 
-import dev.nixexec.job.JobProblem;
+import dev.nixexec.refusal.Refusal;
 import dev.nixexec.tenant.Caller;
 import dev.nixexec.tenant.Role;
 import dev.nixexec.tenant.Tenant;
 import dev.nixexec.tenant.TenantPolicy;
 import dev.nixexec.tenant.Tenants;
-import dev.nixexec.worker.FieldError;
-import dev.nixexec.worker.InvalidRequestException;
+import dev.nixexec.refusal.FieldError;
+import dev.nixexec.refusal.InvalidRequestException;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.POST;
@@ -63,7 +63,7 @@ public class AdminResource {
             Tenant tenant = tenants.create(body.name(), body.policy(), operator);
             return Response.status(201).entity(new TenantView(tenant.id, tenant.name, tenants.policy(tenant), tenant.createdAt)).build();
         } catch (Tenants.NameTakenException e) {
-            throw new JobProblem(JobProblem.Kind.CONFLICT, e.getMessage());
+            throw new Refusal(Refusal.Kind.CONFLICT, e.getMessage());
         }
     }
 
@@ -77,7 +77,7 @@ public class AdminResource {
         }
         UUID id = caller.tenant(tenantId);
         if (!admin.role().mayMint(role)) {
-            throw new JobProblem(JobProblem.Kind.FORBIDDEN, "only an operator key makes " + role.id() + " keys");
+            throw new Refusal(Refusal.Kind.FORBIDDEN, "only an operator key makes " + role.id() + " keys");
         }
         Tenants.CreatedKey key = tenants.createKey(id, role, admin);
         return Response.status(201).entity(new KeyView(key.id(), key.tenantId(), role.id(), key.secret())).build();
@@ -88,10 +88,10 @@ public class AdminResource {
     public Response revoke(@PathParam("id") String keyId) {
         Caller admin = admin();
         UUID id = JobsResource.jobIdOr404(keyId, "no key " + keyId);
-        Role role = tenants.roleOfKey(id, admin).orElseThrow(() -> new JobProblem(JobProblem.Kind.NOT_FOUND, "no key " + keyId));
+        Role role = tenants.roleOfKey(id, admin).orElseThrow(() -> new Refusal(Refusal.Kind.NOT_FOUND, "no key " + keyId));
         // An admin cannot lock the platform's operators out, even those of its own tenant.
         if (!admin.role().mayMint(role)) {
-            throw new JobProblem(JobProblem.Kind.FORBIDDEN, "only an operator key revokes " + role.id() + " keys");
+            throw new Refusal(Refusal.Kind.FORBIDDEN, "only an operator key revokes " + role.id() + " keys");
         }
         tenants.revoke(id, admin);
         return Response.noContent().build();
@@ -100,7 +100,7 @@ public class AdminResource {
     private Caller admin() {
         Caller who = caller.get();
         if (!who.role().administers()) {
-            throw new JobProblem(JobProblem.Kind.FORBIDDEN, "this needs an admin or operator key");
+            throw new Refusal(Refusal.Kind.FORBIDDEN, "this needs an admin or operator key");
         }
         return who;
     }
@@ -108,7 +108,7 @@ public class AdminResource {
     private Caller operator() {
         Caller who = caller.get();
         if (!who.role().operates()) {
-            throw new JobProblem(JobProblem.Kind.FORBIDDEN, "this needs an operator key");
+            throw new Refusal(Refusal.Kind.FORBIDDEN, "this needs an operator key");
         }
         return who;
     }

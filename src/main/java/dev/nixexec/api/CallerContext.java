@@ -1,6 +1,6 @@
 package dev.nixexec.api;
 
-import dev.nixexec.job.JobProblem;
+import dev.nixexec.refusal.Refusal;
 import dev.nixexec.tenant.Caller;
 import dev.nixexec.tenant.Tenants;
 import jakarta.enterprise.context.RequestScoped;
@@ -23,7 +23,7 @@ public class CallerContext {
 
     public Caller get() {
         if (caller == null) {
-            throw new JobProblem(JobProblem.Kind.UNAUTHENTICATED, "an API key is required: Authorization: Bearer <key>");
+            throw new Refusal(Refusal.Kind.UNAUTHENTICATED, "an API key is required: Authorization: Bearer <key>");
         }
         return caller;
     }
@@ -37,7 +37,7 @@ public class CallerContext {
         UUID id = JobsResource.jobIdOr404(tenantId, "no tenant " + tenantId);
         boolean visible = who.role().operates() ? tenants.find(id).isPresent() : id.equals(who.tenantId());
         if (!visible) {
-            throw new JobProblem(JobProblem.Kind.NOT_FOUND, "no tenant " + tenantId);
+            throw new Refusal(Refusal.Kind.NOT_FOUND, "no tenant " + tenantId);
         }
         return id;
     }

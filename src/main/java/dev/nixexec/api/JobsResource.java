@@ -1,12 +1,12 @@
 package dev.nixexec.api;
 
-import dev.nixexec.job.JobProblem;
+import dev.nixexec.refusal.Refusal;
 import dev.nixexec.job.JobService;
 import dev.nixexec.job.JobStatus;
 import dev.nixexec.job.JobView;
 import dev.nixexec.limits.KeyLimits;
-import dev.nixexec.worker.FieldError;
-import dev.nixexec.worker.InvalidRequestException;
+import dev.nixexec.refusal.FieldError;
+import dev.nixexec.refusal.InvalidRequestException;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import io.smallrye.mutiny.Multi;
 import jakarta.ws.rs.Consumes;
@@ -155,7 +155,7 @@ public class JobsResource {
         try {
             return UUID.fromString(id);
         } catch (IllegalArgumentException e) {
-            throw new JobProblem(JobProblem.Kind.NOT_FOUND, message);
+            throw new Refusal(Refusal.Kind.NOT_FOUND, message);
         }
     }
 

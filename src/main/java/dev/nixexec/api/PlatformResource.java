@@ -1,12 +1,12 @@
 package dev.nixexec.api;
 
 import dev.nixexec.audit.AuditLog;
-import dev.nixexec.job.JobProblem;
+import dev.nixexec.refusal.Refusal;
 import dev.nixexec.job.JobQueue;
 import dev.nixexec.nix.Language;
 import dev.nixexec.tenant.Caller;
-import dev.nixexec.worker.FieldError;
-import dev.nixexec.worker.InvalidRequestException;
+import dev.nixexec.refusal.FieldError;
+import dev.nixexec.refusal.InvalidRequestException;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
@@ -54,7 +54,7 @@ public class PlatformResource {
             @QueryParam("limit") Integer limit, @QueryParam("cursor") String cursor, @QueryParam("tenant") String tenant) {
         Caller who = caller.get();
         if (!who.role().reviews()) {
-            throw new JobProblem(JobProblem.Kind.FORBIDDEN, "the audit log needs an auditor, admin or operator key");
+            throw new Refusal(Refusal.Kind.FORBIDDEN, "the audit log needs an auditor, admin or operator key");
         }
         UUID tenantId = caller.tenantOrOwn(tenant);
         int size = limit == null ? 100 : limit;
@@ -91,7 +91,7 @@ public class PlatformResource {
     @Path("nodes")
     public List<JobQueue.NodeView> nodes() {
         if (!caller.get().role().operates()) {
-            throw new JobProblem(JobProblem.Kind.FORBIDDEN, "the node list needs an operator key");
+            throw new Refusal(Refusal.Kind.FORBIDDEN, "the node list needs an operator key");
         }
         return queue.nodes();
     }

@@ -1,8 +1,8 @@
 package dev.nixexec.api;
 
-import dev.nixexec.job.JobProblem;
-import dev.nixexec.worker.FieldError;
-import dev.nixexec.worker.InvalidRequestException;
+import dev.nixexec.refusal.Refusal;
+import dev.nixexec.refusal.FieldError;
+import dev.nixexec.refusal.InvalidRequestException;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.Response;
 import java.util.LinkedHashMap;
@@ -42,11 +42,11 @@ public class Problems {
     }
 
     @ServerExceptionMapper
-    public Response refused(JobProblem e) {
+    public Response refused(Refusal e) {
         return of(e);
     }
 
-    static Response of(JobProblem e) {
+    static Response of(Refusal e) {
         String title = switch (e.kind()) {
             case UNAUTHENTICATED -> "Unauthorized";
             case FORBIDDEN -> "Forbidden";

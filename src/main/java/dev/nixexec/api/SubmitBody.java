@@ -2,8 +2,8 @@ package dev.nixexec.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.nixexec.job.JobService;
-import dev.nixexec.worker.FieldError;
-import dev.nixexec.worker.InvalidRequestException;
+import dev.nixexec.refusal.FieldError;
+import dev.nixexec.refusal.InvalidRequestException;
 import dev.nixexec.workspace.JobFiles;
 import java.time.Duration;
 import java.util.List;

@@ -1,13 +1,13 @@
 package dev.nixexec.api;
 
-import dev.nixexec.job.JobProblem;
+import dev.nixexec.refusal.Refusal;
 import dev.nixexec.workspace.FileContent;
 import dev.nixexec.workspace.WorkspaceFile;
 import dev.nixexec.workspace.WorkspacePath;
 import dev.nixexec.workspace.WorkspaceStore;
 import dev.nixexec.workspace.WorkspaceView;
-import dev.nixexec.worker.FieldError;
-import dev.nixexec.worker.InvalidRequestException;
+import dev.nixexec.refusal.FieldError;
+import dev.nixexec.refusal.InvalidRequestException;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
@@ -117,7 +117,7 @@ public class WorkspacesResource {
         try {
             return UUID.fromString(id);
         } catch (IllegalArgumentException e) {
-            throw new JobProblem(JobProblem.Kind.NOT_FOUND, "no workspace " + id);
+            throw new Refusal(Refusal.Kind.NOT_FOUND, "no workspace " + id);
         }
     }
 

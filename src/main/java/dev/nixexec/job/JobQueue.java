@@ -291,6 +291,17 @@ public class JobQueue {
             stderr = storable(stderr);
             errorMessage = storable(errorMessage);
         }
+
+        /** Whether the job's code ran to an end of its own (not stopped, never started, or refused). */
+        public boolean codeRanToAnEnd() {
+            return status.equals("succeeded") || status.equals("failed") || status.equals("timed_out");
+        }
+
+        /** The same run, ended as an {@code error} of the platform's after the code ran (its output kept). */
+        public Outcome asError(String code, String message) {
+            return new Outcome("error", exitCode, signal, timedOut, limitHit, durationMs, stdout, stderr, stdoutBytes,
+                    stderrBytes, stdoutTruncated, stderrTruncated, code, message);
+        }
     }
 
     /** The end of one run (attempt) of a job: its outcome and the output not yet stored for live followers. */

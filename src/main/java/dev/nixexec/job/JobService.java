@@ -1,5 +1,7 @@
 package dev.nixexec.job;
 
+import dev.nixexec.refusal.Refusal;
+
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -12,10 +14,10 @@ import dev.nixexec.nix.PackagePolicy;
 import dev.nixexec.tenant.Caller;
 import dev.nixexec.tenant.TenantPolicy;
 import dev.nixexec.tenant.Tenants;
-import dev.nixexec.worker.ExecutionEngine;
-import dev.nixexec.worker.ExecutionRequest;
-import dev.nixexec.worker.FieldError;
-import dev.nixexec.worker.InvalidRequestException;
+import dev.nixexec.execution.ExecutionEngine;
+import dev.nixexec.execution.ExecutionRequest;
+import dev.nixexec.refusal.FieldError;
+import dev.nixexec.refusal.InvalidRequestException;
 import dev.nixexec.workspace.Artifact;
 import dev.nixexec.workspace.JobFiles;
 import dev.nixexec.workspace.JobInputs;
@@ -179,10 +181,10 @@ public class JobService {
      */
     public Submitted submit(Caller caller, Submission submission, String idempotencyKey, UUID id) {
         if (stopping) {
-            throw new JobProblem(JobProblem.Kind.UNAVAILABLE, "the service is shutting down; submit again shortly");
+            throw new Refusal(Refusal.Kind.UNAVAILABLE, "the service is shutting down; submit again shortly");
         }
         if (!caller.role().canSubmit()) {
-            throw new JobProblem(JobProblem.Kind.FORBIDDEN, "an " + caller.role().id() + " key cannot submit jobs");
+            throw new Refusal(Refusal.Kind.FORBIDDEN, "an " + caller.role().id() + " key cannot submit jobs");
         }
         engine.validate(submission.execution());
         int metadataBytes = write(submission.metadata()).getBytes(StandardCharsets.UTF_8).length;
@@ -220,7 +222,7 @@ public class JobService {
                 }
             }
             return submitted;
-        } catch (JobProblem | InvalidRequestException e) {
+        } catch (Refusal | InvalidRequestException e) {
             throw e;
         } catch (RuntimeException e) {
             // two submissions with one idempotency key raced: the loser returns the winner's job
@@ -252,7 +254,7 @@ public class JobService {
         }
         long allQueued = queuedOfAllTenants();
         if (allQueued >= config.jobs().maxQueued()) {
-            throw new JobProblem(JobProblem.Kind.UNAVAILABLE, "the queue is full (" + allQueued + " jobs waiting); submit again later");
+            throw new Refusal(Refusal.Kind.UNAVAILABLE, "the queue is full (" + allQueued + " jobs waiting); submit again later");
         }
         int maxQueued = Optional.ofNullable(policy.maxQueued()).orElse(config.jobs().maxQueuedPerTenant());
         Job job = new Job();
@@ -337,7 +339,7 @@ public class JobService {
                 .setParameter(23, (double) config.limits().contentionWindow().toSeconds())
                 .getSingleResult();
         if (((Number) outcome[1]).intValue() == 0) {
-            throw new JobProblem(JobProblem.Kind.TOO_MANY, "the tenant has " + outcome[0] + " queued jobs, its cap is " + maxQueued);
+            throw new Refusal(Refusal.Kind.TOO_MANY, "the tenant has " + outcome[0] + " queued jobs, its cap is " + maxQueued);
         }
         inputs.attach(caller, job.id, s.files());
         if (outcome[2] == null) {
@@ -365,7 +367,7 @@ public class JobService {
         return Job.<Job>find("tenantId = ?1 and idempotencyKey = ?2", caller.tenantId(), idempotencyKey)
                 .firstResultOptional().map(job -> {
                     if (!hash.equals(job.requestHash)) {
-                        throw new JobProblem(JobProblem.Kind.CONFLICT,
+                        throw new Refusal(Refusal.Kind.CONFLICT,
                                 "Idempotency-Key '" + idempotencyKey + "' was used for a different request");
                     }
                     return new Submitted(view(job), false);
@@ -523,7 +525,7 @@ public class JobService {
     @Transactional
     public JobView cancel(Caller caller, UUID id) {
         if (!caller.role().canSubmit()) {
-            throw new JobProblem(JobProblem.Kind.FORBIDDEN, "an " + caller.role().id() + " key cannot cancel jobs");
+            throw new Refusal(Refusal.Kind.FORBIDDEN, "an " + caller.role().id() + " key cannot cancel jobs");
         }
         Job job = owned(caller, id);
         em.lock(job, jakarta.persistence.LockModeType.PESSIMISTIC_WRITE);
@@ -630,7 +632,7 @@ public class JobService {
     private Job owned(Caller caller, UUID id) {
         Job job = Job.findById(id);
         if (job == null || !job.tenantId.equals(caller.tenantId())) {
-            throw JobProblem.notFound(id);
+            throw Refusal.notFound(id);
         }
         return job;
     }

@@ -1,7 +1,7 @@
 package dev.nixexec.limits;
 
 import dev.nixexec.config.NixExecConfig;
-import dev.nixexec.job.JobProblem;
+import dev.nixexec.refusal.Refusal;
 import dev.nixexec.tenant.Caller;
 import io.quarkus.scheduler.Scheduled;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -48,8 +48,8 @@ public class KeyLimits {
     }
 
     /** The refusal of a request over its key's rate, for the adapters to render. */
-    public JobProblem tooMany(Duration retryAfter) {
-        return new JobProblem(JobProblem.Kind.TOO_MANY, "this API key made more than " + (long) rate
+    public Refusal tooMany(Duration retryAfter) {
+        return new Refusal(Refusal.Kind.TOO_MANY, "this API key made more than " + (long) rate
                 + " requests a second (bursts of " + (long) burst + "); try again in " + retryAfter.toSeconds() + "s",
                 retryAfter);
     }
@@ -73,7 +73,7 @@ public class KeyLimits {
             return held[0] ? n + 1 : open;
         });
         if (!held[0]) {
-            throw new JobProblem(JobProblem.Kind.TOO_MANY, "this API key has " + waitsPerKey
+            throw new Refusal(Refusal.Kind.TOO_MANY, "this API key has " + waitsPerKey
                     + " waiting requests open, its cap; ask without wait, or try again when one has ended", WAIT_RETRY);
         }
         AtomicBoolean closed = new AtomicBoolean();

@@ -1,6 +1,6 @@
 package dev.nixexec.mcp;
 
-import dev.nixexec.job.JobProblem;
+import dev.nixexec.refusal.Refusal;
 import dev.nixexec.tenant.Caller;
 import io.quarkus.security.identity.SecurityIdentity;
 import io.quarkus.security.runtime.QuarkusPrincipal;
@@ -26,7 +26,7 @@ final class CallerIdentity {
 
     static Caller caller(SecurityIdentity identity) {
         return find(identity).orElseThrow(() ->
-                new JobProblem(JobProblem.Kind.UNAUTHENTICATED, "an API key is required: Authorization: Bearer <key>"));
+                new Refusal(Refusal.Kind.UNAUTHENTICATED, "an API key is required: Authorization: Bearer <key>"));
     }
 
     static Optional<Caller> find(SecurityIdentity identity) {
@@ -40,7 +40,7 @@ final class CallerIdentity {
     static Caller writer(SecurityIdentity identity, String tool) {
         Caller caller = caller(identity);
         if (!caller.role().canSubmit()) {
-            throw new JobProblem(JobProblem.Kind.FORBIDDEN, "an " + caller.role().id() + " key may only read: "
+            throw new Refusal(Refusal.Kind.FORBIDDEN, "an " + caller.role().id() + " key may only read: "
                     + tool + " is refused");
         }
         return caller;

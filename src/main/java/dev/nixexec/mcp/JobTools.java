@@ -2,15 +2,15 @@ package dev.nixexec.mcp;
 
 import dev.nixexec.config.HostWorkspaces;
 import dev.nixexec.config.NixExecConfig;
-import dev.nixexec.job.JobProblem;
+import dev.nixexec.refusal.Refusal;
 import dev.nixexec.job.JobService;
 import dev.nixexec.job.JobStatus;
 import dev.nixexec.job.JobView;
 import dev.nixexec.limits.KeyLimits;
 import dev.nixexec.nix.Language;
 import dev.nixexec.tenant.Caller;
-import dev.nixexec.worker.FieldError;
-import dev.nixexec.worker.InvalidRequestException;
+import dev.nixexec.refusal.FieldError;
+import dev.nixexec.refusal.InvalidRequestException;
 import dev.nixexec.workspace.Artifact;
 import dev.nixexec.workspace.JobFiles;
 import dev.nixexec.workspace.WorkspacePath;
@@ -41,7 +41,7 @@ import java.util.stream.Collectors;
 
 /**
  * The MCP tools: thin over {@link JobService}, which does all validation. Refusals an agent can
- * act on ({@link InvalidRequestException}, {@link JobProblem}) become one-line {@code isError}
+ * act on ({@link InvalidRequestException}, {@link Refusal}) become one-line {@code isError}
  * results.
  */
 public class JobTools {
@@ -204,9 +204,9 @@ public class JobTools {
         }
         try {
             return submitInSession(id, language, code, packages, env, stdin, limit, connection);
-        } catch (JobProblem e) {
+        } catch (Refusal e) {
             // the session's workspace was deleted since it was kept: the session gets a fresh one
-            if (e.kind() != JobProblem.Kind.NOT_FOUND || !sessionWorkspaces.forget(caller(), connection)) {
+            if (e.kind() != Refusal.Kind.NOT_FOUND || !sessionWorkspaces.forget(caller(), connection)) {
                 throw e;
             }
             return submitInSession(id, language, code, packages, env, stdin, limit, connection);
@@ -265,7 +265,7 @@ public class JobTools {
     private static ToolResponse refusalsAsErrors(Supplier<ToolResponse> call) {
         try {
             return call.get();
-        } catch (InvalidRequestException | JobProblem e) {
+        } catch (InvalidRequestException | Refusal e) {
             return ToolResponse.error(e.getMessage().replace('\n', ' '));
         }
     }

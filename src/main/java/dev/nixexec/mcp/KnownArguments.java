@@ -1,7 +1,7 @@
 package dev.nixexec.mcp;
 
-import dev.nixexec.worker.FieldError;
-import dev.nixexec.worker.InvalidRequestException;
+import dev.nixexec.refusal.FieldError;
+import dev.nixexec.refusal.InvalidRequestException;
 import io.quarkiverse.mcp.server.RawMessage;
 import io.quarkiverse.mcp.server.ToolManager;
 import io.vertx.core.json.JsonObject;

@@ -1,6 +1,6 @@
 package dev.nixexec.mcp;
 
-import dev.nixexec.job.JobProblem;
+import dev.nixexec.refusal.Refusal;
 import dev.nixexec.limits.KeyLimits;
 import dev.nixexec.tenant.Caller;
 import io.quarkus.vertx.http.runtime.security.QuarkusHttpUser;
@@ -42,7 +42,7 @@ public class McpRequestLimit {
             ctx.next();
             return;
         }
-        JobProblem problem = limits.tooMany(refused.get());
+        Refusal problem = limits.tooMany(refused.get());
         JsonObject body = new JsonObject().put("type", "https://nix-exec.dev/problems/too-many-requests")
                 .put("title", "Too Many Requests").put("status", 429).put("detail", problem.getMessage());
         ctx.response().setStatusCode(429).putHeader("Content-Type", "application/problem+json")

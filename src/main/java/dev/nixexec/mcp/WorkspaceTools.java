@@ -1,9 +1,9 @@
 package dev.nixexec.mcp;
 
-import dev.nixexec.job.JobProblem;
+import dev.nixexec.refusal.Refusal;
 import dev.nixexec.tenant.Caller;
-import dev.nixexec.worker.FieldError;
-import dev.nixexec.worker.InvalidRequestException;
+import dev.nixexec.refusal.FieldError;
+import dev.nixexec.refusal.InvalidRequestException;
 import dev.nixexec.workspace.ContentTypes;
 import dev.nixexec.workspace.Base64Content;
 import dev.nixexec.workspace.FileContent;
@@ -154,7 +154,7 @@ public class WorkspaceTools {
     private static ToolResponse refusalsAsErrors(Supplier<ToolResponse> call) {
         try {
             return call.get();
-        } catch (InvalidRequestException | JobProblem e) {
+        } catch (InvalidRequestException | Refusal e) {
             return ToolResponse.error(e.getMessage().replace('\n', ' '));
         }
     }

@@ -3,7 +3,7 @@ package dev.nixexec.sandbox;
 import dev.nixexec.config.ExecutableLookup;
 import dev.nixexec.config.NixExecConfig;
 import dev.nixexec.config.StatePaths;
-import dev.nixexec.job.JobLogContext;
+import dev.nixexec.logging.JobLogContext;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.io.IOException;

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.nixexec.audit.AuditLog;
 import dev.nixexec.config.NixExecConfig;
 import dev.nixexec.job.JobDetail;
-import dev.nixexec.job.JobProblem;
+import dev.nixexec.refusal.Refusal;
 import dev.nixexec.job.JobQueue;
 import dev.nixexec.job.JobService;
 import dev.nixexec.job.JobStats;
@@ -14,7 +14,7 @@ import dev.nixexec.job.JobView;
 import dev.nixexec.nix.Language;
 import dev.nixexec.tenant.Caller;
 import dev.nixexec.tenant.Tenants;
-import dev.nixexec.worker.InvalidRequestException;
+import dev.nixexec.refusal.InvalidRequestException;
 import io.quarkus.qute.CheckedTemplate;
 import io.quarkus.qute.TemplateInstance;
 import io.smallrye.common.annotation.Blocking;
@@ -385,7 +385,7 @@ public class AuditUi {
 
     /** A job of another tenant (or none) and the like, as a short page rather than JSON. */
     @ServerExceptionMapper
-    public Response refused(JobProblem e) {
+    public Response refused(Refusal e) {
         return Response.status(e.kind().status).type("text/plain; charset=utf-8").entity(e.getMessage()).build();
     }
 
@@ -469,7 +469,7 @@ public class AuditUi {
         try {
             return UUID.fromString(id);
         } catch (IllegalArgumentException e) {
-            throw JobProblem.notFound(id);
+            throw Refusal.notFound(id);
         }
     }
 

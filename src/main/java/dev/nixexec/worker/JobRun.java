@@ -1,13 +1,20 @@
 package dev.nixexec.worker;
 
+import dev.nixexec.execution.ExecutionEngine;
+import dev.nixexec.execution.ExecutionEvent;
+import dev.nixexec.execution.ExecutionRequest;
+import dev.nixexec.execution.ExecutionResult;
+import dev.nixexec.refusal.InvalidRequestException;
+
 import dev.nixexec.config.HostWorkspaces;
 import dev.nixexec.job.ClaimedJob;
-import dev.nixexec.job.JobLogContext;
+import dev.nixexec.logging.JobLogContext;
 import dev.nixexec.job.JobQueue;
 import dev.nixexec.sandbox.Limits;
 import dev.nixexec.sandbox.OutputCapture;
 import dev.nixexec.sandbox.StreamName;
 import dev.nixexec.tenant.TenantPolicy;
+import dev.nixexec.workspace.StoreBack;
 import dev.nixexec.workspace.WorkspaceRun;
 import dev.nixexec.workspace.WorkspaceRuns;
 import io.smallrye.mutiny.subscription.Cancellable;
@@ -86,17 +93,17 @@ final class JobRun {
     }
 
     void start() {
-        Thread.ofVirtual().name("job-" + job.id()).start(JobLogContext.around(job, this::run));
+        Thread.ofVirtual().name("job-" + job.id()).start(JobLogContext.around(job.id(), job.tenantId(), this::run));
     }
 
     /** The tenant asked to cancel. */
     void cancel() {
-        JobLogContext.around(job, () -> stop("cancelled")).run();
+        JobLogContext.around(job.id(), job.tenantId(), () -> stop("cancelled")).run();
     }
 
     /** The node is shutting down and cannot wait for this job any longer. */
     void abandon() {
-        JobLogContext.around(job, () -> stop("shutdown")).run();
+        JobLogContext.around(job.id(), job.tenantId(), () -> stop("shutdown")).run();
     }
 
     private void stop(String reason) {
@@ -152,7 +159,7 @@ final class JobRun {
             workspaceProblem = problem;
             stop("workspace");
         }));
-        subscription.set(deps.engine.execute(request, this::beforeRun).subscribe().with(JobLogContext.around(job, this::onEvent), failure -> {
+        subscription.set(deps.engine.execute(request, this::beforeRun).subscribe().with(JobLogContext.around(job.id(), job.tenantId(), this::onEvent), failure -> {
             LOG.errorf(failure, "job %s failed in the engine", job.id());
             end(error("internal_error", String.valueOf(failure.getMessage())));
         }));
@@ -288,7 +295,9 @@ final class JobRun {
                 if (stopReason != null) {
                     workspace.get().abandon();
                 } else {
-                    outcome = workspace.get().finish(outcome);
+                    if (workspace.get().finish(outcome.codeRanToAnEnd()) instanceof StoreBack.Refused refused) {
+                        outcome = outcome.asError(refused.code(), refused.message());
+                    }
                 }
             }
             LOG.infof("job %s ended %s", job.id(), outcome.status());

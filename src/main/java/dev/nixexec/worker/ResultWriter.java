@@ -1,7 +1,7 @@
 package dev.nixexec.worker;
 
 import dev.nixexec.config.NixExecConfig;
-import dev.nixexec.job.JobLogContext;
+import dev.nixexec.logging.JobLogContext;
 import dev.nixexec.job.JobQueue;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;

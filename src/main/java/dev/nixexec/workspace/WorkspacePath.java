@@ -1,7 +1,7 @@
 package dev.nixexec.workspace;
 
-import dev.nixexec.worker.FieldError;
-import dev.nixexec.worker.InvalidRequestException;
+import dev.nixexec.refusal.FieldError;
+import dev.nixexec.refusal.InvalidRequestException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Optional;

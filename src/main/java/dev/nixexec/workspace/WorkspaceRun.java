@@ -1,7 +1,6 @@
 package dev.nixexec.workspace;
 
 import dev.nixexec.config.ExecutableLookup;
-import dev.nixexec.job.JobQueue;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.FileVisitResult;
@@ -22,7 +21,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.jboss.logging.Logger;
@@ -39,8 +37,6 @@ public final class WorkspaceRun {
     private static final Logger LOG = Logger.getLogger(WorkspaceRun.class);
     /** How often the watcher measures; a run can outgrow its quota by at most what it writes in this time. */
     static final Duration WATCH_INTERVAL = Duration.ofMillis(200);
-    private static final Set<String> CODE_RAN = Set.of("succeeded", "failed", "timed_out");
-
     /** A regular file found after the run. */
     record Found(WorkspacePath path, Path file, long size, String sha256, boolean executable) {
     }
@@ -182,20 +178,17 @@ public final class WorkspaceRun {
     }
 
     /**
-     * The job's outcome once its workspace is dealt with: when its code ran to an end, the changes
-     * are stored (or, on a quota or conflict, the outcome becomes an error and nothing is stored);
+     * Deals with the workspace at the end of a run: when the job's code ran to an end its changes
+     * are stored (or, on a quota or conflict, nothing is stored and the store-back is refused);
      * otherwise the directory is dropped.
      */
-    public JobQueue.Outcome finish(JobQueue.Outcome outcome) {
+    public StoreBack finish(boolean codeRanToAnEnd) {
         closed.set(true);
         try {
-            if (!CODE_RAN.contains(outcome.status())) {
-                return outcome;
-            }
-            return store(outcome);
+            return codeRanToAnEnd ? store() : new StoreBack.Kept();
         } catch (IOException | RuntimeException e) {
             LOG.errorf(e, "could not store the workspace of job %s", claim.jobId());
-            return failed(outcome, "workspace_store_failed", "the job's files could not be stored: " + e.getMessage());
+            return new StoreBack.Refused("workspace_store_failed", "the job's files could not be stored: " + e.getMessage());
         } finally {
             runs.discard(dir, mounted);
         }
@@ -214,16 +207,16 @@ public final class WorkspaceRun {
         });
     }
 
-    private JobQueue.Outcome store(JobQueue.Outcome outcome) throws IOException {
+    private StoreBack store() throws IOException {
         Optional<Problem> over = measure();
         if (over.isPresent()) {
-            return failed(outcome, over.get().code(), over.get().message() + "; the workspace keeps its previous version");
+            return new StoreBack.Refused(over.get().code(), over.get().message() + "; the workspace keeps its previous version");
         }
         List<String> skipped = new ArrayList<>();
         Problem[] unstorable = new Problem[1];
         Map<String, Found> found = scan(skipped, unstorable);
         if (unstorable[0] != null) {
-            return failed(outcome, unstorable[0].code(), unstorable[0].message()
+            return new StoreBack.Refused(unstorable[0].code(), unstorable[0].message()
                     + "; nothing of this run was stored and the workspace keeps its previous version");
         }
         if (!skipped.isEmpty()) {
@@ -237,7 +230,7 @@ public final class WorkspaceRun {
         List<String> changed = base.map(b -> changes(b.files(), mine)).orElse(List.of());
         if (changed.isEmpty() && artifacts.isEmpty() && claim.attempt() == 1) {
             // nothing to store, and no earlier attempt's artifacts to clear
-            return outcome;
+            return new StoreBack.Kept();
         }
         // Contents first, without the tenant's lock: reading and hashing a large run's files must
         // not hold up the tenant's other uploads and store-backs.
@@ -256,7 +249,7 @@ public final class WorkspaceRun {
             }
             runs.recordArtifacts(claim.jobId(), tenantId, artifacts);
         });
-        return problem[0] == null ? outcome : failed(outcome, problem[0], problem[1]);
+        return problem[0] == null ? new StoreBack.Kept() : new StoreBack.Refused(problem[0], problem[1]);
     }
 
     /** The paths the job created, modified or deleted against the version it started from. */
@@ -450,12 +443,6 @@ public final class WorkspaceRun {
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
-    }
-
-    private static JobQueue.Outcome failed(JobQueue.Outcome o, String code, String message) {
-        return new JobQueue.Outcome("error", o.exitCode(), o.signal(), o.timedOut(), o.limitHit(), o.durationMs(),
-                o.stdout(), o.stderr(), o.stdoutBytes(), o.stderrBytes(), o.stdoutTruncated(), o.stderrTruncated(), code,
-                message);
     }
 
     /**

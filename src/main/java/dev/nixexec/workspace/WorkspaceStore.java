@@ -1,10 +1,10 @@
 package dev.nixexec.workspace;
 
 import dev.nixexec.config.NixExecConfig;
-import dev.nixexec.job.JobProblem;
+import dev.nixexec.refusal.Refusal;
 import dev.nixexec.tenant.Caller;
-import dev.nixexec.worker.FieldError;
-import dev.nixexec.worker.InvalidRequestException;
+import dev.nixexec.refusal.FieldError;
+import dev.nixexec.refusal.InvalidRequestException;
 import io.quarkus.scheduler.Scheduled;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.persistence.EntityManager;
@@ -75,7 +75,7 @@ public class WorkspaceStore {
                 .setParameter(1, id).setParameter(2, caller.tenantId()).setParameter(3, name)
                 .setParameter(4, bytes).setParameter(5, files).executeUpdate();
         if (created == 0) {
-            throw new JobProblem(JobProblem.Kind.CONFLICT, "a workspace named '" + name + "' exists");
+            throw new Refusal(Refusal.Kind.CONFLICT, "a workspace named '" + name + "' exists");
         }
         return view(caller.tenantId(), id).orElseThrow();
     }
@@ -108,7 +108,7 @@ public class WorkspaceStore {
                 .setParameter(1, caller.tenantId()).setParameter(2, asId).setParameter(3, wanted).setParameter(4, jobId)
                 .setParameter(5, inputs).setParameter(6, artifactPaths).executeUpdate();
         if (attached == 0) {
-            throw new JobProblem(JobProblem.Kind.NOT_FOUND, "no workspace " + idOrName);
+            throw new Refusal(Refusal.Kind.NOT_FOUND, "no workspace " + idOrName);
         }
     }
 
@@ -138,7 +138,7 @@ public class WorkspaceStore {
         List<WorkspaceView> found = views("w.tenant_id = ?1 AND (w.id = ?2 OR w.name = ?3) "
                 + "ORDER BY (w.id = ?2) DESC LIMIT 1", caller.tenantId(), asId, wanted);
         return found.stream().findFirst()
-                .orElseThrow(() -> new JobProblem(JobProblem.Kind.NOT_FOUND, "no workspace " + idOrName));
+                .orElseThrow(() -> new Refusal(Refusal.Kind.NOT_FOUND, "no workspace " + idOrName));
     }
 
     /**
@@ -214,7 +214,7 @@ public class WorkspaceStore {
         get(caller, id);
         Entry entry = manifest(id).get(path.value());
         if (entry == null) {
-            throw new JobProblem(JobProblem.Kind.NOT_FOUND, "no file " + path + " in workspace " + id);
+            throw new Refusal(Refusal.Kind.NOT_FOUND, "no file " + path + " in workspace " + id);
         }
         byte[] content = Blobs.get(em, caller.tenantId(), entry.sha256()).orElseThrow();
         markRead(id);
@@ -232,7 +232,7 @@ public class WorkspaceStore {
         Map<String, Entry> after = new LinkedHashMap<>(files);
         after.put(path.value(), new Entry(sha, content.length, false));
         fileFolderClash(after.keySet()).ifPresent(clash -> {
-            throw new JobProblem(JobProblem.Kind.CONFLICT, "'" + clash[0] + "' and '" + clash[1]
+            throw new Refusal(Refusal.Kind.CONFLICT, "'" + clash[0] + "' and '" + clash[1]
                     + "' cannot both be files: one is the other's folder");
         });
         quotaProblem(id, caller.tenantId(), files, after, content.length).ifPresent(p -> {
@@ -254,7 +254,7 @@ public class WorkspaceStore {
         int deleted = em.createNativeQuery("DELETE FROM workspace_files WHERE workspace_id = ?1 AND path = ?2")
                 .setParameter(1, id).setParameter(2, path.value()).executeUpdate();
         if (deleted == 0) {
-            throw new JobProblem(JobProblem.Kind.NOT_FOUND, "no file " + path + " in workspace " + id);
+            throw new Refusal(Refusal.Kind.NOT_FOUND, "no file " + path + " in workspace " + id);
         }
         markUsed(caller.tenantId(), id);
         bump(id, null, 0, 0, 1);
@@ -304,7 +304,7 @@ public class WorkspaceStore {
                         + "JOIN jobs j ON j.id = a.job_id WHERE a.job_id = ?1 AND a.path = ?2 AND j.tenant_id = ?3")
                 .setParameter(1, jobId).setParameter(2, path.value()).setParameter(3, caller.tenantId()).getResultList();
         if (rows.isEmpty()) {
-            throw new JobProblem(JobProblem.Kind.NOT_FOUND, "no artifact " + path + " of job " + jobId);
+            throw new Refusal(Refusal.Kind.NOT_FOUND, "no artifact " + path + " of job " + jobId);
         }
         String sha = (String) rows.get(0)[0];
         return new FileContent(path.value(), Blobs.get(em, caller.tenantId(), sha).orElseThrow(), sha,
@@ -468,7 +468,7 @@ public class WorkspaceStore {
 
     private static void requireWriter(Caller caller) {
         if (!caller.role().canSubmit()) {
-            throw new JobProblem(JobProblem.Kind.FORBIDDEN, "an " + caller.role().id() + " key cannot change workspaces");
+            throw new Refusal(Refusal.Kind.FORBIDDEN, "an " + caller.role().id() + " key cannot change workspaces");
         }
     }
 
@@ -476,8 +476,8 @@ public class WorkspaceStore {
         return new InvalidRequestException(List.of(new FieldError(field, message)), false);
     }
 
-    public static JobProblem notFound(UUID id) {
-        return new JobProblem(JobProblem.Kind.NOT_FOUND, "no workspace " + id);
+    public static Refusal notFound(UUID id) {
+        return new Refusal(Refusal.Kind.NOT_FOUND, "no workspace " + id);
     }
 
     static OffsetDateTime toOffset(Object value) {

@@ -2,7 +2,7 @@ package dev.nixexec.workspace;
 
 import dev.nixexec.config.ExecutableLookup;
 import dev.nixexec.config.StatePaths;
-import dev.nixexec.job.JobLogContext;
+import dev.nixexec.logging.JobLogContext;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;

@@ -1,5 +1,7 @@
 package dev.nixexec.job;
 
+import dev.nixexec.refusal.Refusal;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
@@ -65,7 +67,7 @@ class RetentionTest {
 
         queue.expire(Duration.ofDays(30));
 
-        assertThrows(JobProblem.class, () -> jobs.get(caller, old));
+        assertThrows(Refusal.class, () -> jobs.get(caller, old));
         assertEquals(0, QuarkusTransaction.requiringNew().call(() -> ((Number) em.createNativeQuery(
                 "SELECT count(*) FROM job_events WHERE job_id = ?1").setParameter(1, old).getSingleResult()).intValue()));
         assertEquals(List.of(), audit.list(tenant, old, null, null, 10));

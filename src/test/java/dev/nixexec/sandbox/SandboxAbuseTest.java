@@ -8,10 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.nixexec.config.StatePaths;
 import dev.nixexec.testing.NixSpy;
-import dev.nixexec.worker.ExecutionEngine;
-import dev.nixexec.worker.ExecutionEvent;
-import dev.nixexec.worker.ExecutionRequest;
-import dev.nixexec.worker.ExecutionResult;
+import dev.nixexec.execution.ExecutionEngine;
+import dev.nixexec.execution.ExecutionEvent;
+import dev.nixexec.execution.ExecutionRequest;
+import dev.nixexec.execution.ExecutionResult;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;

@@ -1,9 +1,9 @@
 package dev.nixexec.testing;
 
-import dev.nixexec.worker.ExecutionEngine;
-import dev.nixexec.worker.ExecutionEvent;
-import dev.nixexec.worker.ExecutionRequest;
-import dev.nixexec.worker.ExecutionResult;
+import dev.nixexec.execution.ExecutionEngine;
+import dev.nixexec.execution.ExecutionEvent;
+import dev.nixexec.execution.ExecutionRequest;
+import dev.nixexec.execution.ExecutionResult;
 import java.time.Duration;
 import java.util.List;
 

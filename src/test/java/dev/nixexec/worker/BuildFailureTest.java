@@ -1,5 +1,9 @@
 package dev.nixexec.worker;
 
+import dev.nixexec.execution.ExecutionEngine;
+import dev.nixexec.execution.ExecutionRequest;
+import dev.nixexec.execution.ExecutionResult;
+
 import static dev.nixexec.testing.Runs.describe;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -4,8 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.nixexec.config.NixExecConfig;
-import dev.nixexec.job.JobLogContext;
-import dev.nixexec.job.JobLogContextTest;
+import dev.nixexec.logging.JobLogContext;
 import dev.nixexec.job.JobQueue;
 import java.lang.reflect.Proxy;
 import java.time.Duration;
@@ -38,9 +37,9 @@ class ResultWriterLogContextTest {
         ResultWriter writer = new ResultWriter(queue, config(Duration.ofSeconds(5)));
         try {
             for (int i = 0; i < 2; i++) {
-                var job = JobLogContextTest.job();
-                JobLogContext.around(job, () -> assertTrue(
-                        writer.write("node", new JobQueue.Finish(job.id(), 1, null, List.of())))).run();
+                UUID jobId = UUID.randomUUID();
+                JobLogContext.around(jobId, UUID.randomUUID(), () -> assertTrue(
+                        writer.write("node", new JobQueue.Finish(jobId, 1, null, List.of())))).run();
             }
         } finally {
             writer.stop();

@@ -1,5 +1,10 @@
 package dev.nixexec.worker;
 
+import dev.nixexec.execution.ExecutionEngine;
+import dev.nixexec.execution.ExecutionRequest;
+import dev.nixexec.refusal.FieldError;
+import dev.nixexec.refusal.InvalidRequestException;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;

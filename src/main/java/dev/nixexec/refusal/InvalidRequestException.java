@@ -1,4 +1,4 @@
-package dev.nixexec.worker;
+package dev.nixexec.refusal;
 
 import java.util.List;
 import java.util.stream.Collectors;

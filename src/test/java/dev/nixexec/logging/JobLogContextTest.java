@@ -1,12 +1,8 @@
-package dev.nixexec.job;
+package dev.nixexec.logging;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
-import java.time.Duration;
-import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jboss.logging.MDC;
@@ -15,17 +11,19 @@ import org.junit.jupiter.api.Test;
 /** A thread started from a job's thread inherits its log context, unless the work is detached. */
 public class JobLogContextTest {
 
-    public static ClaimedJob job() {
-        return new ClaimedJob(UUID.randomUUID(), UUID.randomUUID(), 1, "bash", "true", List.of(), Map.of(), null,
-                Duration.ofSeconds(1), false, null, Optional.empty(), false);
+    record Job(UUID id, UUID tenantId) {
+    }
+
+    static Job job() {
+        return new Job(UUID.randomUUID(), UUID.randomUUID());
     }
 
     /** The job id a thread started (and joined) inside {@code job}'s context sees, and the caller's after it. */
-    static String[] seenFromThreadStartedIn(ClaimedJob job, boolean detached) {
+    static String[] seenFromThreadStartedIn(Job job, boolean detached) {
         AtomicReference<Object> childJob = new AtomicReference<>("unset");
         AtomicReference<Object> childTenant = new AtomicReference<>("unset");
         AtomicReference<Object> callerAfter = new AtomicReference<>();
-        JobLogContext.around(job, () -> {
+        JobLogContext.around(job.id(), job.tenantId(), () -> {
             Runnable read = () -> {
                 childJob.set(MDC.get(JobLogContext.JOB_ID));
                 childTenant.set(MDC.get(JobLogContext.TENANT_ID));
@@ -42,7 +40,7 @@ public class JobLogContextTest {
 
     @Test
     void aPlainThreadInheritsTheJob() {
-        ClaimedJob job = job();
+        Job job = job();
         String[] seen = seenFromThreadStartedIn(job, false);
         // what makes detached necessary: the MDC is inheritable
         assertEquals(job.id().toString(), seen[0]);
@@ -51,7 +49,7 @@ public class JobLogContextTest {
 
     @Test
     void detachedWorkHasNoJobWhileTheCallerKeepsItsOwn() {
-        ClaimedJob job = job();
+        Job job = job();
         String[] seen = seenFromThreadStartedIn(job, true);
         assertNull(seen[0]);
         assertNull(seen[1]);
@@ -60,10 +58,10 @@ public class JobLogContextTest {
 
     @Test
     void detachedOnTheSameThreadRestoresTheJobAfterwards() {
-        ClaimedJob job = job();
+        Job job = job();
         AtomicReference<Object> inside = new AtomicReference<>("unset");
         AtomicReference<Object> after = new AtomicReference<>();
-        JobLogContext.around(job, () -> {
+        JobLogContext.around(job.id(), job.tenantId(), () -> {
             JobLogContext.detached(() -> inside.set(MDC.get(JobLogContext.JOB_ID))).run();
             after.set(MDC.get(JobLogContext.JOB_ID));
         }).run();

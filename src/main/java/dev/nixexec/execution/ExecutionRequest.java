@@ -1,4 +1,4 @@
-package dev.nixexec.worker;
+package dev.nixexec.execution;
 
 import java.time.Duration;
 import java.util.List;

@@ -1,4 +1,4 @@
-package dev.nixexec.worker;
+package dev.nixexec.execution;
 
 import static dev.nixexec.testing.Runs.describe;
 import static dev.nixexec.testing.Runs.run;

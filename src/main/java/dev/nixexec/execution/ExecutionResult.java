@@ -1,4 +1,4 @@
-package dev.nixexec.worker;
+package dev.nixexec.execution;
 
 import dev.nixexec.sandbox.OutputCapture;
 import java.util.Optional;

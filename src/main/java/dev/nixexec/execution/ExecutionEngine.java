@@ -1,4 +1,7 @@
-package dev.nixexec.worker;
+package dev.nixexec.execution;
+
+import dev.nixexec.refusal.FieldError;
+import dev.nixexec.refusal.InvalidRequestException;
 
 import java.util.function.Predicate;
 import java.util.concurrent.atomic.AtomicReference;

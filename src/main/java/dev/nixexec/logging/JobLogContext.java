@@ -1,5 +1,6 @@
-package dev.nixexec.job;
+package dev.nixexec.logging;
 
+import java.util.UUID;
 import java.util.function.Consumer;
 import org.jboss.logging.MDC;
 
@@ -18,12 +19,12 @@ public final class JobLogContext {
     private JobLogContext() {
     }
 
-    public static Runnable around(ClaimedJob job, Runnable body) {
+    public static Runnable around(UUID jobId, UUID tenantId, Runnable body) {
         return () -> {
             Object outerJob = MDC.get(JOB_ID);
             Object outerTenant = MDC.get(TENANT_ID);
-            MDC.put(JOB_ID, job.id().toString());
-            MDC.put(TENANT_ID, job.tenantId().toString());
+            MDC.put(JOB_ID, jobId.toString());
+            MDC.put(TENANT_ID, tenantId.toString());
             try {
                 body.run();
             } finally {
@@ -33,8 +34,8 @@ public final class JobLogContext {
         };
     }
 
-    public static <T> Consumer<T> around(ClaimedJob job, Consumer<T> body) {
-        return value -> around(job, () -> body.accept(value)).run();
+    public static <T> Consumer<T> around(UUID jobId, UUID tenantId, Consumer<T> body) {
+        return value -> around(jobId, tenantId, () -> body.accept(value)).run();
     }
 
     /** {@code body} without any job's {@code job_id} and {@code tenant_id}, whichever thread runs it. */

@@ -1,10 +1,10 @@
-package dev.nixexec.job;
+package dev.nixexec.refusal;
 
 import java.time.Duration;
 import java.util.Optional;
 
 /** A refusal with an HTTP-like status: the REST and MCP adapters render it, each in its own way. */
-public class JobProblem extends RuntimeException {
+public class Refusal extends RuntimeException {
 
     /** The kinds of refusal, each with the status the contract gives it. */
     public enum Kind {
@@ -20,12 +20,12 @@ public class JobProblem extends RuntimeException {
     private final Kind kind;
     private final Duration retryAfter;
 
-    public JobProblem(Kind kind, String message) {
+    public Refusal(Kind kind, String message) {
         this(kind, message, null);
     }
 
     /** A refusal that passes: the caller may try again after {@code retryAfter} (REST: Retry-After). */
-    public JobProblem(Kind kind, String message, Duration retryAfter) {
+    public Refusal(Kind kind, String message, Duration retryAfter) {
         super(message);
         this.kind = kind;
         this.retryAfter = retryAfter;
@@ -39,7 +39,7 @@ public class JobProblem extends RuntimeException {
         return Optional.ofNullable(retryAfter);
     }
 
-    public static JobProblem notFound(Object id) {
-        return new JobProblem(Kind.NOT_FOUND, "no job " + id);
+    public static Refusal notFound(Object id) {
+        return new Refusal(Kind.NOT_FOUND, "no job " + id);
     }
 }
