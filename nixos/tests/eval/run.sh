@@ -23,9 +23,9 @@ trap 'rm -rf "$work"' EXIT
 nix-instantiate --eval --strict --json "$here/run.nix" --argstr libPath "$lib" --argstr binDir "$work/bin" \
   > "$work/result.json"
 
-python3 - "$work" "$here" <<'PY'
+python3 - "$work" "$here" "$root/docs/deploy/nix-exec.service" <<'PY'
 import json, os, subprocess, sys
-work, here = sys.argv[1], sys.argv[2]
+work, here, plain_unit = sys.argv[1], sys.argv[2], sys.argv[3]
 result = json.load(open(os.path.join(work, "result.json")))
 problems = []
 
@@ -56,9 +56,42 @@ for name, case in sorted(result["ok"].items()):
     if check.returncode or check.stdout or check.stderr:
         problems.append(f"{name}: systemd-analyze verify: {check.stdout}{check.stderr}")
 
+def service_lines(unit):
+    """The [Service] section as a set of key=value lines (a key may repeat, e.g. RestrictAddressFamilies)."""
+    section, lines = None, set()
+    for line in unit.splitlines():
+        line = line.strip()
+        if line.startswith("["):
+            section = line
+        elif section == "[Service]" and line and not line.startswith("#"):
+            lines.add(line)
+    return lines
+
+# The unit for hosts without NixOS: valid, and hardened exactly as the module's single host. Keys
+# that name host specifics (paths, the start command, the environment) may differ.
+host_specific = ("ExecStart=", "Environment=", "EnvironmentFile=", "LoadCredential=", "ReadWritePaths=")
+plain = open(plain_unit).read()
+module_lines = {l for l in service_lines(result["ok"]["single-host"]["unit"]) if not l.startswith(host_specific)}
+plain_lines = {l for l in service_lines(plain) if not l.startswith(host_specific)}
+for line in sorted(module_lines - plain_lines):
+    problems.append(f"docs/deploy/nix-exec.service lacks the module's {line}")
+for line in sorted(plain_lines - module_lines):
+    problems.append(f"docs/deploy/nix-exec.service has {line}, the module's unit does not")
+# systemd-analyze looks for the ExecStart binary: point it at a stand-in
+java = os.path.join(work, "plain", "java")
+os.makedirs(os.path.dirname(java), exist_ok=True)
+open(java, "w").write("#!/bin/sh\n")
+os.chmod(java, 0o755)
+unit = os.path.join(work, "plain", "nix-exec.service")
+open(unit, "w").write(plain.replace("ExecStart=/opt/nix-exec/jdk/bin/java", "ExecStart=" + java))
+check = subprocess.run(["systemd-analyze", "verify", "--man=no", unit], capture_output=True, text=True)
+if check.returncode or check.stdout or check.stderr:
+    problems.append(f"docs/deploy/nix-exec.service: systemd-analyze verify: {check.stdout}{check.stderr}")
+
 if problems:
     print("NixOS module evaluation FAILED:\n" + "\n".join(problems), file=sys.stderr)
     sys.exit(1)
 print(f"NixOS module: {len(result['ok'])} hosts evaluated (assertions, config.yaml, systemd-analyze verify, "
-      f"bash -n), {len(result['fail'])} refused with the expected assertion")
+      f"bash -n), {len(result['fail'])} refused with the expected assertion; docs/deploy/nix-exec.service verified "
+      f"and hardened as the module's unit")
 PY
