@@ -1,14 +1,15 @@
 // Drives the audit UI in headless Chromium, as AuditUiBrowserTest asks:
-//   node audit-ui.mjs <baseUrl> <key> <finishedJobId> <runningJobId> <screenshotDir>
-// Signs in, follows the running job's live output to its end, filters the list, opens the finished
+//   node audit-ui.mjs <baseUrl> <key> <finishedJobId> <memberKey> <screenshotDir>
+// Signs in, submits a 12-second job with the member key (through the REST API, not the browser) and
+// follows its live output to its end, filters the list, opens the finished
 // job (which printed a <script> tag) and checks it shows as text, draws the fleet page, and saves
 // screenshots. Exit code 0 and a last line "OK" mean every check passed.
 import { chromium } from 'playwright-core';
 import { mkdirSync } from 'node:fs';
 
-const [baseUrl, key, finishedId, runningId, shots] = process.argv.slice(2);
+const [baseUrl, key, finishedId, memberKey, shots] = process.argv.slice(2);
 if (!shots) {
-  console.error('usage: audit-ui.mjs <baseUrl> <key> <finishedJobId> <runningJobId> <screenshotDir>');
+  console.error('usage: audit-ui.mjs <baseUrl> <key> <finishedJobId> <memberKey> <screenshotDir>');
   process.exit(2);
 }
 mkdirSync(shots, { recursive: true });
@@ -49,7 +50,14 @@ try {
   check(session && session.httpOnly && session.sameSite === 'Strict' && session.value !== key,
     'the session cookie is HttpOnly, SameSite=Strict and not the key');
 
-  // follow a running job
+  // follow a running job, submitted only now that the browser is up (its start can take longer than the job)
+  const submitted = await fetch(baseUrl + '/v1/jobs', {
+    method: 'POST',
+    headers: { 'Authorization': 'Bearer ' + memberKey, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ language: 'bash', code: 'for i in $(seq 1 12); do echo tick $i; sleep 1; done; echo done' }),
+  });
+  check(submitted.status === 201, 'a 12-second job is submitted');
+  const runningId = (await submitted.json()).id;
   await page.goto(baseUrl + '/ui/jobs/' + runningId);
   check(await page.isVisible('#live'), 'a running job has a live output view');
   await page.waitForFunction(() => document.getElementById('live')?.textContent.includes('tick 2'), null, { timeout: 30000 });

@@ -50,28 +50,28 @@ class AuditUiBehindProxyTest {
     void signInAndOutThroughTheProxy() {
         Response form = viaProxy().get("/ui/login");
         form.then().statusCode(200);
-        assertTrue(setCookie(form, AuditUi.LOGIN_COOKIE).contains("Secure"), setCookie(form, AuditUi.LOGIN_COOKIE));
-        Response signedIn = viaProxy().header("Origin", SITE).cookie(AuditUi.LOGIN_COOKIE, form.getCookie(AuditUi.LOGIN_COOKIE))
+        assertTrue(setCookie(form, SignInResource.LOGIN_COOKIE).contains("Secure"), setCookie(form, SignInResource.LOGIN_COOKIE));
+        Response signedIn = viaProxy().header("Origin", SITE).cookie(SignInResource.LOGIN_COOKIE, form.getCookie(SignInResource.LOGIN_COOKIE))
                 .formParam("csrf", csrf(form.asString())).formParam("key", AuditUiTest.ADMIN).post("/ui/login");
         signedIn.then().statusCode(303);
-        String session = setCookie(signedIn, AuditUi.SESSION_COOKIE);
+        String session = setCookie(signedIn, UiAccess.SESSION_COOKIE);
         assertTrue(session.contains("Secure") && session.contains("HttpOnly") && session.contains("SameSite=Strict"), session);
 
-        String token = signedIn.getCookie(AuditUi.SESSION_COOKIE);
-        String page = viaProxy().cookie(AuditUi.SESSION_COOKIE, token).get("/ui/jobs").then().statusCode(200).extract().asString();
-        viaProxy().header("Origin", SITE).cookie(AuditUi.SESSION_COOKIE, token).formParam("csrf", csrf(page))
+        String token = signedIn.getCookie(UiAccess.SESSION_COOKIE);
+        String page = viaProxy().cookie(UiAccess.SESSION_COOKIE, token).get("/ui/jobs").then().statusCode(200).extract().asString();
+        viaProxy().header("Origin", SITE).cookie(UiAccess.SESSION_COOKIE, token).formParam("csrf", csrf(page))
                 .post("/ui/logout").then().statusCode(303);
-        viaProxy().cookie(AuditUi.SESSION_COOKIE, token).get("/ui/jobs").then().statusCode(303);
+        viaProxy().cookie(UiAccess.SESSION_COOKIE, token).get("/ui/jobs").then().statusCode(303);
     }
 
     @Test
     void anotherSiteIsStillRefused() {
         Response form = viaProxy().get("/ui/login");
-        viaProxy().header("Origin", "https://evil.example").cookie(AuditUi.LOGIN_COOKIE, form.getCookie(AuditUi.LOGIN_COOKIE))
+        viaProxy().header("Origin", "https://evil.example").cookie(SignInResource.LOGIN_COOKIE, form.getCookie(SignInResource.LOGIN_COOKIE))
                 .formParam("csrf", csrf(form.asString())).formParam("key", AuditUiTest.ADMIN).post("/ui/login")
                 .then().statusCode(403);
         // the proxy's own address without https is another origin too
-        viaProxy().header("Origin", "http://audit.example").cookie(AuditUi.LOGIN_COOKIE, form.getCookie(AuditUi.LOGIN_COOKIE))
+        viaProxy().header("Origin", "http://audit.example").cookie(SignInResource.LOGIN_COOKIE, form.getCookie(SignInResource.LOGIN_COOKIE))
                 .formParam("csrf", csrf(form.asString())).formParam("key", AuditUiTest.ADMIN).post("/ui/login")
                 .then().statusCode(403);
     }

@@ -54,19 +54,19 @@ class AuditUiTest {
     /** A signed-in browser: its session cookie and the CSRF token its pages carry. */
     record Browser(String session, String csrf) {
         RequestSpecification request() {
-            return given().redirects().follow(false).cookie(AuditUi.SESSION_COOKIE, session);
+            return given().redirects().follow(false).cookie(UiAccess.SESSION_COOKIE, session);
         }
     }
 
     static Browser signIn(String key) {
         Response form = given().get("/ui/login");
         form.then().statusCode(200);
-        String loginCookie = form.getCookie(AuditUi.LOGIN_COOKIE);
-        Response signedIn = given().redirects().follow(false).cookie(AuditUi.LOGIN_COOKIE, loginCookie)
+        String loginCookie = form.getCookie(SignInResource.LOGIN_COOKIE);
+        Response signedIn = given().redirects().follow(false).cookie(SignInResource.LOGIN_COOKIE, loginCookie)
                 .formParam("csrf", csrf(form.asString())).formParam("key", key).post("/ui/login");
         signedIn.then().statusCode(303).header("Location", containsString("/ui/jobs"));
-        String session = signedIn.getCookie(AuditUi.SESSION_COOKIE);
-        String page = given().cookie(AuditUi.SESSION_COOKIE, session).get("/ui/jobs").then().statusCode(200).extract().asString();
+        String session = signedIn.getCookie(UiAccess.SESSION_COOKIE);
+        String page = given().cookie(UiAccess.SESSION_COOKIE, session).get("/ui/jobs").then().statusCode(200).extract().asString();
         return new Browser(session, csrf(page));
     }
 
@@ -88,7 +88,7 @@ class AuditUiTest {
     @Test
     void pagesNeedASession() {
         given().redirects().follow(false).get("/ui/jobs").then().statusCode(303).header("Location", containsString("/ui/login"));
-        given().redirects().follow(false).cookie(AuditUi.SESSION_COOKIE, "made-up").get("/ui/fleet")
+        given().redirects().follow(false).cookie(UiAccess.SESSION_COOKIE, "made-up").get("/ui/fleet")
                 .then().statusCode(303).header("Location", containsString("/ui/login"));
         given().get("/ui/jobs/" + UUID.randomUUID() + "/events").then().statusCode(401);
     }
@@ -96,11 +96,11 @@ class AuditUiTest {
     @Test
     void theSessionCookieIsHttpOnlyStrictAndNotTheKey() {
         Response form = given().get("/ui/login");
-        String loginCookie = form.getCookie(AuditUi.LOGIN_COOKIE);
-        Response signedIn = given().redirects().follow(false).cookie(AuditUi.LOGIN_COOKIE, loginCookie)
+        String loginCookie = form.getCookie(SignInResource.LOGIN_COOKIE);
+        Response signedIn = given().redirects().follow(false).cookie(SignInResource.LOGIN_COOKIE, loginCookie)
                 .formParam("csrf", csrf(form.asString())).formParam("key", auditorA).post("/ui/login");
         String setCookie = signedIn.getHeaders().getValues("Set-Cookie").stream()
-                .filter(c -> c.startsWith(AuditUi.SESSION_COOKIE + "=")).findFirst().orElseThrow();
+                .filter(c -> c.startsWith(UiAccess.SESSION_COOKIE + "=")).findFirst().orElseThrow();
         assertTrue(setCookie.contains("HttpOnly"), setCookie);
         assertTrue(setCookie.contains("SameSite=Strict"), setCookie);
         assertTrue(setCookie.contains("Path=/ui"), setCookie);
@@ -115,7 +115,7 @@ class AuditUiTest {
     void aSameOriginPostIsAccepted() {
         Response form = given().get("/ui/login");
         String origin = base.getProtocol() + "://" + base.getHost() + ":" + base.getPort();
-        given().redirects().follow(false).cookie(AuditUi.LOGIN_COOKIE, form.getCookie(AuditUi.LOGIN_COOKIE))
+        given().redirects().follow(false).cookie(SignInResource.LOGIN_COOKIE, form.getCookie(SignInResource.LOGIN_COOKIE))
                 .header("Origin", origin).formParam("csrf", csrf(form.asString())).formParam("key", auditorA)
                 .post("/ui/login").then().statusCode(303);
     }
@@ -124,10 +124,10 @@ class AuditUiTest {
     @Test
     void forwardedHeadersAreNotTrustedByDefault() {
         Response form = AuditUiBehindProxyTest.viaProxy().get("/ui/login");
-        String cookie = AuditUiBehindProxyTest.setCookie(form, AuditUi.LOGIN_COOKIE);
+        String cookie = AuditUiBehindProxyTest.setCookie(form, SignInResource.LOGIN_COOKIE);
         assertFalse(cookie.contains("Secure"), cookie);
         AuditUiBehindProxyTest.viaProxy().header("Origin", AuditUiBehindProxyTest.SITE)
-                .cookie(AuditUi.LOGIN_COOKIE, form.getCookie(AuditUi.LOGIN_COOKIE))
+                .cookie(SignInResource.LOGIN_COOKIE, form.getCookie(SignInResource.LOGIN_COOKIE))
                 .formParam("csrf", csrf(form.asString())).formParam("key", auditorA).post("/ui/login")
                 .then().statusCode(403);
     }
@@ -135,15 +135,15 @@ class AuditUiTest {
     @Test
     void signInNeedsTheFormsTokenAndALiveKey() {
         Response form = given().get("/ui/login");
-        String loginCookie = form.getCookie(AuditUi.LOGIN_COOKIE);
+        String loginCookie = form.getCookie(SignInResource.LOGIN_COOKIE);
         String token = csrf(form.asString());
         // no cookie (a cross-site post carries none under SameSite=Strict), or a token that does not match it
         given().formParam("csrf", token).formParam("key", auditorA).post("/ui/login").then().statusCode(403);
-        given().cookie(AuditUi.LOGIN_COOKIE, loginCookie).formParam("csrf", "x" + token).formParam("key", auditorA)
+        given().cookie(SignInResource.LOGIN_COOKIE, loginCookie).formParam("csrf", "x" + token).formParam("key", auditorA)
                 .post("/ui/login").then().statusCode(403);
-        given().cookie(AuditUi.LOGIN_COOKIE, loginCookie).header("Origin", "https://evil.example")
+        given().cookie(SignInResource.LOGIN_COOKIE, loginCookie).header("Origin", "https://evil.example")
                 .formParam("csrf", token).formParam("key", auditorA).post("/ui/login").then().statusCode(403);
-        given().cookie(AuditUi.LOGIN_COOKIE, loginCookie).formParam("csrf", token).formParam("key", "nx_wrong")
+        given().cookie(SignInResource.LOGIN_COOKIE, loginCookie).formParam("csrf", token).formParam("key", "nx_wrong")
                 .post("/ui/login").then().statusCode(401).body(containsString("unknown or revoked"));
     }
 

@@ -33,10 +33,10 @@ class AuditUiUntrustedProxyTest {
     void forwardedHeadersFromAnUntrustedAddressAreIgnored() {
         Response form = AuditUiBehindProxyTest.viaProxy().get("/ui/login");
         form.then().statusCode(200);
-        String cookie = AuditUiBehindProxyTest.setCookie(form, AuditUi.LOGIN_COOKIE);
+        String cookie = AuditUiBehindProxyTest.setCookie(form, SignInResource.LOGIN_COOKIE);
         assertFalse(cookie.contains("Secure"), cookie);
         AuditUiBehindProxyTest.viaProxy().header("Origin", AuditUiBehindProxyTest.SITE)
-                .cookie(AuditUi.LOGIN_COOKIE, form.getCookie(AuditUi.LOGIN_COOKIE))
+                .cookie(SignInResource.LOGIN_COOKIE, form.getCookie(SignInResource.LOGIN_COOKIE))
                 .formParam("csrf", csrf(form.asString())).formParam("key", AuditUiTest.ADMIN).post("/ui/login")
                 .then().statusCode(403);
     }
