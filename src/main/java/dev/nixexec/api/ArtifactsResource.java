@@ -1,7 +1,7 @@
 package dev.nixexec.api;
 
 import dev.nixexec.workspace.WorkspacePath;
-import dev.nixexec.workspace.WorkspaceStore;
+import dev.nixexec.workspace.WorkspaceService;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
@@ -16,10 +16,10 @@ import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement
 @Path("/v1/jobs/{id}/artifacts")
 public class ArtifactsResource {
 
-    private final WorkspaceStore workspaces;
+    private final WorkspaceService workspaces;
     private final CallerContext caller;
 
-    public ArtifactsResource(WorkspaceStore workspaces, CallerContext caller) {
+    public ArtifactsResource(WorkspaceService workspaces, CallerContext caller) {
         this.workspaces = workspaces;
         this.caller = caller;
     }

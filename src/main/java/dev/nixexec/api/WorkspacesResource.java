@@ -4,7 +4,7 @@ import dev.nixexec.refusal.Refusal;
 import dev.nixexec.workspace.FileContent;
 import dev.nixexec.workspace.WorkspaceFile;
 import dev.nixexec.workspace.WorkspacePath;
-import dev.nixexec.workspace.WorkspaceStore;
+import dev.nixexec.workspace.WorkspaceService;
 import dev.nixexec.workspace.WorkspaceView;
 import dev.nixexec.refusal.FieldError;
 import dev.nixexec.refusal.InvalidRequestException;
@@ -23,16 +23,16 @@ import java.util.List;
 import java.util.UUID;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 
-/** {@code /v1/workspaces}: a thin adapter over {@link WorkspaceStore}. */
+/** {@code /v1/workspaces}: a thin adapter over {@link WorkspaceService}. */
 @SecurityRequirement(name = "bearer")
 @Path("/v1/workspaces")
 @Produces(MediaType.APPLICATION_JSON)
 public class WorkspacesResource {
 
-    private final WorkspaceStore workspaces;
+    private final WorkspaceService workspaces;
     private final CallerContext caller;
 
-    public WorkspacesResource(WorkspaceStore workspaces, CallerContext caller) {
+    public WorkspacesResource(WorkspaceService workspaces, CallerContext caller) {
         this.workspaces = workspaces;
         this.caller = caller;
     }
@@ -84,7 +84,7 @@ public class WorkspacesResource {
     @Path("{id}/files")
     @RunOnVirtualThread
     public FilesBody files(@PathParam("id") String id) {
-        WorkspaceStore.Listing listing = workspaces.files(caller.get(), workspaceId(id));
+        WorkspaceService.Listing listing = workspaces.files(caller.get(), workspaceId(id));
         return new FilesBody(listing.workspace().version(), listing.files());
     }
 

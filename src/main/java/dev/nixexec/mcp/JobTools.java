@@ -14,7 +14,7 @@ import dev.nixexec.refusal.InvalidRequestException;
 import dev.nixexec.workspace.Artifact;
 import dev.nixexec.workspace.JobFiles;
 import dev.nixexec.workspace.WorkspacePath;
-import dev.nixexec.workspace.WorkspaceStore;
+import dev.nixexec.workspace.WorkspaceService;
 import io.quarkiverse.mcp.server.Cancellation;
 import io.quarkiverse.mcp.server.Content;
 import io.quarkiverse.mcp.server.McpConnection;
@@ -64,13 +64,13 @@ public class JobTools {
     private final NixExecConfig config;
     private final SecurityIdentity identity;
     private final HostWorkspaces hostWorkspaces;
-    private final WorkspaceStore workspaces;
+    private final WorkspaceService workspaces;
     private final SessionWorkspaces sessionWorkspaces;
     private final KeyLimits limits;
     private final KnownArguments knownArguments;
 
     public JobTools(JobService jobs, NixExecConfig config, SecurityIdentity identity, HostWorkspaces hostWorkspaces,
-            WorkspaceStore workspaces, SessionWorkspaces sessionWorkspaces, KeyLimits limits,
+            WorkspaceService workspaces, SessionWorkspaces sessionWorkspaces, KeyLimits limits,
             KnownArguments knownArguments) {
         this.limits = limits;
         this.knownArguments = knownArguments;

@@ -1,7 +1,7 @@
 package dev.nixexec.mcp;
 
 import dev.nixexec.tenant.Caller;
-import dev.nixexec.workspace.WorkspaceStore;
+import dev.nixexec.workspace.WorkspaceService;
 import io.quarkiverse.mcp.server.McpConnection;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.nio.charset.StandardCharsets;
@@ -25,7 +25,7 @@ class SessionWorkspaces {
 
     private static final int MAX_SESSIONS = 10_000;
 
-    private final WorkspaceStore workspaces;
+    private final WorkspaceService workspaces;
     private final Map<String, UUID> ids = new ConcurrentHashMap<>();
     /**
      * Names the session workspaces of this process. A session lives in one process's memory and
@@ -33,7 +33,7 @@ class SessionWorkspaces {
      */
     private final SecretKeySpec nameKey;
 
-    SessionWorkspaces(WorkspaceStore workspaces) {
+    SessionWorkspaces(WorkspaceService workspaces) {
         this.workspaces = workspaces;
         byte[] key = new byte[32];
         new SecureRandom().nextBytes(key);

@@ -9,7 +9,7 @@ import dev.nixexec.workspace.Base64Content;
 import dev.nixexec.workspace.FileContent;
 import dev.nixexec.workspace.WorkspaceFile;
 import dev.nixexec.workspace.WorkspacePath;
-import dev.nixexec.workspace.WorkspaceStore;
+import dev.nixexec.workspace.WorkspaceService;
 import dev.nixexec.workspace.WorkspaceView;
 import io.quarkiverse.mcp.server.BlobResourceContents;
 import io.quarkiverse.mcp.server.Content;
@@ -43,12 +43,12 @@ public class WorkspaceTools {
             + "mounts at /workspace by default.";
     private static final String PATH = "File path relative to /workspace, e.g. data/input.csv.";
 
-    private final WorkspaceStore workspaces;
+    private final WorkspaceService workspaces;
     private final SessionWorkspaces sessionWorkspaces;
     private final SecurityIdentity identity;
     private final KnownArguments knownArguments;
 
-    public WorkspaceTools(WorkspaceStore workspaces, SessionWorkspaces sessionWorkspaces, SecurityIdentity identity,
+    public WorkspaceTools(WorkspaceService workspaces, SessionWorkspaces sessionWorkspaces, SecurityIdentity identity,
             KnownArguments knownArguments) {
         this.knownArguments = knownArguments;
         this.workspaces = workspaces;
@@ -71,7 +71,7 @@ public class WorkspaceTools {
             McpConnection connection, RawMessage message) {
         return refusalsAsErrors(() -> {
             knownArguments.check(message);
-            WorkspaceStore.Listing listing = workspaces.files(caller(), chosen(caller(), workspace, connection).id());
+            WorkspaceService.Listing listing = workspaces.files(caller(), chosen(caller(), workspace, connection).id());
             WorkspaceView ws = listing.workspace();
             List<WorkspaceFile> files = listing.files();
             String text = "Workspace " + ws.name() + " (" + ws.id() + "), version " + ws.version() + ", "

@@ -8,7 +8,6 @@ import dev.nixexec.tenant.Caller;
 import dev.nixexec.refusal.FieldError;
 import dev.nixexec.refusal.InvalidRequestException;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.persistence.EntityManager;
 import jakarta.transaction.Transactional;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -38,14 +37,14 @@ public class JobInputs {
     }
 
     private final NixExecConfig config;
-    private final EntityManager em;
-    private final WorkspaceStore store;
+    private final WorkspaceRepository repository;
+    private final WorkspaceService workspaces;
     private final ObjectMapper json;
 
-    public JobInputs(NixExecConfig config, EntityManager em, WorkspaceStore store, ObjectMapper json) {
+    JobInputs(NixExecConfig config, WorkspaceRepository repository, WorkspaceService workspaces, ObjectMapper json) {
         this.config = config;
-        this.em = em;
-        this.store = store;
+        this.repository = repository;
+        this.workspaces = workspaces;
         this.json = json;
     }
 
@@ -61,31 +60,24 @@ public class JobInputs {
                 .map(e -> new StoredFile(e.getKey().value(), Base64.getEncoder().encodeToString(e.getValue()))).toList());
         String artifactPaths = write(roots.stream().map(WorkspacePath::value).toList());
         if (files.workspace().isPresent()) {
-            store.attach(caller, files.workspace().get(), jobId, inputs, artifactPaths);
+            workspaces.attach(caller, files.workspace().get(), jobId, inputs, artifactPaths);
             return;
         }
-        em.createNativeQuery("INSERT INTO job_files (job_id, inputs, artifact_paths) "
-                        + "VALUES (?1, CAST(?2 AS jsonb), CAST(?3 AS jsonb))")
-                .setParameter(1, jobId).setParameter(2, inputs).setParameter(3, artifactPaths).executeUpdate();
+        repository.insertJobFiles(jobId, inputs, artifactPaths);
     }
 
     /** The job's inputs, if it has any. */
     @Transactional
     public Optional<Loaded> load(UUID jobId) {
-        @SuppressWarnings("unchecked")
-        List<Object[]> rows = em.createNativeQuery("SELECT workspace_id, CAST(inputs AS text), CAST(artifact_paths AS text) "
-                + "FROM job_files WHERE job_id = ?1").setParameter(1, jobId).getResultList();
-        if (rows.isEmpty()) {
-            return Optional.empty();
-        }
-        Object[] r = rows.get(0);
-        Map<WorkspacePath, byte[]> files = new java.util.LinkedHashMap<>();
-        for (StoredFile f : read((String) r[1], new TypeReference<List<StoredFile>>() { })) {
-            files.put(new WorkspacePath(f.path()), Base64.getDecoder().decode(f.content()));
-        }
-        List<WorkspacePath> roots = read((String) r[2], new TypeReference<List<String>>() { }).stream()
-                .map(WorkspacePath::new).toList();
-        return Optional.of(new Loaded(Optional.ofNullable((UUID) r[0]), files, roots));
+        return repository.jobFiles(jobId).map(row -> {
+            Map<WorkspacePath, byte[]> files = new java.util.LinkedHashMap<>();
+            for (StoredFile f : read(row.inputs(), new TypeReference<List<StoredFile>>() { })) {
+                files.put(new WorkspacePath(f.path()), Base64.getDecoder().decode(f.content()));
+            }
+            List<WorkspacePath> roots = read(row.artifactPaths(), new TypeReference<List<String>>() { }).stream()
+                    .map(WorkspacePath::new).toList();
+            return new Loaded(row.workspace(), files, roots);
+        });
     }
 
     private Map<WorkspacePath, byte[]> decode(JobFiles files) {

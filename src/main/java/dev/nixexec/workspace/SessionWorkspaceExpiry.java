@@ -4,7 +4,6 @@ import dev.nixexec.audit.AuditLog;
 import dev.nixexec.config.NixExecConfig;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.persistence.EntityManager;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -25,20 +24,14 @@ public class SessionWorkspaceExpiry {
 
     static final String AUDIT_KIND = "workspace_expired";
     private static final int BATCH = 100;
-    private static final long SWEEP_LOCK = 0x6e697865_78706972L;
-
-    private record Expired(UUID id, UUID tenantId, String name, Object idleSince) {
-    }
 
     private final NixExecConfig config;
-    private final EntityManager em;
-    private final WorkspaceStore store;
+    private final WorkspaceRepository repository;
     private final AuditLog audit;
 
-    public SessionWorkspaceExpiry(NixExecConfig config, EntityManager em, WorkspaceStore store, AuditLog audit) {
+    SessionWorkspaceExpiry(NixExecConfig config, WorkspaceRepository repository, AuditLog audit) {
         this.config = config;
-        this.em = em;
-        this.store = store;
+        this.repository = repository;
         this.audit = audit;
     }
 
@@ -59,33 +52,17 @@ public class SessionWorkspaceExpiry {
     }
 
     private int expireBatch(Duration ttl, String nodeId) {
-        boolean sweeping = (Boolean) em.createNativeQuery("SELECT pg_try_advisory_xact_lock(?1)")
-                .setParameter(1, SWEEP_LOCK).getSingleResult();
-        if (!sweeping) {
+        if (!repository.trySweepLock()) {
             return 0;
         }
-        // A job counts while it is open and for the TTL after it ended. Rows locked by a use in
-        // progress (a submission, a session's lookup) are skipped; one used since this statement
-        // began is re-read with its new used_at and so left alone.
-        @SuppressWarnings("unchecked")
-        List<Object[]> rows = em.createNativeQuery("SELECT w.id, w.tenant_id, w.name, greatest(w.used_at, "
-                        + "(SELECT max(j.finished_at) FROM job_files f JOIN jobs j ON j.id = f.job_id "
-                        + "WHERE f.workspace_id = w.id)) FROM workspaces w "
-                        + "WHERE w.mcp_session AND w.used_at < now() - make_interval(secs => ?1) "
-                        + "AND NOT EXISTS (SELECT 1 FROM job_files f JOIN jobs j ON j.id = f.job_id "
-                        + "WHERE f.workspace_id = w.id AND (j.status IN ('queued', 'building', 'running') "
-                        + "OR j.finished_at >= now() - make_interval(secs => ?1))) "
-                        + "ORDER BY w.used_at LIMIT ?2 FOR UPDATE OF w SKIP LOCKED")
-                .setParameter(1, ttl.toMillis() / 1000.0).setParameter(2, BATCH).getResultList();
-        List<Expired> expired = rows.stream()
-                .map(r -> new Expired((UUID) r[0], (UUID) r[1], (String) r[2], r[3])).toList();
-        Map<UUID, List<UUID>> byTenant = expired.stream().collect(Collectors.groupingBy(Expired::tenantId,
-                LinkedHashMap::new, Collectors.mapping(Expired::id, Collectors.toList())));
-        byTenant.forEach(store::delete);
-        for (Expired e : expired) {
+        List<WorkspaceRepository.IdleWorkspace> expired = repository.idleSessionWorkspaces(ttl, BATCH);
+        Map<UUID, List<UUID>> byTenant = expired.stream().collect(Collectors.groupingBy(
+                WorkspaceRepository.IdleWorkspace::tenantId, LinkedHashMap::new,
+                Collectors.mapping(WorkspaceRepository.IdleWorkspace::id, Collectors.toList())));
+        byTenant.forEach(repository::delete);
+        for (WorkspaceRepository.IdleWorkspace e : expired) {
             audit.record(AUDIT_KIND, e.tenantId(), null, null, nodeId, Map.of("workspace_id", e.id().toString(),
-                    "name", e.name(), "idle_since", WorkspaceStore.toOffset(e.idleSince()).toString(),
-                    "idle_ttl", ttl.toString()));
+                    "name", e.name(), "idle_since", e.idleSince().toString(), "idle_ttl", ttl.toString()));
         }
         return expired.size();
     }

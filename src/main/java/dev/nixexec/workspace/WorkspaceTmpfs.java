@@ -127,7 +127,7 @@ public class WorkspaceTmpfs {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-            WorkspaceRun.delete(dir);
+            RunDirectory.delete(dir);
             Long bytes = mounted.get(root);
             if (bytes == null) {
                 return;
@@ -307,7 +307,7 @@ public class WorkspaceTmpfs {
         } catch (IOException e) {
             LOG.warnf("cannot unmount the workspace tmpfs %s: %s", dir, e.getMessage());
         }
-        WorkspaceRun.delete(dir);
+        RunDirectory.delete(dir);
     }
 
     private static void run(List<String> argv) throws IOException {

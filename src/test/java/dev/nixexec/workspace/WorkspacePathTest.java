@@ -39,6 +39,6 @@ class WorkspacePathTest {
         assertEquals("image/svg+xml", ContentTypes.of("chart.svg"));
         assertEquals("application/octet-stream", ContentTypes.of("dir.d/noext"));
         assertEquals("application/octet-stream", ContentTypes.of("archive.unknown"));
-        assertEquals("out/a%20b%25.txt", WorkspaceRuns.urlPath("out/a b%.txt"));
+        assertEquals("out/a%20b%25.txt", Artifact.urlPath("out/a b%.txt"));
     }
 }

@@ -59,7 +59,7 @@ class WorkspaceRunDeleteTest {
         Logger root = Logger.getLogger("");
         root.addHandler(handler);
         try {
-            WorkspaceRun.delete(dir);
+            RunDirectory.delete(dir);
         } finally {
             root.removeHandler(handler);
         }

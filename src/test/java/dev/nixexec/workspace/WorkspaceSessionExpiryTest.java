@@ -35,7 +35,7 @@ class WorkspaceSessionExpiryTest {
     EntityManager em;
 
     @Inject
-    WorkspaceStore store;
+    WorkspaceService workspaces;
 
     @Inject
     SessionWorkspaceExpiry expiry;
@@ -112,9 +112,9 @@ class WorkspaceSessionExpiryTest {
     @Test
     void anIdleSessionWorkspaceIsDeletedAFreshOneAndANamedOneAreKept() {
         String[] t = tenant(Map.of());
-        UUID idle = store.session(member(t[0]), "mcp-session-idle").id();
+        UUID idle = workspaces.session(member(t[0]), "mcp-session-idle").id();
         upload(t[1], idle, "data.csv", "x,y\n1,2\n");
-        UUID fresh = store.session(member(t[0]), "mcp-session-fresh").id();
+        UUID fresh = workspaces.session(member(t[0]), "mcp-session-fresh").id();
         UUID named = UUID.fromString(as(t[1]).body(Map.of("name", "project")).post("/v1/workspaces")
                 .then().statusCode(201).extract().path("id"));
         // a name a session would use does not make a workspace created by name a session's
@@ -147,10 +147,10 @@ class WorkspaceSessionExpiryTest {
     @Test
     void readingOrWritingAFileIsAUse() {
         String[] t = tenant(Map.of());
-        UUID read = store.session(member(t[0]), "mcp-session-read").id();
+        UUID read = workspaces.session(member(t[0]), "mcp-session-read").id();
         upload(t[1], read, "a.txt", "a");
-        UUID listed = store.session(member(t[0]), "mcp-session-listed").id();
-        UUID written = store.session(member(t[0]), "mcp-session-written").id();
+        UUID listed = workspaces.session(member(t[0]), "mcp-session-listed").id();
+        UUID written = workspaces.session(member(t[0]), "mcp-session-written").id();
         age(read);
         age(listed);
         age(written);
@@ -168,10 +168,10 @@ class WorkspaceSessionExpiryTest {
     @Test
     void aSessionWorkspaceWithAnOpenOrRecentJobIsKept() {
         String[] held = tenant(Map.of("max_running", 0));
-        UUID queuedOn = store.session(member(held[0]), "mcp-session-queued").id();
+        UUID queuedOn = workspaces.session(member(held[0]), "mcp-session-queued").id();
         String queued = submit(held[1], Map.of("language", "bash", "code", "true", "workspace", queuedOn.toString()));
         String[] t = tenant(Map.of());
-        UUID runningOn = store.session(member(t[0]), "mcp-session-running").id();
+        UUID runningOn = workspaces.session(member(t[0]), "mcp-session-running").id();
         String running = submit(t[1], Map.of("language", "bash", "code", "sleep 60", "workspace", runningOn.toString()));
         awaitStatus(t[1], running, "running");
         age(queuedOn);
@@ -199,7 +199,7 @@ class WorkspaceSessionExpiryTest {
     void nodesSweepingAtOnceDeleteEachWorkspaceOnce() {
         String[] t = tenant(Map.of());
         List<UUID> idle = java.util.stream.IntStream.range(0, 30)
-                .mapToObj(i -> store.session(member(t[0]), "mcp-session-many-" + i).id()).toList();
+                .mapToObj(i -> workspaces.session(member(t[0]), "mcp-session-many-" + i).id()).toList();
         sql("UPDATE workspaces SET used_at = now() - interval '2 days' WHERE tenant_id = ?1", UUID.fromString(t[0]));
 
         var sweeps = java.util.stream.IntStream.range(0, 4)

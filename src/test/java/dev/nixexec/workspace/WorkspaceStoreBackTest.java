@@ -43,7 +43,7 @@ class WorkspaceStoreBackTest {
     EntityManager em;
 
     @Inject
-    WorkspaceStore store;
+    WorkspaceRepository repository;
 
     @Inject
     StatePaths paths;
@@ -214,13 +214,13 @@ class WorkspaceStoreBackTest {
         String ws = workspace(Map.of("name", "locked"));
         byte[] big = new byte[3_000_000];
         java.util.Arrays.fill(big, (byte) 'z');
-        String sha = Blobs.sha256(big);
+        String sha = ContentHash.of(big);
         String id = submit(Map.of("language", "bash", "workspace", ws,
                 "code", "sleep 1; head -c 3000000 /dev/zero | tr '\\0' z > big.bin"));
         CountDownLatch locked = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         CompletableFuture<Void> holder = CompletableFuture.runAsync(() -> QuarkusTransaction.requiringNew().run(() -> {
-            store.lockForChange(tenant, UUID.fromString(ws));
+            repository.lockForChange(tenant, UUID.fromString(ws));
             locked.countDown();
             try {
                 release.await(90, TimeUnit.SECONDS);
