@@ -5,13 +5,18 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.EnumSet;
+import java.util.HexFormat;
 import java.util.Set;
 
 /** Where the service keeps its state; created on first use. */
@@ -24,11 +29,14 @@ public class StatePaths {
     private final Path stateDir;
     private final Path cacheDir;
     private final Path jobsDir;
+    /** The jobs directory is this instance's own under /run (not configured, not in the state directory). */
+    private final boolean jobsDirIsRunTime;
 
     public StatePaths(NixExecConfig config) {
         this.stateDir = config.stateDir().orElseGet(StatePaths::defaultStateDir).toAbsolutePath();
         this.cacheDir = config.executor().cacheDir().orElse(stateDir.resolve("cache")).toAbsolutePath();
         this.jobsDir = config.executor().tempDir().orElseGet(() -> defaultJobsDir(stateDir)).toAbsolutePath();
+        this.jobsDirIsRunTime = config.executor().tempDir().isEmpty() && jobsDir.startsWith(privateRunDir());
     }
 
     /** Settles the state directory's mode at start-up, whatever this node goes on to use. */
@@ -40,16 +48,30 @@ public class StatePaths {
      * A root service drops to an unprivileged uid for the sandbox, which must traverse the path to
      * its job directory; root's own home is not traversable, so jobs then live under /run, where
      * only root can create anything (unlike /var/tmp, where another user could plant it first).
+     * There each instance has a directory of its own, named after its state directory: instances
+     * never see each other's runs, and a restarted one finds what it left behind.
      */
-    private static Path defaultJobsDir(Path stateDir) {
+    static Path defaultJobsDir(Path stateDir) {
         Path jobs = stateDir.resolve("jobs");
         if (!"root".equals(System.getProperty("user.name")) || traversableByOthers(stateDir)) {
             return jobs;
         }
-        return privateRunDir().resolve("jobs");
+        return privateRunDir().resolve("jobs-" + HexFormat.of().formatHex(sha256(stateDir.toString()), 0, 8));
     }
 
-    /** Host-wide runtime directory of the service: /run/nix-exec as root, else under the temp dir. */
+    private static byte[] sha256(String text) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * Host-wide runtime directory of the service: /run/nix-exec as root, else under the temp dir.
+     * Shared by every instance on the host: what goes in is per instance (jobs-, postgres-) or
+     * coordinates instances (uids).
+     */
     public static Path privateRunDir() {
         return "root".equals(System.getProperty("user.name"))
                 ? Path.of("/run/nix-exec")
@@ -170,6 +192,24 @@ public class StatePaths {
     /** Per-job directories; traversable (not listable) so an unprivileged sandbox can reach its own. */
     public Path jobsDir() {
         return ensure(jobsDir);
+    }
+
+    /**
+     * Called by each user of the jobs directory as it stops: the last one out removes the
+     * instance's directory under /run once nothing is left in it. A configured directory, or one
+     * in the state directory, stays.
+     */
+    public void releaseJobsDir() {
+        if (!jobsDirIsRunTime) {
+            return;
+        }
+        try {
+            Files.deleteIfExists(jobsDir);
+        } catch (DirectoryNotEmptyException stillInUse) {
+            // another user has not stopped yet, or a run's directory outlived it: kept for the next start
+        } catch (IOException e) {
+            // a leftover empty directory under /run costs nothing
+        }
     }
 
     private Path ensure(Path dir) {

@@ -236,6 +236,7 @@ public class LauncherPool {
                 return;
             }
         }
+        paths.releaseJobsDir();
     }
 
     private static void kill(Launcher launcher) {

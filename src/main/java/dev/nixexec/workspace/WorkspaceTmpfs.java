@@ -182,6 +182,7 @@ public class WorkspaceTmpfs {
                 ownerLock = null;
             }
         }
+        paths.releaseJobsDir();
     }
 
     void reclaimAtStartUp(@Observes StartupEvent event) {

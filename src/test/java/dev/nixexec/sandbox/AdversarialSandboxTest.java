@@ -16,6 +16,7 @@ import dev.nixexec.nix.EnvironmentCache;
 import dev.nixexec.nix.EnvironmentRequest;
 import dev.nixexec.nix.Language;
 import dev.nixexec.testing.NixSpy;
+import dev.nixexec.testing.OwnProcesses;
 import dev.nixexec.execution.ExecutionEngine;
 import dev.nixexec.execution.ExecutionEvent;
 import dev.nixexec.execution.ExecutionRequest;
@@ -41,6 +42,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
@@ -87,30 +89,28 @@ class AdversarialSandboxTest {
                 .map(e -> ((ExecutionEvent.Finished) e).result()).toUni().await().atMost(Duration.ofMinutes(2));
     }
 
-    private static List<ProcessHandle> survivors() {
-        return ProcessHandle.allProcesses()
-                .filter(p -> p.info().commandLine().orElse("").contains(MARKER))
-                .filter(p -> !p.info().commandLine().orElse("").contains("/code/main"))
-                .toList();
+    /** The test's attack processes (the marker their code put in their argv), among those this JVM started. */
+    private OwnProcesses attackers;
+
+    @BeforeEach
+    void watchForAttackers() {
+        attackers = OwnProcesses.watch(p -> OwnProcesses.commandLine(p).contains(MARKER)
+                && !OwnProcesses.commandLine(p).contains("/code/main"));
     }
 
     /** Waits a little for the kernel to finish tearing a namespace down, then lists what is left. */
-    private static List<ProcessHandle> survivorsAfterGrace() throws InterruptedException {
-        List<ProcessHandle> left = survivors();
-        for (int i = 0; i < 20 && !left.isEmpty(); i++) {
-            Thread.sleep(50);
-            left = survivors();
-        }
-        return left;
+    private List<ProcessHandle> survivorsAfterGrace() throws InterruptedException {
+        return attackers.aliveAfter(Duration.ofSeconds(1));
     }
 
     @AfterEach
     void noAttackerProcessOutlivesItsTest() throws InterruptedException {
-        List<ProcessHandle> left = survivorsAfterGrace();
-        // Our own attack processes only (found by the marker our code put in their argv), by pid.
-        left.forEach(ProcessHandle::destroyForcibly);
-        assertTrue(left.isEmpty(), "attack processes outlived their run: "
-                + left.stream().map(p -> p.pid() + " " + p.info().commandLine().orElse("")).toList());
+        try (OwnProcesses watched = attackers) {
+            List<ProcessHandle> left = survivorsAfterGrace();
+            // Only processes this JVM started, found by the marker our code put in their argv, by handle.
+            left.forEach(ProcessHandle::destroyForcibly);
+            assertTrue(left.isEmpty(), "attack processes outlived their run: " + OwnProcesses.describe(left));
+        }
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -913,10 +913,9 @@ class AdversarialSandboxTest {
                     .map(e -> ((SandboxEvent.Exited) e).result()).toUni().await().atMost(Duration.ofMinutes(1));
             assertTrue(result.timedOut(), result.stdout().text() + result.stderr().text());
             assertEquals("prctl(PR_SET_PDEATHSIG, 0) in pid 1: 0\n", result.stdout().text());
-            Thread.sleep(1000);
-            List<ProcessHandle> left = survivors();
+            List<ProcessHandle> left = survivorsAfterGrace();
             assertEquals(List.of(), left.stream().map(p -> p.pid() + " uid=" + p.info().user().orElse("?") + " "
-                    + p.info().commandLine().orElse("")).toList(), "the run's processes outlived its timeout");
+                    + OwnProcesses.commandLine(p)).toList(), "the run's processes outlived its timeout");
         } finally {
             pool.close();
         }

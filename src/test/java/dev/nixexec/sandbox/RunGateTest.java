@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.nixexec.config.StatePaths;
 import dev.nixexec.nix.Environment;
 import dev.nixexec.nix.EnvironmentCache;
 import dev.nixexec.nix.EnvironmentRequest;
@@ -19,12 +20,16 @@ import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -49,6 +54,9 @@ class RunGateTest {
     @Inject
     EnvironmentCache environments;
 
+    @Inject
+    StatePaths paths;
+
     private SandboxSpec spec(Path workspace) throws Exception {
         Environment env = environments.get(EnvironmentRequest.of(Language.PYTHON, List.of()));
         return new SandboxSpec(env.storePath(), env.closure(), Language.PYTHON.fileName(),
@@ -56,10 +64,22 @@ class RunGateTest {
                 Optional.empty(), Optional.of(workspace));
     }
 
-    private static Path workspace() throws Exception {
-        Path dir = Files.createTempDirectory(Path.of(System.getProperty("nixexec-test.repo-dir", "."), "target"), "gate-");
-        Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+    private final List<Path> workspaces = new ArrayList<>();
+
+    /**
+     * Where the service materialises a workspace: in this instance's jobs directory, which the
+     * run's uid can reach whatever directory the checkout is in.
+     */
+    private Path workspace() throws Exception {
+        Path dir = Files.createDirectory(paths.jobsDir().resolve("ws-" + UUID.randomUUID()),
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        workspaces.add(dir);
         return dir;
+    }
+
+    @AfterEach
+    void removeWorkspaces() {
+        workspaces.forEach(ChildStreams::deleteTree);
     }
 
     @Test

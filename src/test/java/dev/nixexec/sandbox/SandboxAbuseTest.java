@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.nixexec.config.StatePaths;
 import dev.nixexec.testing.NixSpy;
+import dev.nixexec.testing.OwnProcesses;
 import dev.nixexec.execution.ExecutionEngine;
 import dev.nixexec.execution.ExecutionEvent;
 import dev.nixexec.execution.ExecutionRequest;
@@ -18,9 +19,11 @@ import jakarta.inject.Inject;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.time.Duration;
+import java.util.List;
 import java.util.stream.Stream;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** Hostile code, each bounded with a clear result, and nothing left behind on the host. */
@@ -49,17 +52,27 @@ class SandboxAbuseTest {
                 .map(e -> ((ExecutionEvent.Finished) e).result()).toUni().await().atMost(Duration.ofMinutes(3));
     }
 
+    private OwnProcesses sandboxed;
+
+    @BeforeEach
+    void watchTheRuns() {
+        sandboxed = OwnProcesses.watch(SandboxAbuseTest::sandboxed);
+    }
+
+    /** This instance's run directories and the processes it started: nothing of another service's. */
     @AfterEach
-    void nothingLeftBehind() throws IOException {
-        // workspace directories (ws-…, some mounted ahead for the next runs) are not these runs';
-        // a run's directory goes just after its result (in the background)
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        while (runDirectories() > warmLaunchers && System.nanoTime() < deadline) {
-            Thread.onSpinWait();
+    void nothingLeftBehind() throws IOException, InterruptedException {
+        try (OwnProcesses watched = sandboxed) {
+            // workspace directories (ws-…, some mounted ahead for the next runs) are not these runs';
+            // a run's directory goes just after its result (in the background)
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (runDirectories() > warmLaunchers && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+            assertTrue(runDirectories() <= warmLaunchers, "run directories left behind");
+            List<ProcessHandle> left = watched.aliveAfter(Duration.ofSeconds(1));
+            assertTrue(left.isEmpty(), "sandboxed processes outlived their run: " + OwnProcesses.describe(left));
         }
-        assertTrue(runDirectories() <= warmLaunchers, "run directories left behind");
-        assertTrue(ProcessHandle.allProcesses().noneMatch(SandboxAbuseTest::sandboxed),
-                "sandboxed processes outlived their run");
     }
 
     private long runDirectories() throws IOException {
@@ -70,7 +83,7 @@ class SandboxAbuseTest {
 
     /** Marked by the test's code, or running under one of the per-run host uids (launchers waiting aside). */
     private static boolean sandboxed(ProcessHandle process) {
-        String commandLine = process.info().commandLine().orElse("");
+        String commandLine = OwnProcesses.commandLine(process);
         if (commandLine.contains("nixexec-abuse")) {
             return true;
         }

@@ -125,7 +125,7 @@ class SandboxEscapeTest {
         String hostUid = null;
         for (int i = 0; i < 100 && hostUid == null; i++) {
             Thread.sleep(100);
-            hostUid = ProcessHandle.allProcesses()
+            hostUid = ProcessHandle.current().descendants()
                     .filter(p -> p.info().commandLine().orElse("").contains("nixexec-uid-probe"))
                     .map(p -> statusUid(p.pid())).filter(java.util.Objects::nonNull).findFirst().orElse(null);
         }

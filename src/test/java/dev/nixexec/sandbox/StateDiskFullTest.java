@@ -26,6 +26,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -46,6 +47,9 @@ class StateDiskFullTest {
     NixExecConfig config;
 
     @Inject
+    StatePaths instance;
+
+    @Inject
     HostUids uids;
 
     @Inject
@@ -57,8 +61,8 @@ class StateDiskFullTest {
     @Test
     void aFullJobsDirectoryFailsRunsCleanlyAndRecovers() throws Exception {
         assumeTrue("root".equals(System.getProperty("user.name")), "mounting a tmpfs needs root");
-        Path mount = Files.createTempDirectory(Path.of(System.getProperty("nixexec-test.repo-dir", "."), "target"),
-                "full-disk-");
+        // in this instance's jobs directory, which the run's uid can pass through whatever directory the checkout is in
+        Path mount = Files.createDirectory(instance.jobsDir().resolve("full-disk-" + UUID.randomUUID()));
         assertEquals(0, exec("mount", "-t", "tmpfs", "-o", "size=1m,mode=0711", "tmpfs", mount.toString()));
         try {
             Path jobs = mount.resolve("jobs");

@@ -10,11 +10,14 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.nixexec.testing.NixSpy;
+import dev.nixexec.testing.OwnProcesses;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
+import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -45,12 +48,15 @@ class BuildFailureTest {
     }
 
     @Test
-    void slowBuildTimesOutOnItsOwnClock() {
+    void slowBuildTimesOutOnItsOwnClock() throws InterruptedException {
         long start = System.nanoTime();
-        ExecutionResult result = engine.run(ExecutionRequest.of("bash", "true").withPackages("slow"));
-        assertEquals("build_timeout", result.error().orElseThrow().code(), describe(result));
-        assertTrue((System.nanoTime() - start) / 1_000_000_000 < 30);
-        assertTrue(ProcessHandle.allProcesses().noneMatch(p -> p.info().commandLine().orElse("").contains("sleep 600")),
-                "the build's processes outlived its timeout");
+        // the fixture's slow build: a child of this JVM's nix, seen while it runs
+        try (OwnProcesses build = OwnProcesses.marked("sleep 600")) {
+            ExecutionResult result = engine.run(ExecutionRequest.of("bash", "true").withPackages("slow"));
+            assertEquals("build_timeout", result.error().orElseThrow().code(), describe(result));
+            assertTrue((System.nanoTime() - start) / 1_000_000_000 < 30);
+            List<ProcessHandle> left = build.aliveAfter(Duration.ofSeconds(2));
+            assertTrue(left.isEmpty(), "the build's processes outlived its timeout: " + OwnProcesses.describe(left));
+        }
     }
 }
