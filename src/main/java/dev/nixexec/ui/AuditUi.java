@@ -7,7 +7,8 @@ import dev.nixexec.config.NixExecConfig;
 import dev.nixexec.job.JobDetail;
 import dev.nixexec.refusal.Refusal;
 import dev.nixexec.job.JobQueue;
-import dev.nixexec.job.JobService;
+import dev.nixexec.job.JobReads;
+import dev.nixexec.job.JobWaits;
 import dev.nixexec.job.JobStats;
 import dev.nixexec.job.JobStatus;
 import dev.nixexec.job.JobView;
@@ -96,7 +97,8 @@ public class AuditUi {
     private final NixExecConfig config;
     private final UiSessions sessions;
     private final Tenants tenants;
-    private final JobService jobs;
+    private final JobReads jobs;
+    private final JobWaits waits;
     private final JobStats stats;
     private final JobQueue queue;
     private final AuditLog audit;
@@ -104,12 +106,13 @@ public class AuditUi {
     /** Local mode has no sessions; its forms carry this per-process token. */
     private final String localCsrf;
 
-    public AuditUi(NixExecConfig config, UiSessions sessions, Tenants tenants, JobService jobs, JobStats stats,
-            JobQueue queue, AuditLog audit, ObjectMapper json) {
+    public AuditUi(NixExecConfig config, UiSessions sessions, Tenants tenants, JobReads jobs, JobWaits waits,
+            JobStats stats, JobQueue queue, AuditLog audit, ObjectMapper json) {
         this.config = config;
         this.sessions = sessions;
         this.tenants = tenants;
         this.jobs = jobs;
+        this.waits = waits;
         this.stats = stats;
         this.queue = queue;
         this.audit = audit;
@@ -205,13 +208,13 @@ public class AuditUi {
         List<Pages.JobRow> rows = List.of();
         String next = null;
         try {
-            JobService.Filter filter = new JobService.Filter(
+            JobReads.Filter filter = new JobReads.Filter(
                     typed.get("status") == null ? null : JobStatus.byId(typed.get("status")).orElseThrow(
                             () -> new IllegalArgumentException("unknown status")),
                     typed.get("language"), time("from", typed.get("since")), time("to", typed.get("until")),
                     typed.get("package"), typed.get("key") == null ? null : uuid("key", typed.get("key")),
                     typed.get("node"));
-            JobService.Page page = jobs.list(session.caller(), filter, PAGE_SIZE, blankToNull(cursor));
+            JobReads.Page page = jobs.list(session.caller(), filter, PAGE_SIZE, blankToNull(cursor));
             rows = page.items().stream().map(AuditUi::row).toList();
             if (page.nextCursor() != null) {
                 Map<String, String> nextQuery = new LinkedHashMap<>(typed);
@@ -303,7 +306,7 @@ public class AuditUi {
         if (lastEventId != null && lastEventId.strip().matches("\\d{1,9}")) {
             after = Integer.parseInt(lastEventId.strip());
         }
-        return jobs.follow(session.caller(), jobId(id), after).map(e ->
+        return waits.follow(session.caller(), jobId(id), after).map(e ->
                 sse.newEventBuilder().id(Integer.toString(e.seq())).name(e.kind()).data(e.data()).build());
     }
 
@@ -333,7 +336,7 @@ public class AuditUi {
         }
         List<Pages.JobRow> running = new ArrayList<>();
         for (JobStatus status : List.of(JobStatus.BUILDING, JobStatus.RUNNING)) {
-            jobs.list(caller, new JobService.Filter(status, null, null, null), 100, null).items()
+            jobs.list(caller, new JobReads.Filter(status, null, null, null), 100, null).items()
                     .forEach(j -> running.add(row(j)));
         }
         JobStats.Window recent = stats.recent(caller.tenantId(), WINDOWS.get(window));
