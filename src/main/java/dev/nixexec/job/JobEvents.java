@@ -42,6 +42,7 @@ public final class JobEvents {
     public static final int PAGE = 1000;
 
     /** The job's events after {@code afterSeq}, at most {@link #PAGE}; none for another tenant's job. */
+    @SuppressWarnings("unchecked")
     static List<Event> after(EntityManager em, UUID tenantId, UUID jobId, int afterSeq) {
         List<Tuple> rows = em.createNativeQuery("""
                         SELECT e.seq, e.kind, e.data
