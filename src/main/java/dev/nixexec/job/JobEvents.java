@@ -39,7 +39,7 @@ public final class JobEvents {
     }
 
     /** The most events one read returns; a reader that got this many reads again at once. */
-    public static final int PAGE = 1000;
+    static final int PAGE = 1000;
 
     /** The job's events after {@code afterSeq}, at most {@link #PAGE}; none for another tenant's job. */
     @SuppressWarnings("unchecked")
