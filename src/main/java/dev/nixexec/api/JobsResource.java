@@ -1,7 +1,9 @@
 package dev.nixexec.api;
 
 import dev.nixexec.refusal.Refusal;
+import dev.nixexec.job.JobReads;
 import dev.nixexec.job.JobService;
+import dev.nixexec.job.JobWaits;
 import dev.nixexec.job.JobStatus;
 import dev.nixexec.job.JobView;
 import dev.nixexec.limits.KeyLimits;
@@ -31,7 +33,7 @@ import org.eclipse.microprofile.openapi.annotations.enums.SecuritySchemeType;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityScheme;
 
-/** {@code /v1/jobs}: a thin adapter over {@link JobService}. */
+/** {@code /v1/jobs}: a thin adapter over {@link JobService} (intake, cancel), {@link JobReads} and {@link JobWaits}. */
 @SecurityScheme(securitySchemeName = "bearer", type = SecuritySchemeType.HTTP, scheme = "bearer",
         bearerFormat = "nx_ API key", description = "Authorization: Bearer <API key>; the key's role decides what it may do")
 @SecurityRequirement(name = "bearer")
@@ -42,11 +44,15 @@ public class JobsResource {
     private static final int MAX_LIMIT = 200;
 
     private final JobService jobs;
+    private final JobReads reads;
+    private final JobWaits waits;
     private final CallerContext caller;
     private final KeyLimits limits;
 
-    public JobsResource(JobService jobs, CallerContext caller, KeyLimits limits) {
+    public JobsResource(JobService jobs, JobReads reads, JobWaits waits, CallerContext caller, KeyLimits limits) {
         this.jobs = jobs;
+        this.reads = reads;
+        this.waits = waits;
         this.caller = caller;
         this.limits = limits;
     }
@@ -62,7 +68,7 @@ public class JobsResource {
         Duration waitFor = waitParam(wait);
         JobService.Submitted submitted;
         try (KeyLimits.Wait held = waiting(waitFor)) {
-            submitted = jobs.submit(caller.get(), body.submission(), idempotencyKey, waitFor);
+            submitted = waits.submit(caller.get(), body.submission(), idempotencyKey, waitFor);
         }
         JobView job = submitted.job();
         int status = submitted.created() && !job.terminal() ? 201 : 200;
@@ -75,7 +81,7 @@ public class JobsResource {
     public JobView get(@PathParam("id") String id, @QueryParam("wait") String wait) {
         Duration waitFor = waitParam(wait);
         try (KeyLimits.Wait held = waiting(waitFor)) {
-            return jobs.await(caller.get(), jobId(id), waitFor);
+            return waits.await(caller.get(), jobId(id), waitFor);
         }
     }
 
@@ -106,8 +112,8 @@ public class JobsResource {
         if (pageSize < 1 || pageSize > MAX_LIMIT) {
             throw new InvalidRequestException(List.of(new FieldError("limit", "must be 1 to " + MAX_LIMIT)), false);
         }
-        JobService.Page page = jobs.list(caller.tenantOrOwn(tenant),
-                new JobService.Filter(statusFilter, language, time("since", since), time("until", until)), pageSize, cursor);
+        JobReads.Page page = reads.list(caller.tenantOrOwn(tenant),
+                new JobReads.Filter(statusFilter, language, time("since", since), time("until", until)), pageSize, cursor);
         return new ListBody(page.items(), page.nextCursor());
     }
 
@@ -128,7 +134,7 @@ public class JobsResource {
         // a stream is a wait of its key for as long as it is open
         KeyLimits.Wait held = limits.startWait(caller.get());
         try {
-            return jobs.follow(caller.get(), job, after).onTermination().invoke(held::close).map(e ->
+            return waits.follow(caller.get(), job, after).onTermination().invoke(held::close).map(e ->
                     sse.newEventBuilder().id(Integer.toString(e.seq())).name(e.kind()).data(e.data()).build());
         } catch (RuntimeException e) {
             held.close();

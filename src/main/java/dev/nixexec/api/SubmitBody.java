@@ -14,7 +14,8 @@ import java.util.regex.Pattern;
 
 /**
  * The body of {@code POST /v1/jobs}; {@code workspace} (id or name), {@code files} and
- * {@code artifacts} are described in docs/workspaces.md.
+ * {@code artifacts} are described in docs/workspaces.md. It only turns the wire form into a
+ * submission (the network word, durations as text); intake checks the rest.
  */
 public record SubmitBody(String language, String code, List<String> packages, Map<String, String> env, String stdin,
         JsonNode timeout, String network, Map<String, Object> metadata, String workspace,
@@ -26,23 +27,9 @@ public record SubmitBody(String language, String code, List<String> packages, Ma
         if (network != null && !network.equals("off") && !network.equals("full")) {
             throw new InvalidRequestException(List.of(new FieldError("network", "must be \"off\" or \"full\"")), false);
         }
-        if (metadata != null && holdsNul(metadata)) {
-            // PostgreSQL jsonb cannot hold \u0000 in a key or a string
-            throw new InvalidRequestException(List.of(new FieldError("metadata",
-                    "contains a NUL character (U+0000) in a key or a string")), false);
-        }
         return new JobService.Submission(language, code, packages, env, stdin, duration("timeout", timeout),
                 "full".equals(network), metadata, Optional.empty(),
                 new JobFiles(Optional.ofNullable(workspace), files, artifacts));
-    }
-
-    private static boolean holdsNul(Object value) {
-        return switch (value) {
-            case String text -> text.indexOf('\0') >= 0;
-            case Map<?, ?> map -> map.entrySet().stream().anyMatch(e -> holdsNul(e.getKey()) || holdsNul(e.getValue()));
-            case List<?> list -> list.stream().anyMatch(SubmitBody::holdsNul);
-            case null, default -> false;
-        };
     }
 
     /** {@code "90s"}, {@code "2m"}, {@code "1h"}, {@code "500ms"} or a number of seconds. */

@@ -1,6 +1,7 @@
 package dev.nixexec.job;
 
 import jakarta.persistence.EntityManager;
+import jakarta.persistence.Tuple;
 import java.util.List;
 import java.util.UUID;
 
@@ -9,8 +10,8 @@ public final class JobEvents {
 
     /**
      * The last event of every job. It is stored empty, so ending a job does not have to render it
-     * first: readers get the job as it is then ({@link JobService#events}), which a finished job no
-     * longer changes from.
+     * first: readers get the job as it is then ({@link JobWaits}), which a finished job no longer
+     * changes from.
      */
     static final String RESULT = "result";
 
@@ -38,15 +39,20 @@ public final class JobEvents {
     }
 
     /** The most events one read returns; a reader that got this many reads again at once. */
-    public static final int PAGE = 1000;
+    static final int PAGE = 1000;
 
     /** The job's events after {@code afterSeq}, at most {@link #PAGE}; none for another tenant's job. */
+    @SuppressWarnings("unchecked")
     static List<Event> after(EntityManager em, UUID tenantId, UUID jobId, int afterSeq) {
-        @SuppressWarnings("unchecked")
-        List<Object[]> rows = em.createNativeQuery("SELECT e.seq, e.kind, e.data FROM job_events e "
-                        + "JOIN jobs j ON j.id = e.job_id AND j.tenant_id = ?2 WHERE e.job_id = ?1 AND e.seq > ?3 "
-                        + "ORDER BY e.seq LIMIT " + PAGE)
-                .setParameter(1, jobId).setParameter(2, tenantId).setParameter(3, afterSeq).getResultList();
-        return rows.stream().map(r -> new Event(((Number) r[0]).intValue(), (String) r[1], (String) r[2])).toList();
+        List<Tuple> rows = em.createNativeQuery("""
+                        SELECT e.seq, e.kind, e.data
+                        FROM job_events e JOIN jobs j ON j.id = e.job_id AND j.tenant_id = :tenant
+                        WHERE e.job_id = :job AND e.seq > :after
+                        ORDER BY e.seq
+                        LIMIT %d""".formatted(PAGE), Tuple.class)
+                .setParameter("job", jobId).setParameter("tenant", tenantId).setParameter("after", afterSeq)
+                .getResultList();
+        return rows.stream().map(row -> new Event(row.get("seq", Number.class).intValue(), row.get("kind", String.class),
+                row.get("data", String.class))).toList();
     }
 }

@@ -10,6 +10,7 @@ import io.vertx.core.Context;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.persistence.EntityManager;
+import jakarta.persistence.Tuple;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -136,11 +137,11 @@ public class JobMetrics {
 
     private void countQueue() {
         try {
-            Object[] row = QuarkusTransaction.requiringNew().call(() -> (Object[]) em.createNativeQuery(
-                    "SELECT count(*), coalesce(extract(epoch FROM now() - min(created_at)) * 1000, 0) "
-                            + "FROM jobs WHERE status = 'queued'").getSingleResult());
-            queued.set(((Number) row[0]).longValue());
-            oldestQueuedMillis.set(((Number) row[1]).longValue());
+            Tuple row = QuarkusTransaction.requiringNew().call(() -> (Tuple) em.createNativeQuery("""
+                    SELECT count(*) AS queued, coalesce(extract(epoch FROM now() - min(created_at)) * 1000, 0) AS oldest_ms
+                    FROM jobs WHERE status = 'queued'""", Tuple.class).getSingleResult());
+            queued.set(row.get("queued", Number.class).longValue());
+            oldestQueuedMillis.set(row.get("oldest_ms", Number.class).longValue());
             queueCountedAt = System.nanoTime();
         } finally {
             refreshing.set(false);

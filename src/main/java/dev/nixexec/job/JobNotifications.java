@@ -112,8 +112,8 @@ public class JobNotifications {
         void close();
     }
 
-    /** Calls {@code action} whenever the job changes, until the returned handle is closed. */
-    public Watch watch(UUID jobId, Runnable action) {
+    /** Calls {@code action} whenever the job changes, until the returned handle is closed ({@link JobWatch}). */
+    Watch watch(UUID jobId, Runnable action) {
         changed.computeIfAbsent(jobId, id -> new CopyOnWriteArraySet<>()).add(action);
         ensureListening();
         return () -> changed.computeIfPresent(jobId, (id, actions) -> {
@@ -126,7 +126,7 @@ public class JobNotifications {
      * Calls {@code action} when the job ends: with the job as stored when it ended on this node,
      * empty when another node's notification said so. Until the returned handle is closed.
      */
-    public Watch watchEnd(UUID jobId, Consumer<Optional<JobView>> action) {
+    Watch watchEnd(UUID jobId, Consumer<Optional<JobView>> action) {
         ends.computeIfAbsent(jobId, id -> new CopyOnWriteArraySet<>()).add(action);
         ensureListening();
         return () -> ends.computeIfPresent(jobId, (id, actions) -> {

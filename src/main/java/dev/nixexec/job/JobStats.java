@@ -2,6 +2,8 @@ package dev.nixexec.job;
 
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.persistence.EntityManager;
+import jakarta.persistence.Query;
+import jakarta.persistence.Tuple;
 import jakarta.transaction.Transactional;
 import java.time.Duration;
 import java.time.OffsetDateTime;
@@ -37,6 +39,43 @@ public class JobStats {
     public record Window(OffsetDateTime start, Duration bucket, List<Bucket> buckets) {
     }
 
+    /** Jobs finished in one bucket with one status. */
+    private record Finished(int bucket, String status, long count) {
+    }
+
+    /** Run-time percentiles of the jobs finished in one bucket. */
+    private record RunTimes(int bucket, double p50Ms, double p95Ms) {
+    }
+
+    /** Jobs queued at one bucket's end. */
+    private record Queued(int bucket, long count) {
+    }
+
+    private static final String FINISHED = """
+            SELECT floor(extract(epoch FROM finished_at - :start) / :seconds)::int AS bucket, status, count(*) AS n
+            FROM jobs
+            WHERE tenant_id = :tenant AND finished_at >= :start AND finished_at < :end
+            GROUP BY 1, 2""";
+
+    private static final String RUN_TIMES = """
+            SELECT floor(extract(epoch FROM finished_at - :start) / :seconds)::int AS bucket,
+                   percentile_cont(0.5) WITHIN GROUP (ORDER BY duration_ms) AS p50,
+                   percentile_cont(0.95) WITHIN GROUP (ORDER BY duration_ms) AS p95
+            FROM jobs
+            WHERE tenant_id = :tenant AND finished_at >= :start AND finished_at < :end AND duration_ms IS NOT NULL
+            GROUP BY 1""";
+
+    /** A job is queued at t when it was made by t and not yet claimed (or ended unclaimed) at t. */
+    private static final String QUEUED = """
+            SELECT g.i AS bucket, count(j.id) AS n
+            FROM generate_series(0, :buckets - 1) AS g(i)
+            JOIN jobs j ON j.tenant_id = :tenant
+                AND j.created_at <= CAST(:start AS timestamptz) + make_interval(secs => :seconds * (g.i + 1))
+                AND coalesce(j.claimed_at, j.finished_at, 'infinity')
+                    > CAST(:start AS timestamptz) + make_interval(secs => :seconds * (g.i + 1))
+            WHERE coalesce(j.claimed_at, j.finished_at, 'infinity') > :start
+            GROUP BY g.i""";
+
     @Transactional
     public Window recent(UUID tenantId, Duration window) {
         Duration bucket = window.dividedBy(BUCKETS);
@@ -47,44 +86,40 @@ public class JobStats {
         for (int i = 0; i < BUCKETS; i++) {
             finished.add(new LinkedHashMap<>());
         }
-        for (Object[] r : rows("SELECT floor(extract(epoch FROM finished_at - ?2) / ?3)::int, status, count(*) FROM jobs "
-                + "WHERE tenant_id = ?1 AND finished_at >= ?2 AND finished_at < ?4 GROUP BY 1, 2", tenantId, start, seconds, end)) {
-            finished.get(index(r[0])).put((String) r[1], ((Number) r[2]).longValue());
+        for (Tuple row : rows(em.createNativeQuery(FINISHED, Tuple.class).setParameter("tenant", tenantId)
+                .setParameter("start", start).setParameter("seconds", seconds).setParameter("end", end))) {
+            Finished f = new Finished(index(row), row.get("status", String.class), row.get("n", Number.class).longValue());
+            finished.get(f.bucket()).put(f.status(), f.count());
         }
-        Double[][] percentiles = new Double[BUCKETS][2];
-        for (Object[] r : rows("SELECT floor(extract(epoch FROM finished_at - ?2) / ?3)::int, "
-                + "percentile_cont(0.5) WITHIN GROUP (ORDER BY duration_ms), "
-                + "percentile_cont(0.95) WITHIN GROUP (ORDER BY duration_ms) FROM jobs "
-                + "WHERE tenant_id = ?1 AND finished_at >= ?2 AND finished_at < ?4 AND duration_ms IS NOT NULL GROUP BY 1",
-                tenantId, start, seconds, end)) {
-            percentiles[index(r[0])] = new Double[] {((Number) r[1]).doubleValue(), ((Number) r[2]).doubleValue()};
+        RunTimes[] runTimes = new RunTimes[BUCKETS];
+        for (Tuple row : rows(em.createNativeQuery(RUN_TIMES, Tuple.class).setParameter("tenant", tenantId)
+                .setParameter("start", start).setParameter("seconds", seconds).setParameter("end", end))) {
+            RunTimes r = new RunTimes(index(row), row.get("p50", Number.class).doubleValue(),
+                    row.get("p95", Number.class).doubleValue());
+            runTimes[r.bucket()] = r;
         }
         long[] queued = new long[BUCKETS];
-        // a job is queued at t when it was made by t and not yet claimed (or ended unclaimed) at t
-        for (Object[] r : rows("SELECT g.i, count(j.id) FROM generate_series(0, ?4 - 1) AS g(i) "
-                + "JOIN jobs j ON j.tenant_id = ?1 AND j.created_at <= CAST(?2 AS timestamptz) + make_interval(secs => ?3 * (g.i + 1)) "
-                + "AND coalesce(j.claimed_at, j.finished_at, 'infinity') > CAST(?2 AS timestamptz) + make_interval(secs => ?3 * (g.i + 1)) "
-                + "WHERE coalesce(j.claimed_at, j.finished_at, 'infinity') > ?2 GROUP BY g.i", tenantId, start, seconds, BUCKETS)) {
-            queued[index(r[0])] = ((Number) r[1]).longValue();
+        for (Tuple row : rows(em.createNativeQuery(QUEUED, Tuple.class).setParameter("tenant", tenantId)
+                .setParameter("start", start).setParameter("seconds", seconds).setParameter("buckets", BUCKETS))) {
+            Queued q = new Queued(index(row), row.get("n", Number.class).longValue());
+            queued[q.bucket()] = q.count();
         }
         List<Bucket> buckets = new ArrayList<>();
         for (int i = 0; i < BUCKETS; i++) {
-            buckets.add(new Bucket(start.plus(bucket.multipliedBy(i)), finished.get(i), queued[i], percentiles[i][0],
-                    percentiles[i][1]));
+            RunTimes r = runTimes[i];
+            buckets.add(new Bucket(start.plus(bucket.multipliedBy(i)), finished.get(i), queued[i],
+                    r == null ? null : r.p50Ms(), r == null ? null : r.p95Ms()));
         }
         return new Window(start, bucket, buckets);
     }
 
-    private static int index(Object value) {
-        return Math.clamp(((Number) value).intValue(), 0, BUCKETS - 1);
+    /** The row's bucket, clamped to the window (a job finished on its edge). */
+    private static int index(Tuple row) {
+        return Math.clamp(row.get("bucket", Number.class).intValue(), 0, BUCKETS - 1);
     }
 
     @SuppressWarnings("unchecked")
-    private List<Object[]> rows(String sql, Object... params) {
-        var query = em.createNativeQuery(sql);
-        for (int i = 0; i < params.length; i++) {
-            query.setParameter(i + 1, params[i]);
-        }
+    private static List<Tuple> rows(Query query) {
         return query.getResultList();
     }
 }

@@ -3,9 +3,12 @@ package dev.nixexec.mcp;
 import dev.nixexec.config.HostWorkspaces;
 import dev.nixexec.config.NixExecConfig;
 import dev.nixexec.refusal.Refusal;
+import dev.nixexec.job.JobReads;
 import dev.nixexec.job.JobService;
 import dev.nixexec.job.JobStatus;
 import dev.nixexec.job.JobView;
+import dev.nixexec.job.JobWaits;
+import dev.nixexec.job.JobWatch;
 import dev.nixexec.limits.KeyLimits;
 import dev.nixexec.nix.Language;
 import dev.nixexec.tenant.Caller;
@@ -40,7 +43,8 @@ import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /**
- * The MCP tools: thin over {@link JobService}, which does all validation. Refusals an agent can
+ * The MCP tools: thin over {@link JobService} (which does all validation), {@link JobReads} and
+ * {@link JobWaits}. Refusals an agent can
  * act on ({@link InvalidRequestException}, {@link Refusal}) become one-line {@code isError}
  * results.
  */
@@ -61,6 +65,8 @@ public class JobTools {
     private static final Duration ROOTS_WAIT = Duration.ofSeconds(5);
 
     private final JobService jobs;
+    private final JobReads reads;
+    private final JobWaits waits;
     private final NixExecConfig config;
     private final SecurityIdentity identity;
     private final HostWorkspaces hostWorkspaces;
@@ -69,7 +75,7 @@ public class JobTools {
     private final KeyLimits limits;
     private final KnownArguments knownArguments;
 
-    public JobTools(JobService jobs, NixExecConfig config, SecurityIdentity identity, HostWorkspaces hostWorkspaces,
+    public JobTools(JobService jobs, JobReads reads, JobWaits waits, NixExecConfig config, SecurityIdentity identity, HostWorkspaces hostWorkspaces,
             WorkspaceService workspaces, SessionWorkspaces sessionWorkspaces, KeyLimits limits,
             KnownArguments knownArguments) {
         this.limits = limits;
@@ -77,6 +83,8 @@ public class JobTools {
         this.workspaces = workspaces;
         this.sessionWorkspaces = sessionWorkspaces;
         this.jobs = jobs;
+        this.reads = reads;
+        this.waits = waits;
         this.config = config;
         this.identity = identity;
         this.hostWorkspaces = hostWorkspaces;
@@ -101,13 +109,14 @@ public class JobTools {
             knownArguments.check(message);
             CallerIdentity.writer(identity, "run_code");
             UUID id = UUID.randomUUID();
-            try (KeyLimits.Wait held = limits.startWait(caller());
-                    JobFollow follow = new JobFollow(jobs, caller(), id, progress, log, cancellation)) {
+            // watching before submitting, so that no change of the job goes unheard
+            try (KeyLimits.Wait held = limits.startWait(caller()); JobWatch watch = waits.watch(id)) {
                 submit(id, language, code, packages, env, stdin, timeout, roots, workspace, connection);
-                return result(follow.until(config.mcp().runWait()));
+                return result(waits.follow(caller(), watch, config.mcp().runWait(), JobFollow.CANCEL_CHECK,
+                        new JobFollow(jobs, caller(), id, progress, log, cancellation)));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                return result(jobs.get(caller(), id));
+                return result(reads.get(caller(), id));
             }
         });
     }
@@ -143,10 +152,10 @@ public class JobTools {
             knownArguments.check(message);
             Duration waitFor = Duration.ofSeconds(wait == null ? 0 : Math.max(0, wait));
             if (!waitFor.isPositive()) {
-                return result(jobs.get(caller(), jobId(jobId)));
+                return result(reads.get(caller(), jobId(jobId)));
             }
             try (KeyLimits.Wait held = limits.startWait(caller())) {
-                return result(jobs.await(caller(), jobId(jobId), waitFor));
+                return result(waits.await(caller(), jobId(jobId), waitFor));
             }
         });
     }
@@ -175,7 +184,7 @@ public class JobTools {
             if (pageSize < 1 || pageSize > 100) {
                 throw new InvalidRequestException(List.of(new FieldError("limit", "must be 1 to 100")), false);
             }
-            JobService.Page page = jobs.list(caller(), new JobService.Filter(wanted, null, null, null), pageSize, null);
+            JobReads.Page page = reads.list(caller(), new JobReads.Filter(wanted, null, null, null), pageSize, null);
             return ToolResponse.success(JobText.list(page.items()));
         });
     }

@@ -2,7 +2,7 @@ package dev.nixexec.ui;
 
 import dev.nixexec.config.NixExecConfig;
 import dev.nixexec.job.JobQueue;
-import dev.nixexec.job.JobService;
+import dev.nixexec.job.JobReads;
 import dev.nixexec.job.JobStats;
 import dev.nixexec.job.JobStatus;
 import dev.nixexec.refusal.Refusal;
@@ -43,11 +43,11 @@ public class FleetPageResource {
 
     private final NixExecConfig config;
     private final UiAccess access;
-    private final JobService jobs;
+    private final JobReads jobs;
     private final JobStats stats;
     private final JobQueue queue;
 
-    public FleetPageResource(NixExecConfig config, UiAccess access, JobService jobs, JobStats stats, JobQueue queue) {
+    public FleetPageResource(NixExecConfig config, UiAccess access, JobReads jobs, JobStats stats, JobQueue queue) {
         this.config = config;
         this.access = access;
         this.jobs = jobs;
@@ -73,7 +73,7 @@ public class FleetPageResource {
         }
         List<Pages.JobRow> running = new ArrayList<>();
         for (JobStatus status : List.of(JobStatus.BUILDING, JobStatus.RUNNING)) {
-            jobs.list(caller, new JobService.Filter(status, null, null, null), RUNNING_SHOWN, null).items()
+            jobs.list(caller, new JobReads.Filter(status, null, null, null), RUNNING_SHOWN, null).items()
                     .forEach(j -> running.add(UiFormat.jobRow(j)));
         }
         List<SvgChart> charts = FleetView.charts(stats.recent(caller.tenantId(), FleetView.duration(window)));

@@ -1,6 +1,6 @@
 package dev.nixexec.ui;
 
-import dev.nixexec.job.JobService;
+import dev.nixexec.job.JobReads;
 import dev.nixexec.job.JobStatus;
 import dev.nixexec.nix.Language;
 import java.net.URLEncoder;
@@ -38,8 +38,8 @@ record JobListQuery(String status, String language, String packageName, String k
     }
 
     /** @throws IllegalArgumentException naming the field that does not read (shown above the list) */
-    JobService.Filter filter() {
-        return new JobService.Filter(
+    JobReads.Filter filter() {
+        return new JobReads.Filter(
                 status == null ? null : JobStatus.byId(status).orElseThrow(() -> new IllegalArgumentException("unknown status")),
                 language, time("from", since), time("to", until), packageName, key == null ? null : keyId(key), node);
     }

@@ -3,7 +3,8 @@ package dev.nixexec.ui;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.nixexec.audit.AuditLog;
 import dev.nixexec.job.JobDetail;
-import dev.nixexec.job.JobService;
+import dev.nixexec.job.JobReads;
+import dev.nixexec.job.JobWaits;
 import dev.nixexec.refusal.InvalidRequestException;
 import dev.nixexec.refusal.Refusal;
 import dev.nixexec.tenant.Caller;
@@ -32,7 +33,7 @@ import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 
 /**
  * The job list ({@code /ui/jobs}), a job's page and its live events: a thin adapter over the same
- * {@link JobService} and {@link AuditLog} calls as the REST API, scoped to the signed-in caller.
+ * {@link JobReads}, {@link JobWaits} and {@link AuditLog} calls as the REST API, scoped to the signed-in caller.
  */
 @Path("/ui/jobs")
 public class JobPagesResource {
@@ -53,13 +54,15 @@ public class JobPagesResource {
     }
 
     private final UiAccess access;
-    private final JobService jobs;
+    private final JobReads jobs;
+    private final JobWaits waits;
     private final AuditLog audit;
     private final ObjectMapper json;
 
-    public JobPagesResource(UiAccess access, JobService jobs, AuditLog audit, ObjectMapper json) {
+    public JobPagesResource(UiAccess access, JobReads jobs, JobWaits waits, AuditLog audit, ObjectMapper json) {
         this.access = access;
         this.jobs = jobs;
+        this.waits = waits;
         this.audit = audit;
         this.json = json;
     }
@@ -77,7 +80,7 @@ public class JobPagesResource {
         List<Pages.JobRow> rows = List.of();
         String next = null;
         try {
-            JobService.Page page = jobs.list(session.caller(), query.filter(), PAGE_SIZE, JobListQuery.blankToNull(cursor));
+            JobReads.Page page = jobs.list(session.caller(), query.filter(), PAGE_SIZE, JobListQuery.blankToNull(cursor));
             rows = page.items().stream().map(UiFormat::jobRow).toList();
             next = page.nextCursor() == null ? null : query.link(page.nextCursor());
         } catch (IllegalArgumentException | InvalidRequestException e) {
@@ -119,7 +122,7 @@ public class JobPagesResource {
         if (lastEventId != null && lastEventId.strip().matches("\\d{1,9}")) {
             after = Integer.parseInt(lastEventId.strip());
         }
-        return jobs.follow(session.caller(), jobId(id), after).map(e ->
+        return waits.follow(session.caller(), jobId(id), after).map(e ->
                 sse.newEventBuilder().id(Integer.toString(e.seq())).name(e.kind()).data(e.data()).build());
     }
 

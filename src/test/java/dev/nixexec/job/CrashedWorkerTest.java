@@ -38,6 +38,12 @@ class CrashedWorkerTest {
     JobService jobs;
 
     @Inject
+    JobReads reads;
+
+    @Inject
+    JobWaits waits;
+
+    @Inject
     Tenants tenants;
 
     @ConfigProperty(name = "quarkus.datasource.jdbc.url")
@@ -69,21 +75,21 @@ class CrashedWorkerTest {
             assertEquals(2, ids.length, "the rogue worker claimed: " + line);
             started = UUID.fromString(ids[0]);
             claimedOnly = UUID.fromString(ids[1]);
-            assertEquals("running", jobs.get(caller, started).status());
-            assertEquals("building", jobs.get(caller, claimedOnly).status());
+            assertEquals("running", reads.get(caller, started).status());
+            assertEquals("building", reads.get(caller, claimedOnly).status());
         } finally {
             rogue.destroyForcibly();
             rogue.waitFor();
         }
         long killedAt = System.nanoTime();
 
-        JobView lost = jobs.await(caller, started, java.time.Duration.ofSeconds(30));
+        JobView lost = waits.await(caller, started, java.time.Duration.ofSeconds(30));
         assertEquals("error", lost.status());
         assertEquals("worker_lost", lost.error().code());
-        JobView requeued = jobs.get(caller, claimedOnly);
+        JobView requeued = reads.get(caller, claimedOnly);
         for (int i = 0; i < 100 && !requeued.status().equals("queued"); i++) {
             Thread.sleep(100);
-            requeued = jobs.get(caller, claimedOnly);
+            requeued = reads.get(caller, claimedOnly);
         }
         assertEquals("queued", requeued.status());
         assertEquals(1, requeued.attempt());

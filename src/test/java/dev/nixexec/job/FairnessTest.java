@@ -28,6 +28,12 @@ class FairnessTest {
     JobService jobs;
 
     @Inject
+    JobReads reads;
+
+    @Inject
+    JobWaits waits;
+
+    @Inject
     Tenants tenants;
 
     private Caller tenant(String name) {
@@ -49,9 +55,9 @@ class FairnessTest {
             backlog.add(jobs.submit(big, bash("sleep 0.3"), null).job().id());
         }
         UUID mine = jobs.submit(small, bash("echo small"), null).job().id();
-        JobView done = jobs.await(small, mine, Duration.ofSeconds(60));
+        JobView done = waits.await(small, mine, Duration.ofSeconds(60));
         assertEquals("succeeded", done.status());
-        long stillQueued = backlog.stream().filter(id -> jobs.get(big, id).status().equals("queued")).count();
+        long stillQueued = backlog.stream().filter(id -> reads.get(big, id).status().equals("queued")).count();
         for (UUID id : backlog) {
             jobs.cancel(big, id);
         }

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.nixexec.job.JobReads;
+import dev.nixexec.job.JobWaits;
 import dev.nixexec.job.JobService;
 import dev.nixexec.job.JobView;
 import dev.nixexec.tenant.Caller;
@@ -64,6 +66,12 @@ class TenantStarvationTest {
     JobService jobs;
 
     @Inject
+    JobReads reads;
+
+    @Inject
+    JobWaits waits;
+
+    @Inject
     Tenants tenants;
 
     @TestHTTPResource("/")
@@ -80,13 +88,13 @@ class TenantStarvationTest {
 
     private JobView until(Caller caller, UUID id, String status) throws InterruptedException {
         for (int i = 0; i < 600; i++) {
-            JobView job = jobs.get(caller, id);
+            JobView job = reads.get(caller, id);
             if (job.status().equals(status) || job.terminal()) {
                 return job;
             }
             Thread.sleep(100);
         }
-        return jobs.get(caller, id);
+        return reads.get(caller, id);
     }
 
     @Test
@@ -99,8 +107,8 @@ class TenantStarvationTest {
         assertEquals("running", until(alone, second, "running").status(), "nobody else wants a slot: both run");
         jobs.cancel(alone, first);
         jobs.cancel(alone, second);
-        assertEquals("cancelled", jobs.await(alone, first, Duration.ofSeconds(30)).status());
-        assertEquals("cancelled", jobs.await(alone, second, Duration.ofSeconds(30)).status());
+        assertEquals("cancelled", waits.await(alone, first, Duration.ofSeconds(30)).status());
+        assertEquals("cancelled", waits.await(alone, second, Duration.ofSeconds(30)).status());
     }
 
     @Test
@@ -109,13 +117,13 @@ class TenantStarvationTest {
         Caller a = tenant("flood", null);
         Caller b = tenant("short", null);
         // b uses the service: its warm-up job also builds the bash environment
-        assertEquals("succeeded", jobs.submit(b, bash("echo warm"), null, Duration.ofSeconds(60)).job().status());
+        assertEquals("succeeded", waits.submit(b, bash("echo warm"), null, Duration.ofSeconds(60)).job().status());
         List<UUID> flood = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
             flood.add(jobs.submit(a, bash("sleep 20"), null).job().id());
         }
-        JobView mine = jobs.submit(b, bash("echo short"), null, Duration.ofSeconds(60)).job();
-        List<String> floodNow = flood.stream().map(id -> jobs.get(a, id).status()).toList();
+        JobView mine = waits.submit(b, bash("echo short"), null, Duration.ofSeconds(60)).job();
+        List<String> floodNow = flood.stream().map(id -> reads.get(a, id).status()).toList();
         flood.forEach(id -> jobs.cancel(a, id));
         assertEquals("succeeded", mine.status());
         assertTrue(floodNow.stream().noneMatch(s -> s.equals("succeeded") || s.equals("cancelled")

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.nixexec.job.JobService;
+import dev.nixexec.job.JobReads;
 import dev.nixexec.job.JobStatus;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
@@ -34,12 +34,12 @@ class JobListQueryTest {
     @Test
     void theFilterReadsStatusKeyAndTimesAFormTimeBeingUtc() {
         UUID key = UUID.randomUUID();
-        JobService.Filter f = JobListQuery.typed("running", "bash", "jq", key.toString(), "n1",
+        JobReads.Filter f = JobListQuery.typed("running", "bash", "jq", key.toString(), "n1",
                 "2026-01-31T12:00", "2026-02-01T10:00:00+02:00").filter();
-        assertEquals(new JobService.Filter(JobStatus.RUNNING, "bash",
+        assertEquals(new JobReads.Filter(JobStatus.RUNNING, "bash",
                 OffsetDateTime.of(2026, 1, 31, 12, 0, 0, 0, ZoneOffset.UTC),
                 OffsetDateTime.of(2026, 2, 1, 10, 0, 0, 0, ZoneOffset.ofHours(2)), "jq", key, "n1"), f);
-        assertEquals(new JobService.Filter(null, null, null, null, null, null, null),
+        assertEquals(new JobReads.Filter(null, null, null, null, null, null, null),
                 JobListQuery.typed(null, null, null, null, null, null, null).filter());
     }
 

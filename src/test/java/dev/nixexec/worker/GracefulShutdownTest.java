@@ -2,6 +2,8 @@ package dev.nixexec.worker;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.nixexec.job.JobReads;
+import dev.nixexec.job.JobWaits;
 import dev.nixexec.job.JobService;
 import dev.nixexec.job.JobView;
 import dev.nixexec.tenant.Caller;
@@ -44,6 +46,12 @@ class GracefulShutdownTest {
     JobService jobs;
 
     @Inject
+    JobReads reads;
+
+    @Inject
+    JobWaits waits;
+
+    @Inject
     Tenants tenants;
 
     @Test
@@ -52,20 +60,20 @@ class GracefulShutdownTest {
                 null).id;
         Caller caller = new Caller(tenant, null, Role.MEMBER);
         UUID running = submit(caller, "import time\nprint('working', flush=True)\ntime.sleep(60)");
-        for (int i = 0; i < 300 && !jobs.get(caller, running).status().equals("running"); i++) {
+        for (int i = 0; i < 300 && !reads.get(caller, running).status().equals("running"); i++) {
             Thread.sleep(100);
         }
-        assertEquals("running", jobs.get(caller, running).status());
+        assertEquals("running", reads.get(caller, running).status());
         UUID waiting = submit(caller, "print('later')");
 
         workers.stop(null);
 
-        JobView ended = jobs.await(caller, running, Duration.ofSeconds(30));
+        JobView ended = waits.await(caller, running, Duration.ofSeconds(30));
         assertEquals("error", ended.status());
         assertEquals("worker_shutdown", ended.error().code());
         assertEquals("working\n", ended.stdout());
         Thread.sleep(1500);
-        assertEquals("queued", jobs.get(caller, waiting).status(), "a stopping node must not claim");
+        assertEquals("queued", reads.get(caller, waiting).status(), "a stopping node must not claim");
     }
 
     private UUID submit(Caller caller, String code) {

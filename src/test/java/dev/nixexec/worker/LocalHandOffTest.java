@@ -3,6 +3,8 @@ package dev.nixexec.worker;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.nixexec.job.JobEvents;
+import dev.nixexec.job.JobReads;
+import dev.nixexec.job.JobWaits;
 import dev.nixexec.job.JobService;
 import dev.nixexec.job.JobView;
 import dev.nixexec.tenant.Caller;
@@ -36,6 +38,12 @@ class LocalHandOffTest {
 
     @Inject
     JobService jobs;
+
+    @Inject
+    JobReads reads;
+
+    @Inject
+    JobWaits waits;
 
     @Inject
     Tenants tenants;
@@ -78,10 +86,10 @@ class LocalHandOffTest {
         assertEquals(pool.nodeId(), submitted.nodeId());
         assertEquals(1, submitted.attempt());
 
-        JobView done = jobs.await(caller, submitted.id(), Duration.ofSeconds(30));
+        JobView done = waits.await(caller, submitted.id(), Duration.ofSeconds(30));
         assertEquals("succeeded", done.status());
         assertEquals("handed\n", done.stdout());
-        assertEquals(List.of("queued", "building", "running", "succeeded"), jobs.events(caller, submitted.id(), 0).stream()
+        assertEquals(List.of("queued", "building", "running", "succeeded"), reads.events(caller, submitted.id(), 0).stream()
                 .filter(e -> e.kind().equals("status")).map(JobEvents.Event::data).toList());
         assertEquals(List.of("submitted", "claimed@" + pool.nodeId(), "environment@" + pool.nodeId(),
                 "started@" + pool.nodeId(), "finished@" + pool.nodeId()), audit(submitted.id()));
@@ -107,12 +115,12 @@ class LocalHandOffTest {
             }
             JobView second = jobs.submit(later, bash("echo second"), null).job();
             assertEquals("queued", second.status(), "a job went past one that waited");
-            JobView done = jobs.await(later, second.id(), Duration.ofSeconds(30));
+            JobView done = waits.await(later, second.id(), Duration.ofSeconds(30));
             assertEquals("succeeded", done.status());
-            assertEquals("queued", jobs.get(waiting, first).status());
+            assertEquals("queued", reads.get(waiting, first).status());
             holder.rollback();
         }
-        assertEquals("succeeded", jobs.await(waiting, first, Duration.ofSeconds(30)).status());
+        assertEquals("succeeded", waits.await(waiting, first, Duration.ofSeconds(30)).status());
     }
 
     @Test
@@ -122,6 +130,6 @@ class LocalHandOffTest {
         JobView next = jobs.submit(capped, bash("echo next"), null).job();
         assertEquals("queued", next.status());
         jobs.cancel(capped, running);
-        assertEquals("succeeded", jobs.await(capped, next.id(), Duration.ofSeconds(30)).status());
+        assertEquals("succeeded", waits.await(capped, next.id(), Duration.ofSeconds(30)).status());
     }
 }

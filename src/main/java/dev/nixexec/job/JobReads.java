@@ -1,0 +1,127 @@
+package dev.nixexec.job;
+
+import dev.nixexec.refusal.Refusal;
+import dev.nixexec.tenant.Caller;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.persistence.EntityManager;
+import jakarta.transaction.Transactional;
+import java.time.OffsetDateTime;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * Reading jobs: one job, its review detail, its events, and a tenant's list page by page. Every
+ * read is scoped to the caller's tenant; another tenant's job is "not found".
+ */
+@ApplicationScoped
+public class JobReads {
+
+    /** One page of a list, newest first; {@code nextCursor} is null on the last page. */
+    public record Page(List<JobView> items, String nextCursor) {
+    }
+
+    /** Filters of a list; null fields do not filter. {@code packageName} matches one of the job's packages exactly. */
+    public record Filter(JobStatus status, String language, OffsetDateTime since, OffsetDateTime until,
+            String packageName, UUID keyId, String nodeId) {
+
+        public Filter(JobStatus status, String language, OffsetDateTime since, OffsetDateTime until) {
+            this(status, language, since, until, null, null, null);
+        }
+    }
+
+    private final EntityManager em;
+    private final JobViews views;
+
+    public JobReads(EntityManager em, JobViews views) {
+        this.em = em;
+        this.views = views;
+    }
+
+    /** The job, if it belongs to the caller's tenant. */
+    @Transactional
+    public JobView get(Caller caller, UUID id) {
+        return views.view(owned(caller, id));
+    }
+
+    /** What was submitted and how it went, for review; env values only for roles that may see them. */
+    @Transactional
+    public JobDetail detail(Caller caller, UUID id) {
+        return views.detail(owned(caller, id), caller);
+    }
+
+    /** The job's entity, in the current transaction, if it belongs to the caller's tenant. */
+    Job owned(Caller caller, UUID id) {
+        Job job = Job.findById(id);
+        if (job == null || !job.tenantId.equals(caller.tenantId())) {
+            throw Refusal.notFound(id);
+        }
+        return job;
+    }
+
+    /**
+     * The job's events after {@code afterSeq}, at most {@link JobEvents#PAGE}, in one query; none
+     * for another tenant's job. The {@code result} event comes empty: it stands for the job as it
+     * ended, which a follower gets from {@link JobWaits}.
+     */
+    @Transactional
+    public List<JobEvents.Event> events(Caller caller, UUID id, int afterSeq) {
+        return JobEvents.after(em, caller.tenantId(), id, afterSeq);
+    }
+
+    @Transactional
+    public Page list(Caller caller, Filter filter, int limit, String cursor) {
+        return list(caller.tenantId(), filter, limit, cursor);
+    }
+
+    /** A tenant's jobs, newest first; which tenant the caller may list is the caller's to check. */
+    @Transactional
+    public Page list(UUID tenantId, Filter filter, int limit, String cursor) {
+        StringBuilder query = new StringBuilder("tenantId = :tenant");
+        Map<String, Object> params = new LinkedHashMap<>();
+        params.put("tenant", tenantId);
+        if (filter.status() != null) {
+            query.append(" and status = :status");
+            params.put("status", filter.status().id());
+        }
+        if (filter.language() != null) {
+            query.append(" and language = :language");
+            params.put("language", filter.language());
+        }
+        if (filter.since() != null) {
+            query.append(" and createdAt >= :since");
+            params.put("since", filter.since());
+        }
+        if (filter.until() != null) {
+            query.append(" and createdAt < :until");
+            params.put("until", filter.until());
+        }
+        if (filter.packageName() != null) {
+            query.append(" and function('jsonb_exists', packages, :package) = true");
+            params.put("package", filter.packageName());
+        }
+        if (filter.keyId() != null) {
+            query.append(" and keyId = :key");
+            params.put("key", filter.keyId());
+        }
+        if (filter.nodeId() != null) {
+            query.append(" and nodeId = :node");
+            params.put("node", filter.nodeId());
+        }
+        if (cursor != null) {
+            JobCursor after = JobCursor.decode(cursor);
+            query.append(" and (createdAt < :cursorAt or (createdAt = :cursorAt and id < :cursorId))");
+            params.put("cursorAt", after.createdAt());
+            params.put("cursorId", after.id());
+        }
+        query.append(" order by createdAt desc, id desc");
+        List<Job> jobs = Job.<Job>find(query.toString(), params).page(0, limit + 1).list();
+        String next = null;
+        if (jobs.size() > limit) {
+            jobs = jobs.subList(0, limit);
+            next = JobCursor.after(jobs.get(limit - 1)).encode();
+        }
+        return new Page(jobs.stream().map(views::view).toList(), next);
+    }
+}

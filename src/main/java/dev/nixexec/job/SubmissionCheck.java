@@ -1,0 +1,104 @@
+package dev.nixexec.job;
+
+import dev.nixexec.config.HostWorkspaces;
+import dev.nixexec.config.NixExecConfig;
+import dev.nixexec.execution.ExecutionEngine;
+import dev.nixexec.nix.PackageName;
+import dev.nixexec.nix.PackagePolicy;
+import dev.nixexec.refusal.FieldError;
+import dev.nixexec.refusal.InvalidRequestException;
+import dev.nixexec.tenant.TenantPolicy;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Everything intake checks about a submission, whoever sends it (REST, MCP, the command line):
+ * the request as the engine will run it (language, code, packages, env, stdin, timeout: the
+ * engine's own rules, {@link ExecutionEngine#validate}), its metadata, host workspace and
+ * idempotency key, then the tenant's policy. Adapters only turn their wire form into a
+ * {@link JobService.Submission}; a refusal reads the same over all of them.
+ */
+@ApplicationScoped
+public class SubmissionCheck {
+
+    private static final int MAX_IDEMPOTENCY_KEY = 200;
+
+    private final NixExecConfig config;
+    private final ExecutionEngine engine;
+    private final HostWorkspaces hostWorkspaces;
+    private final JobViews views;
+
+    public SubmissionCheck(NixExecConfig config, ExecutionEngine engine, HostWorkspaces hostWorkspaces, JobViews views) {
+        this.config = config;
+        this.engine = engine;
+        this.hostWorkspaces = hostWorkspaces;
+        this.views = views;
+    }
+
+    /** The checks that need no tenant: throws with the first group of problems found. */
+    void check(JobService.Submission submission, String idempotencyKey) {
+        if (holdsNul(submission.metadata())) {
+            // PostgreSQL jsonb cannot hold \u0000 in a key or a string
+            throw new InvalidRequestException(List.of(new FieldError("metadata",
+                    "contains a NUL character (U+0000) in a key or a string")), false);
+        }
+        engine.validate(submission.execution());
+        int metadataBytes = views.write(submission.metadata()).getBytes(StandardCharsets.UTF_8).length;
+        if (metadataBytes > config.jobs().maxMetadataBytes()) {
+            throw new InvalidRequestException(List.of(new FieldError("metadata", "metadata is " + metadataBytes
+                    + " bytes as JSON, at most " + config.jobs().maxMetadataBytes() + " are kept")), true);
+        }
+        if (submission.hostWorkspace().isPresent()
+                && !submission.hostWorkspace().equals(submission.hostWorkspace().flatMap(hostWorkspaces::permit))) {
+            throw new InvalidRequestException(List.of(new FieldError("workspace",
+                    "host directories are mounted only in local mode, from allowed prefixes")), false);
+        }
+        if (submission.hostWorkspace().isPresent() && !submission.files().isEmpty()) {
+            throw new InvalidRequestException(List.of(new FieldError("workspace",
+                    "a job with a host directory at /workspace takes no workspace, files or artifacts")), false);
+        }
+        if (idempotencyKey != null && (idempotencyKey.isBlank() || idempotencyKey.length() > MAX_IDEMPOTENCY_KEY)) {
+            throw new InvalidRequestException(List.of(new FieldError("Idempotency-Key",
+                    "must be 1 to " + MAX_IDEMPOTENCY_KEY + " characters")), false);
+        }
+    }
+
+    /** The tenant's policy: languages, package lists, network, longest timeout; every problem at once. */
+    void check(JobService.Submission s, TenantPolicy policy) {
+        List<FieldError> errors = new ArrayList<>();
+        String language = s.language().toLowerCase(Locale.ROOT);
+        if (policy.languages() != null && !policy.languages().contains(language)) {
+            errors.add(new FieldError("language", "language '" + language + "' is not allowed for this tenant; allowed: "
+                    + String.join(", ", policy.languages())));
+        }
+        PackagePolicy packages = new PackagePolicy(Optional.ofNullable(policy.packageDenylist()).orElse(List.of()),
+                Optional.ofNullable(policy.packageAllowlist()));
+        for (String name : s.packages()) {
+            packages.rejection(PackageName.parse(name)).ifPresent(reason -> errors.add(new FieldError("packages", reason)));
+        }
+        if (s.network() && !policy.networkAllowed()) {
+            errors.add(new FieldError("network", "network \"full\" is not allowed for this tenant"));
+        }
+        if (policy.maxTimeoutSeconds() != null && s.timeout().isPresent()
+                && s.timeout().get().toSeconds() > policy.maxTimeoutSeconds()) {
+            errors.add(new FieldError("timeout", "timeout may be at most " + policy.maxTimeoutSeconds() + "s for this tenant"));
+        }
+        if (!errors.isEmpty()) {
+            throw new InvalidRequestException(errors, false);
+        }
+    }
+
+    static boolean holdsNul(Object value) {
+        return switch (value) {
+            case String text -> text.indexOf('\0') >= 0;
+            case Map<?, ?> map -> map.entrySet().stream().anyMatch(e -> holdsNul(e.getKey()) || holdsNul(e.getValue()));
+            case List<?> list -> list.stream().anyMatch(SubmissionCheck::holdsNul);
+            case null, default -> false;
+        };
+    }
+}
