@@ -29,15 +29,6 @@ public final class JobEvents {
                 .setParameter(1, jobId).setParameter(2, kind).setParameter(3, data).executeUpdate();
     }
 
-    /** Appends the final status and the result event (see {@link #RESULT}) in one statement. */
-    static void appendFinal(EntityManager em, UUID jobId, String status) {
-        em.createNativeQuery("INSERT INTO job_events (job_id, seq, kind, data) "
-                        + "SELECT ?1, m.seq + v.n, v.kind, v.data FROM "
-                        + "(SELECT coalesce(max(seq), 0) AS seq FROM job_events WHERE job_id = ?1) m, "
-                        + "(VALUES (1, 'status', ?2), (2, 'result', '')) AS v(n, kind, data)")
-                .setParameter(1, jobId).setParameter(2, status).executeUpdate();
-    }
-
     /** The most events one read returns; a reader that got this many reads again at once. */
     static final int PAGE = 1000;
 

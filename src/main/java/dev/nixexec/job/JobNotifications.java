@@ -69,18 +69,9 @@ public class JobNotifications {
     }
 
     /**
-     * The current transaction ends these jobs: when it commits, every node hears of it and this
-     * node's waiters get each job as it was stored.
+     * For a transaction that ends these jobs (and notifies every node of it itself): hands the jobs
+     * to this node's waiters once it commits.
      */
-    void ended(EntityManager em, List<JobView> jobs) {
-        for (JobView job : jobs) {
-            em.createNativeQuery("SELECT pg_notify(?1, ?3), pg_notify(?2, ?3)").setParameter(1, CHANGED)
-                    .setParameter(2, ENDED).setParameter(3, job.id().toString()).getSingleResult();
-        }
-        handOverOnCommit(jobs);
-    }
-
-    /** For a transaction that notifies of the ends itself: hands the jobs to this node's waiters once it commits. */
     void handOverOnCommit(List<JobView> jobs) {
         if (jobs.isEmpty()) {
             return;

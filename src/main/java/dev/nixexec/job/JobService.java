@@ -99,6 +99,8 @@ public class JobService {
     private final JobMetrics metrics;
     private final JobInputs inputs;
     private final LocalSlots localSlots;
+    @jakarta.inject.Inject
+    JobTransitions transitions;
 
     public JobService(NixExecConfig config, SubmissionCheck check, Tenants tenants, AuditLog audit,
             JobNotifications notifications, EntityManager em, ObjectMapper json, JobViews views, JobReads reads,
@@ -208,79 +210,26 @@ public class JobService {
         job.idempotencyKey = idempotencyKey;
         job.requestHash = hash;
         job.maxAttempts = config.jobs().maxAttempts();
-        OffsetDateTime now = JobQueue.storedNow();
+        OffsetDateTime now = JobTransitions.storedNow();
         job.createdAt = now;
         job.runAfter = now;
         String submitted = write(Map.of("language", job.language, "packages", s.packages(),
                 "env_names", new ArrayList<>(new TreeMap<>(s.env()).keySet())));
-        // One statement: the tenant's cap, the job, its first event, its audit record, the
-        // notification to idle workers. Given this node's free slot (?19), a job whose tenant may
-        // take it (JobQueue.mayTake: the claim rule) and which would pass no job this node could
-        // claim now is stored as claimed by this node, with the claim's event and audit record,
-        // and no notification: nobody else needs waking. It answers the tenant's queued count,
-        // whether it stored, and the claiming node.
-        Object[] outcome = (Object[]) em.createNativeQuery("""
-                        WITH queued AS (
-                            SELECT count(*) AS n FROM jobs WHERE tenant_id = ?2 AND status = 'queued'
-                        ), %s, here AS (
-                            SELECT CAST(?19 AS text) AS node_id
-                            WHERE CAST(?19 AS text) IS NOT NULL
-                              AND EXISTS (SELECT 1 FROM tenants t LEFT JOIN running r ON r.tenant_id = t.id
-                                          WHERE t.id = ?2 AND %s)
-                              AND NOT EXISTS (
-                                  SELECT 1 FROM tenants t LEFT JOIN running r ON r.tenant_id = t.id
-                                  WHERE EXISTS (SELECT 1 FROM jobs q WHERE q.tenant_id = t.id AND q.status = 'queued')
-                                    AND %s)
-                        ), stored AS (
-                            INSERT INTO jobs (id, tenant_id, key_id, status, language, code, packages, env, stdin,
-                                              timeout_ms, network, host_workspace, metadata, idempotency_key,
-                                              request_hash, max_attempts, created_at, run_after, node_id, attempt,
-                                              lease_until, claimed_at)
-                            SELECT ?1, ?2, CAST(?3 AS uuid), CASE WHEN h.node_id IS NULL THEN 'queued' ELSE 'building' END,
-                                   ?4, ?5, CAST(?6 AS jsonb), CAST(?7 AS jsonb), ?8, ?9, ?10, CAST(?11 AS text),
-                                   CAST(?12 AS jsonb), CAST(?13 AS text), ?14, ?15, ?16, ?16, h.node_id,
-                                   CASE WHEN h.node_id IS NULL THEN 0 ELSE 1 END,
-                                   CASE WHEN h.node_id IS NOT NULL THEN now() + make_interval(secs => ?21) END,
-                                   CASE WHEN h.node_id IS NOT NULL THEN CAST(?16 AS timestamptz) END
-                            FROM (SELECT 1) one LEFT JOIN here h ON true
-                            WHERE (SELECT n FROM queued) < ?17
-                            RETURNING id, tenant_id, key_id, node_id
-                        ), events AS (
-                            INSERT INTO job_events (job_id, seq, kind, data)
-                            SELECT id, 1, 'status', 'queued' FROM stored
-                            UNION ALL SELECT id, 2, 'status', 'building' FROM stored WHERE node_id IS NOT NULL
-                        ), audited AS (
-                            INSERT INTO audit_events (tenant_id, job_id, key_id, node_id, kind, detail, at)
-                            SELECT tenant_id, id, key_id, NULL, 'submitted', CAST(?18 AS jsonb), now() FROM stored
-                            UNION ALL SELECT tenant_id, id, NULL, node_id, 'claimed', jsonb_build_object('attempt', 1), now()
-                            FROM stored WHERE node_id IS NOT NULL
-                        )
-                        SELECT (SELECT n FROM queued), (SELECT count(*) FROM stored), (SELECT node_id FROM stored),
-                               (SELECT count(pg_notify('%s', '')) FROM stored WHERE node_id IS NULL)
-                        """.formatted(JobQueue.fairShareCtes("CAST(?19 AS text)", "?22", "?23"),
-                                JobQueue.mayTake("1", "?22", "?20"), JobQueue.mayTake("1", "?22", "?20"),
-                                JobNotifications.SUBMITTED))
-                .setParameter(1, job.id).setParameter(2, job.tenantId).setParameter(3, job.keyId)
-                .setParameter(4, job.language).setParameter(5, job.code).setParameter(6, job.packages)
-                .setParameter(7, job.env).setParameter(8, job.stdin).setParameter(9, job.timeoutMs)
-                .setParameter(10, job.network).setParameter(11, job.hostWorkspace).setParameter(12, job.metadata)
-                .setParameter(13, job.idempotencyKey).setParameter(14, job.requestHash)
-                .setParameter(15, job.maxAttempts).setParameter(16, now).setParameter(17, maxQueued)
-                .setParameter(18, submitted).setParameter(19, slot.map(LocalSlots.Slot::nodeId).orElse(null))
-                .setParameter(20, JobQueue.share(config.limits(), config.node().concurrency()))
-                .setParameter(21, (double) config.jobs().lease().toSeconds())
-                .setParameter(22, config.jobs().maxRunningPerTenant())
-                .setParameter(23, (double) config.limits().contentionWindow().toSeconds())
-                .getSingleResult();
-        if (((Number) outcome[1]).intValue() == 0) {
-            throw new Refusal(Refusal.Kind.TOO_MANY, "the tenant has " + outcome[0] + " queued jobs, its cap is " + maxQueued);
+        // One statement (JobTransitions.INSERT): the tenant's cap, the job, its events, audit and
+        // wake-up; given this node's free slot, stored as claimed by it when the claim rule would
+        // give it that slot now.
+        JobTransitions.Inserted inserted = transitions.insert(job, maxQueued, submitted,
+                slot.map(LocalSlots.Slot::nodeId));
+        if (!inserted.stored()) {
+            throw new Refusal(Refusal.Kind.TOO_MANY, "the tenant has " + inserted.queuedBefore()
+                    + " queued jobs, its cap is " + maxQueued);
         }
         inputs.attach(caller, job.id, s.files());
-        if (outcome[2] == null) {
+        if (inserted.claimedBy().isEmpty()) {
             return new Stored(new Submitted(view(job), true), Optional.empty());
         }
         job.status = JobStatus.BUILDING.id();
-        job.nodeId = (String) outcome[2];
+        job.nodeId = inserted.claimedBy().get();
         job.attempt = 1;
         job.claimedAt = now;
         return new Stored(new Submitted(view(job), true), Optional.of(new ClaimedJob(job.id, job.tenantId, 1,
@@ -322,27 +271,10 @@ public class JobService {
         if (!caller.role().canSubmit()) {
             throw new Refusal(Refusal.Kind.FORBIDDEN, "an " + caller.role().id() + " key cannot cancel jobs");
         }
-        Job job = owned(caller, id);
-        em.lock(job, jakarta.persistence.LockModeType.PESSIMISTIC_WRITE);
-        em.refresh(job);
-        JobStatus status = job.jobStatus();
-        if (status.terminal() || job.cancelRequested) {
-            return view(job);
-        }
-        job.cancelRequested = true;
-        job.cancelledBy = caller.keyId();
-        if (status == JobStatus.QUEUED) {
-            job.status = JobStatus.CANCELLED.id();
-            job.finishedAt = JobQueue.storedNow();
-            JobEvents.appendFinal(em, job.id, "cancelled");
-            audit.record("cancelled", job.tenantId, job.id, caller.keyId(), null, Map.of("was", status.id()));
-            metrics.ended(job);
-            notifications.ended(em, List.of(view(job)));
-        } else {
-            audit.record("cancel_requested", job.tenantId, job.id, caller.keyId(), null, Map.of("was", status.id()));
-            JobNotifications.notify(em, JobNotifications.CANCEL, job.id.toString());
-        }
-        return view(job);
+        // One statement (JobTransitions.CANCEL) with its events, audit and notifications; then the
+        // job as it is (another tenant's, or none: not found).
+        transitions.cancel(caller.tenantId(), id, caller.keyId());
+        return view(owned(caller, id));
     }
 
     private Job owned(Caller caller, UUID id) {

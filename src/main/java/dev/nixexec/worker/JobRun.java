@@ -10,6 +10,7 @@ import dev.nixexec.config.HostWorkspaces;
 import dev.nixexec.job.ClaimedJob;
 import dev.nixexec.logging.JobLogContext;
 import dev.nixexec.job.JobQueue;
+import dev.nixexec.job.JobTransitions;
 import dev.nixexec.sandbox.Limits;
 import dev.nixexec.sandbox.OutputCapture;
 import dev.nixexec.sandbox.StreamName;
@@ -42,20 +43,22 @@ final class JobRun {
     private static final int FLUSH_CHARS = 64 * 1024;
     private static final long FLUSH_INTERVAL_MS = 100;
 
-    /** Makes runs; a bean so runs get the engine and the queue. */
+    /** Makes runs; a bean so runs get the engine, the queue and the transitions. */
     @ApplicationScoped
     static class Factory {
         private final ExecutionEngine engine;
         private final JobQueue queue;
+        private final JobTransitions transitions;
         private final HostWorkspaces hostWorkspaces;
         private final ResultWriter results;
         private final WorkspaceRuns workspaces;
 
-        Factory(ExecutionEngine engine, JobQueue queue, HostWorkspaces hostWorkspaces, ResultWriter results,
-                WorkspaceRuns workspaces) {
+        Factory(ExecutionEngine engine, JobQueue queue, JobTransitions transitions, HostWorkspaces hostWorkspaces,
+                ResultWriter results, WorkspaceRuns workspaces) {
             this.workspaces = workspaces;
             this.engine = engine;
             this.queue = queue;
+            this.transitions = transitions;
             this.hostWorkspaces = hostWorkspaces;
             this.results = results;
         }
@@ -173,7 +176,7 @@ final class JobRun {
         if (stopReason != null) {
             return false;
         }
-        boolean mine = deps.queue.started(job, nodeId, environment.storePath(), environment.nixpkgsRevision(),
+        boolean mine = deps.transitions.start(job.id(), nodeId, environment.storePath(), environment.nixpkgsRevision(),
                 environment.cacheHit(), environment.buildMs());
         started.set(mine);
         return mine;
@@ -191,13 +194,13 @@ final class JobRun {
         }
     }
 
-    private JobQueue.Outcome outcome(ExecutionResult r) {
+    private JobTransitions.Outcome outcome(ExecutionResult r) {
         if (r.error().isPresent() && r.error().get().code().equals("not_started")) {
             return stopped();
         }
         OutputCapture.Captured out = r.stdout();
         OutputCapture.Captured err = r.stderr();
-        return new JobQueue.Outcome(r.status(), r.exitCode().orElse(null), r.signal().orElse(null), r.timedOut(),
+        return new JobTransitions.Outcome(r.status(), r.exitCode().orElse(null), r.signal().orElse(null), r.timedOut(),
                 r.limitHit().orElse(null), r.status().equals("error") ? null : r.durationMs(), out.text(), err.text(),
                 out.totalBytes(), err.totalBytes(), out.truncated(), err.truncated(),
                 r.error().map(ExecutionResult.ErrorInfo::code).orElse(null),
@@ -205,26 +208,26 @@ final class JobRun {
     }
 
     /** Ended from outside: cancelled by the tenant, or abandoned by a node shutting down. */
-    private JobQueue.Outcome stopped() {
+    private JobTransitions.Outcome stopped() {
         OutputCapture.Captured out = stdout == null ? OutputCapture.Captured.empty() : stdout.result();
         OutputCapture.Captured err = stderr == null ? OutputCapture.Captured.empty() : stderr.result();
         if ("shutdown".equals(stopReason)) {
-            return new JobQueue.Outcome("error", null, null, false, null, null, out.text(), err.text(), out.totalBytes(),
+            return new JobTransitions.Outcome("error", null, null, false, null, null, out.text(), err.text(), out.totalBytes(),
                     err.totalBytes(), out.truncated(), err.truncated(), "worker_shutdown",
                     "the node shut down while the job ran");
         }
         if ("workspace".equals(stopReason)) {
             WorkspaceRun.Problem problem = workspaceProblem;
-            return new JobQueue.Outcome("error", null, null, false, problem.quota() ? "workspace" : null, null, out.text(),
+            return new JobTransitions.Outcome("error", null, null, false, problem.quota() ? "workspace" : null, null, out.text(),
                     err.text(), out.totalBytes(), err.totalBytes(), out.truncated(), err.truncated(), problem.code(),
                     problem.message() + "; the job was stopped and the workspace keeps its previous version");
         }
-        return new JobQueue.Outcome("cancelled", null, null, false, null, null, out.text(), err.text(), out.totalBytes(),
+        return new JobTransitions.Outcome("cancelled", null, null, false, null, null, out.text(), err.text(), out.totalBytes(),
                 err.totalBytes(), out.truncated(), err.truncated(), null, null);
     }
 
-    private JobQueue.Outcome error(String code, String message) {
-        return new JobQueue.Outcome("error", null, null, false, null, null, "", "", 0, 0, false, false, code, message);
+    private JobTransitions.Outcome error(String code, String message) {
+        return new JobTransitions.Outcome("error", null, null, false, null, null, "", "", 0, 0, false, false, code, message);
     }
 
     /**
@@ -252,7 +255,7 @@ final class JobRun {
     private void flush() {
         storing.lock();
         try {
-            List<JobQueue.Chunk> chunks = takePending();
+            List<JobTransitions.Chunk> chunks = takePending();
             if (chunks.isEmpty()) {
                 return;
             }
@@ -266,9 +269,9 @@ final class JobRun {
         }
     }
 
-    private synchronized List<JobQueue.Chunk> takePending() {
-        List<JobQueue.Chunk> chunks = pending.stream()
-                .map(e -> new JobQueue.Chunk(e.getKey(), e.getValue().toString())).toList();
+    private synchronized List<JobTransitions.Chunk> takePending() {
+        List<JobTransitions.Chunk> chunks = pending.stream()
+                .map(e -> new JobTransitions.Chunk(e.getKey(), e.getValue().toString())).toList();
         pending.clear();
         pendingChars = 0;
         return chunks;
@@ -285,11 +288,11 @@ final class JobRun {
         }
     }
 
-    private void end(JobQueue.Outcome ending) {
+    private void end(JobTransitions.Outcome ending) {
         if (!ended.compareAndSet(false, true)) {
             return;
         }
-        JobQueue.Outcome outcome = ending;
+        JobTransitions.Outcome outcome = ending;
         try {
             if (workspace.isPresent()) {
                 if (stopReason != null) {
@@ -303,12 +306,12 @@ final class JobRun {
             LOG.infof("job %s ended %s", job.id(), outcome.status());
             if ("shutdown".equals(stopReason) && !started.get()) {
                 flush();
-                deps.queue.giveBack(job.id(), nodeId);
+                deps.transitions.giveBack(job.id(), nodeId);
             } else {
                 // The last output goes with the result: one transaction, one wake-up for followers.
                 storing.lock();
                 try {
-                    deps.results.write(nodeId, new JobQueue.Finish(job.id(), job.attempt(), outcome, takePending()));
+                    deps.results.write(nodeId, new JobTransitions.Finish(job.id(), job.attempt(), outcome, takePending()));
                 } finally {
                     storing.unlock();
                 }

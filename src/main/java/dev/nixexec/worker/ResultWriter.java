@@ -2,7 +2,7 @@ package dev.nixexec.worker;
 
 import dev.nixexec.config.NixExecConfig;
 import dev.nixexec.logging.JobLogContext;
-import dev.nixexec.job.JobQueue;
+import dev.nixexec.job.JobTransitions;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Duration;
@@ -20,7 +20,7 @@ import org.jboss.logging.Logger;
 
 /**
  * Stores the ends of runs with group commit: one writer takes every result waiting at that moment
- * and stores them in one transaction ({@link JobQueue#finishAll}). A lone result is written at
+ * and stores them in one transaction ({@link JobTransitions#finish}). A lone result is written at
  * once (no timer, no added latency); under load, results that arrive during a write share the
  * next one, so the database sees one commit for many jobs.
  */
@@ -30,17 +30,17 @@ public class ResultWriter {
     private static final Logger LOG = Logger.getLogger(ResultWriter.class);
     private static final int MAX_BATCH = 64;
 
-    private record Pending(String nodeId, JobQueue.Finish finish, CompletableFuture<Boolean> stored) {
+    private record Pending(String nodeId, JobTransitions.Finish finish, CompletableFuture<Boolean> stored) {
     }
 
-    private final JobQueue queue;
+    private final JobTransitions transitions;
     private final Duration patience;
     private final LinkedBlockingQueue<Pending> pending = new LinkedBlockingQueue<>();
     private Thread writer;
     private volatile boolean stopped;
 
-    ResultWriter(JobQueue queue, NixExecConfig config) {
-        this.queue = queue;
+    ResultWriter(JobTransitions transitions, NixExecConfig config) {
+        this.transitions = transitions;
         this.patience = config.jobs().lease().multipliedBy(2);
     }
 
@@ -50,7 +50,7 @@ public class ResultWriter {
      * the run keeps its lease meanwhile, and a result that arrives late is still the honest one.
      * After that it gives up, and the reaper ends the job once its lease runs out.
      */
-    public boolean write(String nodeId, JobQueue.Finish finish) {
+    public boolean write(String nodeId, JobTransitions.Finish finish) {
         if (stopped) {
             throw new IllegalStateException("the service is stopping; result of job " + finish.id() + " not stored");
         }
@@ -104,7 +104,7 @@ public class ResultWriter {
 
     private void store(String nodeId, List<Pending> group) {
         try {
-            Set<UUID> stored = queue.finishAll(nodeId, group.stream().map(Pending::finish).toList());
+            Set<UUID> stored = transitions.finish(nodeId, group.stream().map(Pending::finish).toList());
             group.forEach(p -> p.stored().complete(stored.contains(p.finish().id())));
         } catch (RuntimeException e) {
             if (group.size() == 1) {

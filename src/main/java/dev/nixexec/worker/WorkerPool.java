@@ -4,9 +4,9 @@ import dev.nixexec.config.NixExecConfig;
 import dev.nixexec.job.ClaimedJob;
 import dev.nixexec.job.JobNotifications;
 import dev.nixexec.job.JobQueue;
+import dev.nixexec.job.JobTransitions;
 import dev.nixexec.job.LocalSlots;
 import dev.nixexec.sandbox.Sandbox;
-import dev.nixexec.workspace.SessionWorkspaceExpiry;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.quarkus.scheduler.Scheduled;
@@ -31,8 +31,8 @@ import org.jboss.logging.Logger;
 /**
  * This node's workers: a claim loop woken by NOTIFY on submit (polling slowly as a fallback), one
  * {@link JobRun} per claimed job up to {@code nixexec.node.concurrency}, a heartbeat that keeps
- * the leases and picks up cancels, the reaper and retention (finished jobs, idle MCP session
- * workspaces). A free slot is also offered to jobs submitted on this node ({@link LocalSlots}).
+ * the leases and picks up cancels (and tells the {@link LeaseReaper} the database answered). A
+ * free slot is also offered to jobs submitted on this node ({@link LocalSlots}).
  */
 @ApplicationScoped
 public class WorkerPool implements LocalSlots {
@@ -41,9 +41,10 @@ public class WorkerPool implements LocalSlots {
 
     private final NixExecConfig config;
     private final JobQueue queue;
+    private final JobTransitions transitions;
     private final JobNotifications notifications;
     private final JobRun.Factory runs;
-    private final SessionWorkspaceExpiry sessionWorkspaces;
+    private final LeaseReaper reaper;
     private final Sandbox sandbox;
     private final String nodeId;
     private final boolean working;
@@ -53,16 +54,16 @@ public class WorkerPool implements LocalSlots {
     private volatile boolean claiming;
     /** From the shutdown event on, scheduled database work stops: the datasource is going away. */
     private volatile boolean shuttingDown;
-    private final ReapGate reapGate;
     private Thread claimLoop;
 
-    public WorkerPool(NixExecConfig config, JobQueue queue, JobNotifications notifications, JobRun.Factory runs,
-            SessionWorkspaceExpiry sessionWorkspaces, Sandbox sandbox) {
+    public WorkerPool(NixExecConfig config, JobQueue queue, JobTransitions transitions, JobNotifications notifications,
+            JobRun.Factory runs, LeaseReaper reaper, Sandbox sandbox) {
         this.config = config;
         this.queue = queue;
+        this.transitions = transitions;
         this.notifications = notifications;
         this.runs = runs;
-        this.sessionWorkspaces = sessionWorkspaces;
+        this.reaper = reaper;
         this.sandbox = sandbox;
         this.nodeId = config.node().id().orElseGet(WorkerPool::defaultNodeId);
         String role = config.node().role();
@@ -76,7 +77,6 @@ public class WorkerPool implements LocalSlots {
                     + config.node().concurrency());
         }
         this.slots = new Semaphore(config.node().concurrency());
-        this.reapGate = new ReapGate(config.jobs().lease(), config.jobs().heartbeat());
     }
 
     public String nodeId() {
@@ -115,7 +115,7 @@ public class WorkerPool implements LocalSlots {
             int claimed = 0;
             if (free > 0) {
                 try {
-                    for (ClaimedJob job : queue.claim(nodeId, free)) {
+                    for (ClaimedJob job : transitions.claim(nodeId, free)) {
                         run(job);
                         claimed++;
                     }
@@ -162,7 +162,7 @@ public class WorkerPool implements LocalSlots {
                 }
                 // the node began stopping meanwhile: the job goes back to the queue for another node
                 try {
-                    queue.giveBack(job.id(), nodeId);
+                    transitions.giveBack(job.id(), nodeId);
                 } finally {
                     release();
                 }
@@ -199,48 +199,11 @@ public class WorkerPool implements LocalSlots {
                     }
                 }
             }
-            reapGate.contact(started, System.nanoTime(), databaseNow);
+            reaper.heard(started, System.nanoTime(), databaseNow);
         } catch (RuntimeException e) {
-            reapGate.lost();
+            reaper.lost();
             // one line per beat while the database is away, not a stack trace every few seconds
             LOG.warnf("heartbeat failed: %s", rootMessage(e));
-        }
-    }
-
-    @Scheduled(every = "${nixexec.jobs.heartbeat:5s}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
-    void reap() {
-        if (shuttingDown) {
-            return;
-        }
-        // A reap already waiting on a stalled database must not act the moment it answers: it
-        // asks the clock first, and only a prompt answer after a steady lease lets it go on.
-        long started = System.nanoTime();
-        try {
-            Instant databaseNow = queue.databaseNow();
-            reapGate.contact(started, System.nanoTime(), databaseNow);
-        } catch (RuntimeException e) {
-            reapGate.lost();
-            LOG.warnf("reaper cannot reach the database: %s", rootMessage(e));
-            return;
-        }
-        if (!reapGate.mayReap(System.nanoTime())) {
-            return;
-        }
-        int reaped = queue.reap();
-        if (reaped > 0) {
-            LOG.infof("took back %d jobs of nodes that stopped heartbeating", reaped);
-        }
-    }
-
-    @Scheduled(every = "1h", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
-    void expire() {
-        int deleted = queue.expire(config.jobs().retention());
-        if (deleted > 0) {
-            LOG.infof("retention: deleted %d finished jobs", deleted);
-        }
-        int expired = sessionWorkspaces.expire(nodeId);
-        if (expired > 0) {
-            LOG.infof("retention: deleted %d idle MCP session workspaces", expired);
         }
     }
 
@@ -274,7 +237,7 @@ public class WorkerPool implements LocalSlots {
         queue.leave(nodeId);
     }
 
-    private static String rootMessage(Throwable e) {
+    static String rootMessage(Throwable e) {
         Throwable root = e;
         while (root.getCause() != null && root.getCause() != root) {
             root = root.getCause();

@@ -1,7 +1,7 @@
 package dev.nixexec.bench;
 
 import dev.nixexec.job.ClaimedJob;
-import dev.nixexec.job.JobQueue;
+import dev.nixexec.job.JobTransitions;
 import dev.nixexec.job.JobService;
 import dev.nixexec.tenant.Caller;
 import dev.nixexec.tenant.Role;
@@ -49,7 +49,7 @@ class QueueBenchmark {
     JobService jobs;
 
     @Inject
-    JobQueue queue;
+    JobTransitions transitions;
 
     @Inject
     ResultWriter results;
@@ -95,12 +95,12 @@ class QueueBenchmark {
                     int idle = 0;
                     while (idle < 3) {
                         long t0 = System.nanoTime();
-                        List<ClaimedJob> batch = queue.claim(node, BATCH, BATCH);
+                        List<ClaimedJob> batch = transitions.claim(node, BATCH, BATCH);
                         long t1 = System.nanoTime();
                         idle = batch.isEmpty() ? idle + 1 : 0;
                         // Each claimed job ends on its own thread, as runs do on a worker.
                         List<Thread> runs = batch.stream().map(job -> Thread.ofVirtual().start(() -> {
-                            if (results.write(node, new JobQueue.Finish(job.id(), job.attempt(), new JobQueue.Outcome("succeeded", 0,
+                            if (results.write(node, new JobTransitions.Finish(job.id(), job.attempt(), new JobTransitions.Outcome("succeeded", 0,
                                     null, false, null, 0L, "", "", 0, 0, false, false, null, null), List.of()))) {
                                 done.incrementAndGet();
                             }

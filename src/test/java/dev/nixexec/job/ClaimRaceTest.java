@@ -3,80 +3,50 @@ package dev.nixexec.job;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.nixexec.tenant.Caller;
-import dev.nixexec.tenant.Role;
-import dev.nixexec.tenant.Tenants;
-import dev.nixexec.testing.ApiOnlyNode;
-import dev.nixexec.testing.NixSpy;
-import dev.nixexec.worker.ResultWriter;
-import io.agroal.api.AgroalDataSource;
-import io.quarkus.test.common.WithTestResource;
-import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.TestProfile;
-import jakarta.inject.Inject;
+import dev.nixexec.testing.Database;
+import dev.nixexec.testing.DatabaseTest;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
- * Several claimers (as many nodes would) race over one real PostgreSQL queue: every job is claimed
- * exactly once. This node only takes requests, so the claimers here are the only ones.
+ * Claimers race over one real PostgreSQL queue, as many nodes would: every job is claimed exactly
+ * once; a job's earlier attempt cannot overwrite its later one; a node's clock ahead of the
+ * database's holds no job back.
  */
-@QuarkusTest
-@WithTestResource(NixSpy.class)
-@TestProfile(ApiOnlyNode.class)
+@DatabaseTest
 class ClaimRaceTest {
 
-    @Inject
-    JobService jobs;
+    private static final JobTransitions.Outcome OK = new JobTransitions.Outcome("succeeded", 0, null, false, null, 1L,
+            "", "", 0, 0, false, false, null, null);
 
-    @Inject
-    JobReads reads;
-
-    @Inject
-    JobQueue queue;
-
-    @Inject
-    ResultWriter results;
-
-    @Inject
-    Tenants tenants;
-
-    @Inject
-    AgroalDataSource db;
+    private static ClaimedJob claimed(List<ClaimedJob> claimed, UUID id) {
+        return claimed.stream().filter(j -> j.id().equals(id)).findFirst().orElseThrow();
+    }
 
     @Test
-    void aResultOfAnEarlierAttemptIsNotStoredOverALaterOne() throws Exception {
-        UUID tenant = tenants.create("attempts-" + UUID.randomUUID().toString().substring(0, 8), null, null).id;
-        Caller caller = new Caller(tenant, null, Role.MEMBER);
-        UUID id = jobs.submit(caller, new JobService.Submission("bash", "true", List.of(), Map.of(), "",
-                Optional.empty(), false, Map.of()), null).job().id();
+    void aResultOfAnEarlierAttemptIsNotStoredOverALaterOne(Database database) throws Exception {
+        JobFixture db = new JobFixture(database);
+        UUID id = db.submit(db.tenant());
         String node = "attempt-node";
-        ClaimedJob first = queue.claim(node, 10).stream().filter(j -> j.id().equals(id)).findFirst().orElseThrow();
+        ClaimedJob first = claimed(db.transitions.claim(node, 10), id);
         // taken back (its lease ran out while the node was slow) and claimed again by the same node
-        try (Connection c = db.getConnection();
-                PreparedStatement requeue = c.prepareStatement(
-                        "UPDATE jobs SET status = 'queued', node_id = NULL, lease_until = NULL WHERE id = ?")) {
-            requeue.setObject(1, id);
-            assertEquals(1, requeue.executeUpdate());
-        }
-        ClaimedJob second = queue.claim(node, 10).stream().filter(j -> j.id().equals(id)).findFirst().orElseThrow();
+        db.execute("UPDATE jobs SET status = 'queued', node_id = NULL, lease_until = NULL WHERE id = ?", id);
+        ClaimedJob second = claimed(db.transitions.claim(node, 10), id);
         assertEquals(first.attempt() + 1, second.attempt());
-        JobQueue.Outcome ok = new JobQueue.Outcome("succeeded", 0, null, false, null, 1L, "", "", 0, 0, false, false,
-                null, null);
-        assertEquals(false, results.write(node, new JobQueue.Finish(id, first.attempt(), ok, List.of())));
-        assertEquals("building", reads.get(caller, id).status());
-        assertEquals(true, results.write(node, new JobQueue.Finish(id, second.attempt(), ok, List.of())));
-        assertEquals("succeeded", reads.get(caller, id).status());
+        assertEquals(Set.of(), db.transitions.finish(node, List.of(new JobTransitions.Finish(id, first.attempt(), OK,
+                List.of()))));
+        assertEquals(JobStatus.BUILDING, db.row(id).status());
+        assertEquals(Set.of(id), db.transitions.finish(node, List.of(new JobTransitions.Finish(id, second.attempt(), OK,
+                List.of()))));
+        assertEquals(JobStatus.SUCCEEDED, db.row(id).status());
     }
 
     /**
@@ -85,66 +55,79 @@ class ClaimRaceTest {
      * its jobs back until the database catches up.
      */
     @Test
-    void aJobFromANodeWhoseClockIsAheadIsClaimedAtOnce() throws Exception {
-        UUID tenant = tenants.create("skew-" + UUID.randomUUID().toString().substring(0, 8), null, null).id;
-        Caller caller = new Caller(tenant, null, Role.MEMBER);
-        UUID id = jobs.submit(caller, new JobService.Submission("bash", "true", List.of(), Map.of(), "",
-                Optional.empty(), false, Map.of()), null).job().id();
-        try (Connection c = db.getConnection();
-                PreparedStatement ahead = c.prepareStatement("UPDATE jobs SET created_at = now() + interval '60 seconds', "
-                        + "run_after = now() + interval '60 seconds' WHERE id = ? AND status = 'queued'")) {
-            ahead.setObject(1, id);
-            assertEquals(1, ahead.executeUpdate());
-        }
-        List<ClaimedJob> claimed = queue.claim("skew-node", 10);
-        assertTrue(claimed.stream().anyMatch(j -> j.id().equals(id)), "a queued job waited for the database's clock");
+    void aJobFromANodeWhoseClockIsAheadIsClaimedAtOnce(Database database) throws Exception {
+        JobFixture db = new JobFixture(database);
+        UUID id = db.submit(db.tenant());
+        db.execute("UPDATE jobs SET created_at = now() + interval '60 seconds', run_after = now() + interval '60 seconds' "
+                + "WHERE id = ?", id);
+        assertTrue(db.transitions.claim("skew-node", 10).stream().anyMatch(j -> j.id().equals(id)),
+                "a queued job waited for the database's clock");
     }
 
+    /** Committed transactions on connections of their own; the test removes what it wrote. */
     @Test
-    void fiveHundredJobsFourClaimersEachJobOnce() throws InterruptedException {
+    void fiveHundredJobsFourClaimersEachJobOnce(Database database) throws Exception {
         int total = 500;
-        UUID tenant = tenants.create("race-" + UUID.randomUUID().toString().substring(0, 8),
-                new dev.nixexec.tenant.TenantPolicy(null, null, null, null, null, null, total, 1000), null).id;
-        Caller caller = new Caller(tenant, null, Role.MEMBER);
-        Set<UUID> submitted = ConcurrentHashMap.newKeySet();
-        for (int i = 0; i < total; i++) {
-            submitted.add(jobs.submit(caller, new JobService.Submission("bash", "true", List.of(), Map.of(), "",
-                    Optional.empty(), false, Map.of()), null).job().id());
+        UUID tenant;
+        Set<UUID> submitted;
+        try (Connection seed = database.open()) {
+            JobFixture db = new JobFixture(seed, JobFixture.SETTINGS);
+            tenant = db.tenant("{\"max_running\": 1000}");
+            submitted = Set.copyOf(db.backlog(tenant, total));
         }
-        ConcurrentLinkedQueue<UUID> claimed = new ConcurrentLinkedQueue<>();
-        AtomicInteger finishedByOtherNode = new AtomicInteger();
-        CountDownLatch done = new CountDownLatch(4);
-        for (int n = 0; n < 4; n++) {
-            String node = "race-node-" + n;
-            Thread.ofVirtual().start(() -> {
-                try {
-                    int idle = 0;
-                    while (idle < 3) {
-                        List<ClaimedJob> batch = queue.claim(node, 7);
-                        idle = batch.isEmpty() ? idle + 1 : 0;
-                        for (ClaimedJob job : batch) {
-                            if (submitted.contains(job.id())) {
-                                claimed.add(job.id());
-                            }
-                            boolean mine = results.write(node, new JobQueue.Finish(job.id(), job.attempt(), new JobQueue.Outcome(
-                                    "succeeded", 0, null, false, null, 1L, "", "", 0, 0, false, false, null, null),
-                                    List.of()));
-                            if (!mine) {
-                                finishedByOtherNode.incrementAndGet();
+        try {
+            ConcurrentLinkedQueue<UUID> claimed = new ConcurrentLinkedQueue<>();
+            AtomicInteger finishedByOtherNode = new AtomicInteger();
+            List<Throwable> failures = new ArrayList<>();
+            CountDownLatch done = new CountDownLatch(4);
+            for (int n = 0; n < 4; n++) {
+                String node = "race-node-" + n;
+                Thread.ofVirtual().start(() -> {
+                    try (Connection own = database.open()) {
+                        JobTransitions transitions = new JobFixture(own, JobFixture.SETTINGS).transitions;
+                        int idle = 0;
+                        while (idle < 3) {
+                            List<ClaimedJob> batch = transitions.claim(node, 7);
+                            idle = batch.isEmpty() ? idle + 1 : 0;
+                            for (ClaimedJob job : batch) {
+                                if (submitted.contains(job.id())) {
+                                    claimed.add(job.id());
+                                }
+                                if (transitions.finish(node, List.of(new JobTransitions.Finish(job.id(), job.attempt(),
+                                        OK, List.of()))).isEmpty()) {
+                                    finishedByOtherNode.incrementAndGet();
+                                }
                             }
                         }
+                    } catch (Throwable e) {
+                        synchronized (failures) {
+                            failures.add(e);
+                        }
+                    } finally {
+                        done.countDown();
                     }
-                } finally {
-                    done.countDown();
+                });
+            }
+            assertTrue(done.await(5, TimeUnit.MINUTES));
+            assertEquals(List.of(), failures);
+            assertEquals(total, claimed.size(), "claims of this test's jobs");
+            assertEquals(total, Set.copyOf(claimed).size(), "a job was claimed twice");
+            assertEquals(0, finishedByOtherNode.get());
+            try (Connection check = database.open(); var count = check.prepareStatement(
+                    "SELECT count(*) FROM jobs WHERE tenant_id = ? AND status = 'succeeded'")) {
+                count.setObject(1, tenant);
+                try (var rs = count.executeQuery()) {
+                    rs.next();
+                    assertEquals(total, rs.getInt(1));
                 }
-            });
-        }
-        assertTrue(done.await(5, java.util.concurrent.TimeUnit.MINUTES));
-        assertEquals(total, claimed.size(), "claims of this test's jobs");
-        assertEquals(total, Set.copyOf(claimed).size(), "a job was claimed twice");
-        assertEquals(0, finishedByOtherNode.get());
-        for (UUID id : submitted) {
-            assertEquals("succeeded", reads.get(caller, id).status());
+            }
+        } finally {
+            try (Connection cleanup = database.open()) {
+                JobFixture db = new JobFixture(cleanup, JobFixture.SETTINGS);
+                db.execute("DELETE FROM audit_events WHERE tenant_id = ?", tenant);
+                db.execute("DELETE FROM jobs WHERE tenant_id = ?", tenant);
+                db.execute("DELETE FROM tenants WHERE id = ?", tenant);
+            }
         }
     }
 }

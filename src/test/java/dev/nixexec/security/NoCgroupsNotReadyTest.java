@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.nixexec.job.ClaimedJob;
 import dev.nixexec.job.JobQueue;
+import dev.nixexec.job.JobTransitions;
 import dev.nixexec.job.JobService;
 import dev.nixexec.tenant.Caller;
 import dev.nixexec.tenant.Role;
@@ -62,6 +63,9 @@ class NoCgroupsNotReadyTest {
     JobQueue queue;
 
     @Inject
+    JobTransitions transitions;
+
+    @Inject
     Tenants tenants;
 
     @Test
@@ -83,7 +87,7 @@ class NoCgroupsNotReadyTest {
         UUID id = jobs.submit(new Caller(tenant, null, Role.MEMBER), new JobService.Submission("bash", "true", List.of(),
                 Map.of(), "", Optional.empty(), false, Map.of()), null).job().id();
         // still queued for a node that can bound it: another claimer gets it
-        List<ClaimedJob> claimed = queue.claim("node-with-cgroups", 100);
+        List<ClaimedJob> claimed = transitions.claim("node-with-cgroups", 100);
         assertTrue(claimed.stream().anyMatch(j -> j.id().equals(id)), "the job was taken by the node without cgroups");
         assertFalse(queue.nodes().stream().anyMatch(n -> n.id().equals(workers.nodeId())), "the node joined as a worker");
     }

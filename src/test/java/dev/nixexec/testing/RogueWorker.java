@@ -1,16 +1,15 @@
 package dev.nixexec.testing;
 
-import dev.nixexec.job.JobQueue;
+import dev.nixexec.job.ClaimedJob;
+import dev.nixexec.job.JobTransitions;
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.util.ArrayList;
+import java.time.Duration;
 import java.util.List;
 
 /**
- * A second, real worker process for crash tests: claims jobs with the service's own claim query,
- * marks the first as started, prints the ids, and then hangs until it is killed (SIGKILL), never
+ * A second, real worker process for crash tests: claims jobs with the service's own transitions,
+ * starts the first, prints the ids, and then hangs until it is killed (SIGKILL), never
  * heartbeating, as a node does when its machine dies.
  */
 public final class RogueWorker {
@@ -26,35 +25,16 @@ public final class RogueWorker {
         int count = Integer.parseInt(args[4]);
         try (Connection c = DriverManager.getConnection(url, user, password)) {
             c.setAutoCommit(false);
-            List<String> ids = new ArrayList<>();
-            // the query numbers its parameters (?1..?6) for JPA; JDBC binds plain ?s in order of appearance;
-            // the whole node is this rogue's (its share is its count, no contention window)
-            Object[] values = {null, node, count, 1000, 3.0, count, 0.0};
-            java.util.regex.Matcher numbered = java.util.regex.Pattern.compile("\\?(\\d)").matcher(JobQueue.CLAIM);
-            List<Object> bound = new ArrayList<>();
-            while (numbered.find()) {
-                bound.add(values[Integer.parseInt(numbered.group(1))]);
-            }
-            try (PreparedStatement claim = c.prepareStatement(JobQueue.CLAIM.replaceAll("\\?(\\d)", "?"))) {
-                for (int i = 0; i < bound.size(); i++) {
-                    claim.setObject(i + 1, bound.get(i));
-                }
-                try (ResultSet rs = claim.executeQuery()) {
-                    while (rs.next()) {
-                        ids.add(rs.getString(1));
-                    }
-                }
-            }
+            // a lease of 3 s; the whole node is this rogue's (its share is its count, no contention window)
+            JobTransitions transitions = new JobTransitions(new JobTransitions.Settings(Duration.ofSeconds(3), 1000,
+                    Duration.ZERO, 0, count), Database.dataSource(c), ServiceJson.mapper(), ended -> { });
+            List<ClaimedJob> claimed = transitions.claim(node, count);
             c.commit();
-            if (!ids.isEmpty()) {
-                try (PreparedStatement start = c.prepareStatement(
-                        "UPDATE jobs SET status = 'running', started_at = now() WHERE id = ?::uuid")) {
-                    start.setString(1, ids.get(0));
-                    start.executeUpdate();
-                }
+            if (!claimed.isEmpty()) {
+                transitions.start(claimed.get(0).id(), node, "/nix/store/rogue", "rogue", true, 0);
                 c.commit();
             }
-            System.out.println(String.join(" ", ids));
+            System.out.println(String.join(" ", claimed.stream().map(j -> j.id().toString()).toList()));
             System.out.flush();
             Thread.sleep(Long.MAX_VALUE);
         }

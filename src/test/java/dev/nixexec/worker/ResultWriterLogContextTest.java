@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.nixexec.config.NixExecConfig;
 import dev.nixexec.logging.JobLogContext;
-import dev.nixexec.job.JobQueue;
+import dev.nixexec.job.JobTransitions;
 import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The result writer is one thread for all jobs, started by whichever job finishes first: what it
- * does (and logs) must not carry that job's id. The queue is a double that records the writer
+ * does (and logs) must not carry that job's id. The transitions are a double that records the writer
  * thread's log context instead of storing.
  */
 class ResultWriterLogContextTest {
@@ -27,19 +27,19 @@ class ResultWriterLogContextTest {
     @Test
     void theWriterThreadCarriesNoJobAfterTwoJobs() {
         List<String> seenByWriter = Collections.synchronizedList(new ArrayList<>());
-        JobQueue queue = new JobQueue(null, null, null, null, null) {
+        JobTransitions transitions = new JobTransitions(null, null, null, null) {
             @Override
-            public Set<UUID> finishAll(String nodeId, List<Finish> finishes) {
+            public Set<UUID> finish(String nodeId, List<Finish> finishes) {
                 seenByWriter.add(String.valueOf(MDC.get(JobLogContext.JOB_ID)));
                 return finishes.stream().map(Finish::id).collect(Collectors.toSet());
             }
         };
-        ResultWriter writer = new ResultWriter(queue, config(Duration.ofSeconds(5)));
+        ResultWriter writer = new ResultWriter(transitions, config(Duration.ofSeconds(5)));
         try {
             for (int i = 0; i < 2; i++) {
                 UUID jobId = UUID.randomUUID();
                 JobLogContext.around(jobId, UUID.randomUUID(), () -> assertTrue(
-                        writer.write("node", new JobQueue.Finish(jobId, 1, null, List.of())))).run();
+                        writer.write("node", new JobTransitions.Finish(jobId, 1, null, List.of())))).run();
             }
         } finally {
             writer.stop();

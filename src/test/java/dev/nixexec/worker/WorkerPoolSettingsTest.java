@@ -25,14 +25,14 @@ class WorkerPoolSettingsTest {
     @Test
     void aNodeWithoutSlotsDoesNotStart() {
         IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
-                () -> new WorkerPool(with(Map.of("concurrency", 0)), null, null, null, null, null));
+                () -> new WorkerPool(with(Map.of("concurrency", 0)), null, null, null, null, null, null));
         assertEquals("nixexec.node.concurrency must be at least 1, not 0", refused.getMessage());
     }
 
     @Test
     void anUnknownRoleDoesNotStart() {
         IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
-                () -> new WorkerPool(with(Map.of("role", "banana")), null, null, null, null, null));
+                () -> new WorkerPool(with(Map.of("role", "banana")), null, null, null, null, null, null));
         assertEquals("nixexec.node.role must be all, api or worker, not banana", refused.getMessage());
     }
 }

@@ -1,0 +1,108 @@
+package dev.nixexec.job;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.nixexec.workspace.Artifact;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * Rows of {@code jobs} read over plain JDBC (a transition's {@code RETURNING j.*}) into a detached
+ * {@link Job}, and a stored job as clients see it.
+ */
+final class JobRows {
+
+    private JobRows() {
+    }
+
+    /** The row the result set is on, by column name. */
+    static Job job(ResultSet rs) throws SQLException {
+        Job job = new Job();
+        job.id = rs.getObject("id", UUID.class);
+        job.tenantId = rs.getObject("tenant_id", UUID.class);
+        job.keyId = rs.getObject("key_id", UUID.class);
+        job.status = rs.getString("status");
+        job.language = rs.getString("language");
+        job.code = rs.getString("code");
+        job.packages = rs.getString("packages");
+        job.env = rs.getString("env");
+        job.stdin = rs.getString("stdin");
+        job.timeoutMs = rs.getLong("timeout_ms");
+        job.network = rs.getBoolean("network");
+        job.hostWorkspace = rs.getString("host_workspace");
+        job.metadata = rs.getString("metadata");
+        job.artifacts = rs.getString("artifacts");
+        job.idempotencyKey = rs.getString("idempotency_key");
+        job.requestHash = rs.getString("request_hash");
+        job.attempt = rs.getInt("attempt");
+        job.maxAttempts = rs.getInt("max_attempts");
+        job.nodeId = rs.getString("node_id");
+        job.leaseUntil = time(rs, "lease_until");
+        job.runAfter = time(rs, "run_after");
+        job.cancelRequested = rs.getBoolean("cancel_requested");
+        job.cancelledBy = rs.getObject("cancelled_by", UUID.class);
+        job.createdAt = time(rs, "created_at");
+        job.claimedAt = time(rs, "claimed_at");
+        job.startedAt = time(rs, "started_at");
+        job.finishedAt = time(rs, "finished_at");
+        job.exitCode = rs.getObject("exit_code", Integer.class);
+        job.signal = rs.getObject("signal", Integer.class);
+        job.timedOut = rs.getBoolean("timed_out");
+        job.limitHit = rs.getString("limit_hit");
+        job.durationMs = rs.getObject("duration_ms", Long.class);
+        job.stdout = rs.getString("stdout");
+        job.stderr = rs.getString("stderr");
+        job.stdoutBytes = rs.getLong("stdout_bytes");
+        job.stderrBytes = rs.getLong("stderr_bytes");
+        job.stdoutTruncated = rs.getBoolean("stdout_truncated");
+        job.stderrTruncated = rs.getBoolean("stderr_truncated");
+        job.storePath = rs.getString("store_path");
+        job.nixpkgsRevision = rs.getString("nixpkgs_revision");
+        job.cacheHit = rs.getObject("cache_hit", Boolean.class);
+        job.buildMs = rs.getObject("build_ms", Long.class);
+        job.errorCode = rs.getString("error_code");
+        job.errorMessage = rs.getString("error_message");
+        return job;
+    }
+
+    /** In UTC, as the entity reads it, so a view handed over equals a later read. */
+    private static OffsetDateTime time(ResultSet rs, String column) throws SQLException {
+        OffsetDateTime time = rs.getObject(column, OffsetDateTime.class);
+        return time == null ? null : time.withOffsetSameInstant(ZoneOffset.UTC);
+    }
+
+    /** The job as clients see it (the contract's Job object). */
+    static JobView view(Job job, ObjectMapper json) {
+        JobView.EnvironmentView environment = job.storePath == null && job.cacheHit == null ? null
+                : new JobView.EnvironmentView(job.storePath, job.nixpkgsRevision, job.cacheHit, job.buildMs);
+        JobView.ErrorView error = job.errorCode == null ? null : new JobView.ErrorView(job.errorCode, job.errorMessage);
+        return new JobView(job.id, job.status, job.language, read(json, job.packages, new TypeReference<List<String>>() { }),
+                read(json, job.metadata, new TypeReference<Map<String, Object>>() { }), job.createdAt, job.startedAt,
+                job.finishedAt, job.exitCode, job.signal, job.timedOut, job.limitHit, job.durationMs, job.stdout,
+                job.stderr, job.stdoutBytes, job.stderrBytes, job.stdoutTruncated, job.stderrTruncated, environment,
+                error, job.attempt, job.nodeId,
+                job.artifacts == null ? List.of() : read(json, job.artifacts, new TypeReference<List<Artifact>>() { }));
+    }
+
+    static <T> T read(ObjectMapper json, String text, TypeReference<T> type) {
+        try {
+            return json.readValue(text, type);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static String write(ObjectMapper json, Object value) {
+        try {
+            return json.writeValueAsString(value);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException(e);
+        }
+    }
+}

@@ -1,0 +1,150 @@
+package dev.nixexec.job;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * SQL text with named parameters ({@code :node}), run on a plain {@link Connection}: the text stays
+ * readable as SQL and a parameter is bound by name wherever it occurs. A {@code ::} cast, quoted
+ * text and comments are left alone. Parsed once; its JDBC text never changes, so the driver
+ * prepares it once per connection.
+ */
+final class NamedStatement {
+
+    /** Reads one row of a result; the result set is positioned on it. */
+    @FunctionalInterface
+    interface Row<T> {
+        T read(ResultSet rs) throws SQLException;
+    }
+
+    private final String jdbc;
+    private final List<String> names;
+
+    private NamedStatement(String jdbc, List<String> names) {
+        this.jdbc = jdbc;
+        this.names = List.copyOf(names);
+    }
+
+    static NamedStatement of(String sql) {
+        StringBuilder jdbc = new StringBuilder(sql.length());
+        List<String> names = new ArrayList<>();
+        int i = 0;
+        while (i < sql.length()) {
+            char c = sql.charAt(i);
+            if (c == '\'' || c == '"') {
+                int end = sql.indexOf(c, i + 1);
+                end = end < 0 ? sql.length() : end + 1;
+                jdbc.append(sql, i, end);
+                i = end;
+            } else if (c == '-' && sql.startsWith("--", i)) {
+                int end = sql.indexOf('\n', i);
+                end = end < 0 ? sql.length() : end;
+                jdbc.append(sql, i, end);
+                i = end;
+            } else if (c == ':' && sql.startsWith("::", i)) {
+                jdbc.append("::");
+                i += 2;
+            } else if (c == ':' && i + 1 < sql.length() && isNameStart(sql.charAt(i + 1))) {
+                int end = i + 1;
+                while (end < sql.length() && isNamePart(sql.charAt(end))) {
+                    end++;
+                }
+                names.add(sql.substring(i + 1, end));
+                jdbc.append('?');
+                i = end;
+            } else {
+                jdbc.append(c);
+                i++;
+            }
+        }
+        return new NamedStatement(jdbc.toString(), names);
+    }
+
+    private static boolean isNameStart(char c) {
+        return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+    }
+
+    private static boolean isNamePart(char c) {
+        return isNameStart(c) || (c >= '0' && c <= '9');
+    }
+
+    /** The parameters' values by name; every name of the statement must be given (a null is a value). */
+    Bound with(Map<String, ?> values) {
+        return new Bound(values);
+    }
+
+    /** A builder of values, for statements with more parameters than {@link Map#of} takes. */
+    static Values values() {
+        return new Values();
+    }
+
+    static final class Values {
+        private final Map<String, Object> values = new HashMap<>();
+
+        Values set(String name, Object value) {
+            values.put(name, value);
+            return this;
+        }
+
+        Map<String, Object> map() {
+            return values;
+        }
+    }
+
+    final class Bound {
+        private final Map<String, ?> values;
+
+        private Bound(Map<String, ?> values) {
+            for (String name : names) {
+                if (!values.containsKey(name)) {
+                    throw new IllegalArgumentException("no value for :" + name);
+                }
+            }
+            this.values = values;
+        }
+
+        <T> List<T> query(Connection connection, Row<T> row) throws SQLException {
+            try (PreparedStatement statement = prepare(connection); ResultSet rs = statement.executeQuery()) {
+                List<T> rows = new ArrayList<>();
+                while (rs.next()) {
+                    rows.add(row.read(rs));
+                }
+                return rows;
+            }
+        }
+
+        /** The one row the statement answers. */
+        <T> T single(Connection connection, Row<T> row) throws SQLException {
+            List<T> rows = query(connection, row);
+            if (rows.size() != 1) {
+                throw new IllegalStateException("expected one row, got " + rows.size());
+            }
+            return rows.get(0);
+        }
+
+        int update(Connection connection) throws SQLException {
+            try (PreparedStatement statement = prepare(connection)) {
+                return statement.executeUpdate();
+            }
+        }
+
+        private PreparedStatement prepare(Connection connection) throws SQLException {
+            PreparedStatement statement = connection.prepareStatement(jdbc);
+            try {
+                for (int i = 0; i < names.size(); i++) {
+                    statement.setObject(i + 1, values.get(names.get(i)));
+                }
+                return statement;
+            } catch (SQLException | RuntimeException e) {
+                statement.close();
+                throw e;
+            }
+        }
+    }
+}
