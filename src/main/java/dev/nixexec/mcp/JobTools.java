@@ -43,10 +43,9 @@ import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /**
- * The MCP tools: thin over {@link JobService} (which does all validation), {@link JobReads} and
- * {@link JobWaits}. Refusals an agent can
- * act on ({@link InvalidRequestException}, {@link Refusal}) become one-line {@code isError}
- * results.
+ * The MCP tools: thin over {@link JobService} (intake, which does all validation, and cancel),
+ * {@link JobReads} and {@link JobWaits}. Refusals an agent can act on
+ * ({@link InvalidRequestException}, {@link Refusal}) become one-line {@code isError} results.
  */
 public class JobTools {
 
