@@ -3,7 +3,6 @@ package dev.nixexec.job;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import dev.nixexec.audit.AuditLog;
 import dev.nixexec.config.HostWorkspaces;
 import dev.nixexec.config.NixExecConfig;
 import dev.nixexec.execution.ExecutionRequest;
@@ -16,7 +15,6 @@ import dev.nixexec.workspace.JobFiles;
 import dev.nixexec.workspace.JobInputs;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceException;
 import jakarta.transaction.Transactional;
 import java.nio.file.Path;
@@ -90,30 +88,26 @@ public class JobService {
     private long queuedCountedAt;
     private final SubmissionCheck check;
     private final Tenants tenants;
-    private final AuditLog audit;
     private final JobNotifications notifications;
-    private final EntityManager em;
     private final ObjectMapper canonical;
     private final JobViews views;
     private final JobReads reads;
     private final JobMetrics metrics;
     private final JobInputs inputs;
     private final LocalSlots localSlots;
-    @jakarta.inject.Inject
-    JobTransitions transitions;
+    private final JobTransitions transitions;
 
-    public JobService(NixExecConfig config, SubmissionCheck check, Tenants tenants, AuditLog audit,
-            JobNotifications notifications, EntityManager em, ObjectMapper json, JobViews views, JobReads reads,
-            JobMetrics metrics, JobInputs inputs, LocalSlots localSlots) {
+    public JobService(NixExecConfig config, SubmissionCheck check, Tenants tenants,
+            JobNotifications notifications, ObjectMapper json, JobViews views, JobReads reads,
+            JobMetrics metrics, JobInputs inputs, LocalSlots localSlots, JobTransitions transitions) {
         this.config = config;
+        this.transitions = transitions;
         this.check = check;
         this.localSlots = localSlots;
         this.inputs = inputs;
         this.metrics = metrics;
         this.tenants = tenants;
-        this.audit = audit;
         this.notifications = notifications;
-        this.em = em;
         this.views = views;
         this.reads = reads;
         this.canonical = json.copy().configure(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true);

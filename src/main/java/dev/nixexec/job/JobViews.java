@@ -1,10 +1,8 @@
 package dev.nixexec.job;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.nixexec.tenant.Caller;
-import dev.nixexec.workspace.Artifact;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.List;
 import java.util.Map;
@@ -22,15 +20,7 @@ public class JobViews {
     }
 
     public JobView view(Job job) {
-        JobView.EnvironmentView environment = job.storePath == null && job.cacheHit == null ? null
-                : new JobView.EnvironmentView(job.storePath, job.nixpkgsRevision, job.cacheHit, job.buildMs);
-        JobView.ErrorView error = job.errorCode == null ? null : new JobView.ErrorView(job.errorCode, job.errorMessage);
-        return new JobView(job.id, job.status, job.language, read(job.packages, new TypeReference<List<String>>() { }),
-                read(job.metadata, new TypeReference<Map<String, Object>>() { }), job.createdAt, job.startedAt,
-                job.finishedAt, job.exitCode, job.signal, job.timedOut, job.limitHit, job.durationMs, job.stdout,
-                job.stderr, job.stdoutBytes, job.stderrBytes, job.stdoutTruncated, job.stderrTruncated, environment,
-                error, job.attempt, job.nodeId,
-                job.artifacts == null ? List.of() : read(job.artifacts, new TypeReference<List<Artifact>>() { }));
+        return JobRows.view(job, json);
     }
 
     /** What was submitted and how it went, for review; env values only for roles that may see them. */
@@ -43,18 +33,10 @@ public class JobViews {
 
     /** A value as JSON, for a jsonb column or an event's data. */
     public String write(Object value) {
-        try {
-            return json.writeValueAsString(value);
-        } catch (JsonProcessingException e) {
-            throw new IllegalArgumentException(e);
-        }
+        return JobRows.write(json, value);
     }
 
     private <T> T read(String text, TypeReference<T> type) {
-        try {
-            return json.readValue(text, type);
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException(e);
-        }
+        return JobRows.read(json, text, type);
     }
 }
