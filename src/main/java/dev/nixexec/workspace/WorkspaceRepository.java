@@ -360,11 +360,8 @@ class WorkspaceRepository {
                 .findFirst();
     }
 
-    /**
-     * Replaces the job's artifacts (a retried job's are its last attempt's, as its result is) and
-     * its artifact list as its result shows it ({@code views}, JSON); their contents are stored.
-     */
-    void replaceArtifacts(UUID jobId, UUID tenant, List<Artifact> artifacts, String views) {
+    /** Replaces the job's artifacts (a retried job's are its last attempt's, as its result is); their contents are stored. */
+    void replaceArtifacts(UUID jobId, UUID tenant, List<Artifact> artifacts) {
         em.createNativeQuery("DELETE FROM job_artifacts WHERE job_id = :job").setParameter("job", jobId).executeUpdate();
         for (Artifact a : artifacts) {
             em.createNativeQuery("""
@@ -374,24 +371,6 @@ class WorkspaceRepository {
                     .setParameter("sha256", a.sha256()).setParameter("size", a.size())
                     .setParameter("content_type", a.contentType()).executeUpdate();
         }
-        em.createNativeQuery("UPDATE jobs SET artifacts = CAST(:artifacts AS jsonb) WHERE id = :job")
-                .setParameter("job", jobId).setParameter("artifacts", views).executeUpdate();
-    }
-
-    /**
-     * Whether the node still holds the job's claim (same attempt) and the job has not ended. The
-     * row is key-share locked to the end of the transaction: the reaper (FOR UPDATE SKIP LOCKED)
-     * passes it by meanwhile, while the heartbeat's lease updates are not held up. "building"
-     * counts too, in case the start of the run is written after its end is near; a reaped
-     * building job has no node or another attempt.
-     */
-    boolean stillClaimed(UUID jobId, String nodeId, int attempt) {
-        return !em.createNativeQuery("""
-                SELECT id FROM jobs
-                 WHERE id = :job AND node_id = :node AND attempt = :attempt AND status IN ('building', 'running')
-                   FOR KEY SHARE
-                """).setParameter("job", jobId).setParameter("node", nodeId).setParameter("attempt", attempt)
-                .getResultList().isEmpty();
     }
 
     // ---- session workspaces' expiry

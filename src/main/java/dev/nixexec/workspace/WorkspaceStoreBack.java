@@ -27,10 +27,12 @@ class WorkspaceStoreBack {
 
     private final WorkspaceRepository repository;
     private final WorkspaceService workspaces;
+    private final RunClaims claims;
     private final ObjectMapper json;
 
-    WorkspaceStoreBack(WorkspaceRepository repository, WorkspaceService workspaces, ObjectMapper json) {
+    WorkspaceStoreBack(WorkspaceRepository repository, WorkspaceService workspaces, RunClaims claims, ObjectMapper json) {
         this.repository = repository;
+        this.claims = claims;
         this.workspaces = workspaces;
         this.json = json;
     }
@@ -63,7 +65,8 @@ class WorkspaceStoreBack {
             }
             List<Artifact> stored = artifacts.stream()
                     .map(a -> Artifact.of(claim.jobId(), a.path(), a.content().length, a.sha256())).toList();
-            repository.replaceArtifacts(claim.jobId(), tenant, stored, write(stored));
+            repository.replaceArtifacts(claim.jobId(), tenant, stored);
+            claims.showArtifacts(claim.jobId(), write(stored));
             return new StoreBack.Kept();
         });
     }
@@ -103,7 +106,7 @@ class WorkspaceStoreBack {
 
     /** The refusal when the reaper took the job back: it may run again elsewhere, so nothing of this run lands. */
     private Optional<StoreBack.Refused> takenBack(WorkspaceRun.Claim claim) {
-        return repository.stillClaimed(claim.jobId(), claim.nodeId(), claim.attempt()) ? Optional.empty()
+        return claims.holdIfStillClaimed(claim.jobId(), claim.nodeId(), claim.attempt()) ? Optional.empty()
                 : Optional.of(new StoreBack.Refused("worker_lost", "the job was taken back from this node before its "
                         + "files were stored; nothing of this run was stored"));
     }
