@@ -1,4 +1,4 @@
-// Drives the audit UI in headless Chromium, as AuditUiBrowserTest asks:
+// Drives the audit UI in headless Chromium, as AuditUiBrowserIT asks:
 //   node audit-ui.mjs <baseUrl> <key> <finishedJobId> <runningJobId> <screenshotDir>
 // Signs in, follows the running job's live output to its end, filters the list, opens the finished
 // job (which printed a <script> tag) and checks it shows as text, draws the fleet page, and saves

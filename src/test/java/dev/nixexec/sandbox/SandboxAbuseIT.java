@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
 /** Hostile code, each bounded with a clear result, and nothing left behind on the host. */
 @QuarkusTest
 @WithTestResource(NixSpy.class)
-class SandboxAbuseTest {
+class SandboxAbuseIT {
 
     private static final Limits TIGHT = new Limits(Duration.ofSeconds(5), 256L << 20, 64, 0, 8L << 20,
             32L << 20, 64L << 20, 64 * 1024);
@@ -58,7 +58,7 @@ class SandboxAbuseTest {
             Thread.onSpinWait();
         }
         assertTrue(runDirectories() <= warmLaunchers, "run directories left behind");
-        assertTrue(ProcessHandle.allProcesses().noneMatch(SandboxAbuseTest::sandboxed),
+        assertTrue(ProcessHandle.allProcesses().noneMatch(SandboxAbuseIT::sandboxed),
                 "sandboxed processes outlived their run");
     }
 
