@@ -1,6 +1,6 @@
 // Drives a running nix-exec with the official MCP TypeScript SDK client, the way an agent does.
 // Usage: node client-check.mjs <base-url> <transport: streamable|sse> <key-of-tenant-A> <key-of-tenant-B>
-// Every check is an assertion; the exit code is 0 only when all held. McpSdkClientTest runs it.
+// Every check is an assertion; the exit code is 0 only when all held. McpSdkClientIT runs it.
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';

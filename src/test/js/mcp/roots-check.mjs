@@ -1,7 +1,7 @@
 // Local single-user mode with MCP roots: the client's root is the job's /workspace when it is
 // inside an allowed prefix, and ignored otherwise. Usage:
 // node roots-check.mjs <base-url> <allowed-root-dir> <outside-root-dir>
-// McpRootsTest checks the host side (what the job wrote, and where it could not).
+// McpRootsIT checks the host side (what the job wrote, and where it could not).
 import assert from 'node:assert/strict';
 import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';

@@ -1,4 +1,4 @@
-// Drives the audit UI in headless Chromium, as AuditUiBrowserTest asks:
+// Drives the audit UI in headless Chromium, as AuditUiBrowserIT asks:
 //   node audit-ui.mjs <baseUrl> <key> <finishedJobId> <memberKey> <screenshotDir>
 // Signs in, submits a 12-second job with the member key (through the REST API, not the browser) and
 // follows its live output to its end, filters the list, opens the finished

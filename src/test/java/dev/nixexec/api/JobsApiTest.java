@@ -1,5 +1,11 @@
 package dev.nixexec.api;
 
+import static dev.nixexec.testing.Api.ADMIN;
+import static dev.nixexec.testing.Api.as;
+import static dev.nixexec.testing.Api.awaitEvent;
+import static dev.nixexec.testing.Api.key;
+import static dev.nixexec.testing.Api.submit;
+import static dev.nixexec.testing.Api.tenant;
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.contains;
 import static org.hamcrest.Matchers.containsString;
@@ -15,7 +21,6 @@ import dev.nixexec.testing.NixSpy;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
-import io.restassured.specification.RequestSpecification;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -27,30 +32,9 @@ import org.junit.jupiter.api.Test;
 @WithTestResource(NixSpy.class)
 class JobsApiTest {
 
-    static final String ADMIN = "nx_test_bootstrap_admin_secret";
-
     String memberA;
     String memberB;
     String auditorA;
-
-    static RequestSpecification as(String key) {
-        return given().header("Authorization", "Bearer " + key).contentType("application/json");
-    }
-
-    static String tenant(String prefix, Map<String, Object> policy) {
-        Map<String, Object> body = policy == null ? Map.of("name", prefix + "-" + UUID.randomUUID().toString().substring(0, 8))
-                : Map.of("name", prefix + "-" + UUID.randomUUID().toString().substring(0, 8), "policy", policy);
-        return as(ADMIN).body(body).post("/v1/admin/tenants").then().statusCode(201).extract().path("id");
-    }
-
-    static String key(String tenantId, String role) {
-        return as(ADMIN).body(Map.of("role", role)).post("/v1/admin/tenants/" + tenantId + "/keys")
-                .then().statusCode(201).body("key", startsWith("nx_")).extract().path("key");
-    }
-
-    static String submit(String key, Map<String, Object> body) {
-        return as(key).body(body).post("/v1/jobs").then().statusCode(201).extract().path("id");
-    }
 
     @BeforeEach
     void tenants() {
@@ -197,16 +181,11 @@ class JobsApiTest {
     }
 
     @Test
-    void cancelOfARunningJob() throws InterruptedException {
+    void cancelOfARunningJob() throws Exception {
         String id = submit(memberA, Map.of("language", "python",
                 "code", "import time\nprint('started', flush=True)\ntime.sleep(60)", "timeout", "90s"));
-        String status = "queued";
-        for (int i = 0; i < 300 && !status.equals("running"); i++) {
-            Thread.sleep(100);
-            status = as(memberA).get("/v1/jobs/" + id).path("status");
-        }
-        assertEquals("running", status);
-        Thread.sleep(500);
+        awaitEvent(memberA, id, "started");
+        as(memberA).get("/v1/jobs/" + id).then().body("status", equalTo("running"));
         long start = System.nanoTime();
         as(memberA).post("/v1/jobs/" + id + "/cancel").then().statusCode(202);
         as(memberA).get("/v1/jobs/" + id + "?wait=10").then().body("status", equalTo("cancelled"))

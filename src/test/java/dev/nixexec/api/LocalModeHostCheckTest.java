@@ -3,12 +3,11 @@ package dev.nixexec.api;
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.containsString;
 
+import dev.nixexec.testing.LocalMode;
 import dev.nixexec.testing.NixSpy;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -17,16 +16,9 @@ import org.junit.jupiter.api.Test;
  * endpoint; requests to localhost are served.
  */
 @QuarkusTest
-@TestProfile(LocalModeHostCheckTest.LocalMode.class)
+@TestProfile(LocalMode.class)
 @WithTestResource(NixSpy.class)
 public class LocalModeHostCheckTest {
-
-    public static class LocalMode implements QuarkusTestProfile {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            return Map.of("nixexec.auth.enabled", "false");
-        }
-    }
 
     @Test
     void aRebindingPageIsRefusedEverywhere() {

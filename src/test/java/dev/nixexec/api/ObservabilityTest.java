@@ -1,10 +1,11 @@
 package dev.nixexec.api;
 
-import static dev.nixexec.api.JobsApiTest.as;
-import static dev.nixexec.api.JobsApiTest.key;
-import static dev.nixexec.api.JobsApiTest.submit;
-import static dev.nixexec.api.JobsApiTest.tenant;
+import static dev.nixexec.testing.Api.as;
+import static dev.nixexec.testing.Api.key;
+import static dev.nixexec.testing.Api.submit;
+import static dev.nixexec.testing.Api.tenant;
 import static io.restassured.RestAssured.given;
+import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasKey;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -193,19 +194,6 @@ class ObservabilityTest {
     }
 
     static <T> T waitFor(java.util.function.Supplier<T> read, java.util.function.Predicate<T> done) {
-        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        T value = read.get();
-        while (!done.test(value)) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("not reached in 20 s; last seen:\n" + value);
-            }
-            try {
-                Thread.sleep(200);
-            } catch (InterruptedException e) {
-                throw new AssertionError(e);
-            }
-            value = read.get();
-        }
-        return value;
+        return await().atMost(Duration.ofSeconds(20)).until(read::get, done::test);
     }
 }

@@ -1,5 +1,6 @@
 package dev.nixexec.mcp;
 
+import static dev.nixexec.testing.Api.ADMIN;
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.nullValue;
@@ -23,14 +24,14 @@ class CrossOriginTest {
 
     @Test
     void simpleCrossOriginPostToMcpIsRefused() {
-        given().header("Origin", "http://evil.example").header("Authorization", "Bearer " + McpToolsTest.ADMIN)
+        given().header("Origin", "http://evil.example").header("Authorization", "Bearer " + ADMIN)
                 .contentType("text/plain").body(INIT).post("/mcp")
                 .then().statusCode(403).header("Access-Control-Allow-Origin", nullValue());
     }
 
     @Test
     void crossOriginJobSubmissionIsRefused() {
-        given().header("Origin", "http://evil.example").header("Authorization", "Bearer " + McpToolsTest.ADMIN)
+        given().header("Origin", "http://evil.example").header("Authorization", "Bearer " + ADMIN)
                 .contentType("application/json").body("{\"language\":\"bash\",\"code\":\"true\"}").post("/v1/jobs")
                 .then().statusCode(403);
     }
@@ -44,7 +45,7 @@ class CrossOriginTest {
 
     @Test
     void clientsWithoutAnOriginAreServed() {
-        given().header("Authorization", "Bearer " + McpToolsTest.ADMIN).get("/v1/languages")
+        given().header("Authorization", "Bearer " + ADMIN).get("/v1/languages")
                 .then().statusCode(200).body("[0].language", equalTo("python"));
     }
 }

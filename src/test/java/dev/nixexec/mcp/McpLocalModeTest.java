@@ -2,11 +2,11 @@ package dev.nixexec.mcp;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.nixexec.testing.LocalMode;
 import dev.nixexec.testing.NixSpy;
 import io.quarkiverse.mcp.server.test.McpAssured;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import java.util.Map;
 import java.util.UUID;
@@ -14,16 +14,9 @@ import org.junit.jupiter.api.Test;
 
 /** Local single-user mode: MCP over SSE and Streamable HTTP with no key at all. */
 @QuarkusTest
-@TestProfile(McpLocalModeTest.LocalMode.class)
+@TestProfile(LocalMode.class)
 @WithTestResource(NixSpy.class)
 class McpLocalModeTest {
-
-    public static class LocalMode implements QuarkusTestProfile {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            return Map.of("nixexec.auth.enabled", "false");
-        }
-    }
 
     @Test
     void sse() {

@@ -1,5 +1,6 @@
 package dev.nixexec.mcp;
 
+import static dev.nixexec.testing.Api.memberKey;
 import static io.restassured.RestAssured.given;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -7,16 +8,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.nixexec.testing.NixSpy;
 import io.quarkiverse.mcp.server.ToolResponse;
-import io.quarkiverse.mcp.server.test.McpAssured;
 import io.quarkiverse.mcp.server.test.McpAssured.McpAssert;
 import io.quarkiverse.mcp.server.test.McpAssured.McpTestClient;
+import io.quarkiverse.mcp.server.test.McpAssured;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.vertx.core.MultiMap;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.function.Function;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -30,19 +30,8 @@ import org.junit.jupiter.api.Test;
 @WithTestResource(NixSpy.class)
 class McpToolsTest {
 
-    static final String ADMIN = "nx_test_bootstrap_admin_secret";
-
     String memberA;
     String memberB;
-
-    static String tenantKey(String prefix) {
-        String tenant = given().header("Authorization", "Bearer " + ADMIN).contentType("application/json")
-                .body(Map.of("name", prefix + "-" + UUID.randomUUID().toString().substring(0, 8)))
-                .post("/v1/admin/tenants").then().statusCode(201).extract().path("id");
-        return given().header("Authorization", "Bearer " + ADMIN).contentType("application/json")
-                .body(Map.of("role", "member")).post("/v1/admin/tenants/" + tenant + "/keys")
-                .then().statusCode(201).extract().path("key");
-    }
 
     static Function<JsonObject, MultiMap> bearer(String key) {
         return message -> MultiMap.caseInsensitiveMultiMap().add("Authorization", "Bearer " + key);
@@ -54,8 +43,8 @@ class McpToolsTest {
 
     @BeforeEach
     void keys() {
-        memberA = tenantKey("mcp-a");
-        memberB = tenantKey("mcp-b");
+        memberA = memberKey("mcp-a");
+        memberB = memberKey("mcp-b");
     }
 
     @Test

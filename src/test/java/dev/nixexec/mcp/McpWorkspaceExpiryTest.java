@@ -1,5 +1,6 @@
 package dev.nixexec.mcp;
 
+import static dev.nixexec.testing.Api.memberKey;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -43,7 +44,7 @@ class McpWorkspaceExpiryTest {
 
     @Test
     void aSessionWhoseWorkspaceExpiredGetsAFreshOne() {
-        String key = McpToolsTest.tenantKey("ttl");
+        String key = memberKey("ttl");
         try (var client = McpAssured.newStreamableClient().setAdditionalHeaders(McpToolsTest.bearer(key)).build().connect()) {
             AtomicReference<String[]> first = new AtomicReference<>();
             client.when()

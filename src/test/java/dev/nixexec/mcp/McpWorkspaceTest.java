@@ -1,5 +1,6 @@
 package dev.nixexec.mcp;
 
+import static dev.nixexec.testing.Api.memberKey;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -25,8 +26,8 @@ class McpWorkspaceTest {
 
     @Test
     void officialClientUsesWorkspacesAndSeesThePlot() throws Exception {
-        String keyA = McpToolsTest.tenantKey("ws-a");
-        String keyB = McpToolsTest.tenantKey("ws-b");
+        String keyA = memberKey("ws-a");
+        String keyB = memberKey("ws-b");
         NodeProject.Outcome outcome = new NodeProject("mcp").run("workspace-check.mjs", 300, base.toString(), keyA, keyB);
         assertEquals(0, outcome.exitCode(), outcome.output());
         assertEquals(CHECKS, outcome.output().lines().filter(line -> line.startsWith("ok ")).count(), outcome.output());

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.nixexec.api.LocalModeHostCheckTest;
+import dev.nixexec.testing.LocalMode;
 import dev.nixexec.testing.NixSpy;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
  * only, so a client on the network cannot even connect, whatever Host it would send.
  */
 @QuarkusTest
-@TestProfile(LocalModeHostCheckTest.LocalMode.class)
+@TestProfile(LocalMode.class)
 @WithTestResource(NixSpy.class)
 class LocalModeLoopbackOnlyTest {
 

@@ -1,6 +1,8 @@
 package dev.nixexec.security;
 
-import static io.restassured.RestAssured.given;
+import static dev.nixexec.testing.Api.as;
+import static dev.nixexec.testing.Api.key;
+import static dev.nixexec.testing.Api.tenant;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -10,7 +12,6 @@ import dev.nixexec.security.McpWire.SseSession;
 import dev.nixexec.security.McpWire.ToolResult;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.restassured.specification.RequestSpecification;
 import io.vertx.core.json.JsonObject;
 import java.net.URI;
 import java.net.URL;
@@ -36,8 +37,6 @@ import org.junit.jupiter.api.Test;
  */
 @QuarkusTest
 class McpSessionBindingTest {
-
-    static final String ADMIN = "nx_test_bootstrap_admin_secret";
     static final List<String> WRITE_TOOLS = List.of("cancel_job", "run_code", "submit_job", "write_workspace_file");
 
     @TestHTTPResource("/")
@@ -48,20 +47,10 @@ class McpSessionBindingTest {
     String memberB;
     String auditorC;
 
-    static RequestSpecification as(String key) {
-        return given().header("Authorization", "Bearer " + key).contentType("application/json");
-    }
-
-    static String key(String tenant, String role) {
-        return as(ADMIN).body(Map.of("role", role)).post("/v1/admin/tenants/" + tenant + "/keys")
-                .then().statusCode(201).extract().path("key");
-    }
-
     @BeforeEach
     void oneTenantThreeKeys() throws Exception {
         wire = new McpWire(base.toURI());
-        String tenant = as(ADMIN).body(Map.of("name", "bind-" + UUID.randomUUID().toString().substring(0, 8)))
-                .post("/v1/admin/tenants").then().statusCode(201).extract().path("id");
+        String tenant = tenant("bind");
         memberA = key(tenant, "member");
         memberB = key(tenant, "member");
         auditorC = key(tenant, "auditor");

@@ -1,6 +1,8 @@
 package dev.nixexec.security;
 
-import static io.restassured.RestAssured.given;
+import static dev.nixexec.testing.Api.ADMIN;
+import static dev.nixexec.testing.Api.as;
+import static dev.nixexec.testing.Api.memberKey;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -12,7 +14,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.quarkiverse.mcp.server.test.McpAssured;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.restassured.specification.RequestSpecification;
 import io.vertx.core.MultiMap;
 import jakarta.inject.Inject;
 import java.net.URI;
@@ -34,8 +35,6 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 class StrictInputTest {
 
-    static final String ADMIN = "nx_test_bootstrap_admin_secret";
-
     @TestHTTPResource("/")
     URL base;
 
@@ -44,16 +43,9 @@ class StrictInputTest {
 
     String member;
 
-    static RequestSpecification as(String key) {
-        return given().header("Authorization", "Bearer " + key).contentType("application/json");
-    }
-
     @BeforeEach
     void tenant() {
-        String id = as(ADMIN).body(Map.of("name", "strict-" + UUID.randomUUID().toString().substring(0, 8)))
-                .post("/v1/admin/tenants").then().statusCode(201).extract().path("id");
-        member = as(ADMIN).body(Map.of("role", "member")).post("/v1/admin/tenants/" + id + "/keys")
-                .then().statusCode(201).extract().path("key");
+        member = memberKey("strict");
     }
 
     @Test

@@ -1,5 +1,7 @@
 package dev.nixexec.security;
 
+import static dev.nixexec.testing.Api.as;
+import static dev.nixexec.testing.Api.tenant;
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.everyItem;
@@ -8,12 +10,12 @@ import static org.hamcrest.Matchers.not;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.nixexec.tenant.Tenants;
+import dev.nixexec.testing.Api;
 import dev.nixexec.testing.NixSpy;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
-import io.restassured.specification.RequestSpecification;
 import jakarta.inject.Inject;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -37,7 +39,7 @@ import org.junit.jupiter.api.Test;
 class TenantAdminScopeTest {
 
     /** The bootstrap key of the test configuration: an operator key of the default tenant. */
-    static final String OPERATOR = "nx_test_bootstrap_admin_secret";
+    static final String OPERATOR = Api.ADMIN;
 
     @Inject
     AgroalDataSource db;
@@ -51,15 +53,6 @@ class TenantAdminScopeTest {
     Key member2;
 
     record Key(String id, String secret) {
-    }
-
-    static RequestSpecification as(String key) {
-        return given().header("Authorization", "Bearer " + key).contentType("application/json");
-    }
-
-    static String tenant(String prefix) {
-        return as(OPERATOR).body(Map.of("name", prefix + "-" + UUID.randomUUID().toString().substring(0, 8)))
-                .post("/v1/admin/tenants").then().statusCode(201).extract().path("id");
     }
 
     static Key key(String by, String tenantId, String role) {

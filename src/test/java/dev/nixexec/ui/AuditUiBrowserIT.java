@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
  * missing ({@code .ci/run} installs both).
  */
 @QuarkusTest
-class AuditUiBrowserTest {
+class AuditUiBrowserIT {
 
     static final Path REPO = Path.of(System.getProperty("nixexec-test.repo-dir", ".")).toAbsolutePath();
     static final Path CHROMIUM = Path.of("/usr/bin/chromium");

@@ -24,8 +24,8 @@ import org.junit.jupiter.api.Test;
 /** Build failures are platform errors with a useful message; the build has its own timeout. */
 @QuarkusTest
 @WithTestResource(NixSpy.class)
-@TestProfile(BuildFailureTest.ShortBuildTimeout.class)
-class BuildFailureTest {
+@TestProfile(BuildFailureIT.ShortBuildTimeout.class)
+class BuildFailureIT {
 
     public static class ShortBuildTimeout implements QuarkusTestProfile {
         @Override

@@ -16,8 +16,8 @@ import org.junit.jupiter.api.Test;
 
 /** The whole service started with a nix-exec YAML file: its settings are the ones in force. */
 @QuarkusTest
-@TestProfile(ConfigFileStartupTest.WithConfigFile.class)
-class ConfigFileStartupTest {
+@TestProfile(ConfigFileStartupIT.WithConfigFile.class)
+class ConfigFileStartupIT {
 
     public static class WithConfigFile implements QuarkusTestProfile {
         @Override

@@ -3,16 +3,16 @@ package dev.nixexec.worker;
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.equalTo;
 
-import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusIntegrationTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** Without nix and bubblewrap the service still starts, says why (in its log), and is not ready. */
-@QuarkusTest
-@TestProfile(HostReadinessTest.MissingTools.class)
-class HostReadinessTest {
+@QuarkusIntegrationTest
+@TestProfile(HostReadinessIT.MissingTools.class)
+class HostReadinessIT {
 
     public static class MissingTools implements QuarkusTestProfile {
         @Override

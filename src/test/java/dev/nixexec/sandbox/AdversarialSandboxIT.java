@@ -53,7 +53,7 @@ import org.junit.jupiter.api.Test;
  */
 @QuarkusTest
 @WithTestResource(NixSpy.class)
-class AdversarialSandboxTest {
+class AdversarialSandboxIT {
 
     /** Put in the argv of every process an attack tries to keep alive, so the host can look for it. */
     private static final String MARKER = "nixexec-adversarial";

@@ -1,5 +1,10 @@
 package dev.nixexec.api;
 
+import static dev.nixexec.testing.Api.ADMIN;
+import static dev.nixexec.testing.Api.as;
+import static dev.nixexec.testing.Api.key;
+import static dev.nixexec.testing.Api.submit;
+import static dev.nixexec.testing.Api.tenant;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -44,9 +49,8 @@ import org.junit.jupiter.api.Test;
  */
 @QuarkusTest
 @WithTestResource(NixSpy.class)
-class HostileInputTest {
+class HostileInputIT {
 
-    static final String ADMIN = JobsApiTest.ADMIN;
 
     /** quarkus.http.limits.max-initial-line-length, the default. */
     private static final int MAX_INITIAL_LINE = 4096;
@@ -86,13 +90,13 @@ class HostileInputTest {
     @BeforeEach
     void setUp() {
         seed = Long.getLong("fuzz.seed", System.nanoTime());
-        System.out.println("HostileInputTest seed " + seed + " (replay with -Dfuzz.seed=" + seed + ")");
+        System.out.println("HostileInputIT seed " + seed + " (replay with -Dfuzz.seed=" + seed + ")");
         random = new Random(seed);
-        tenantId = JobsApiTest.tenant("fuzz", null);
-        member = JobsApiTest.key(tenantId, "member");
-        jobId = JobsApiTest.submit(member, Map.of("language", "bash", "code", "mkdir -p out; echo fuzz > out/a.txt"));
-        JobsApiTest.as(member).get("/v1/jobs/" + jobId + "?wait=60").then().statusCode(200); // its artifact stored
-        workspaceId = JobsApiTest.as(member).body(Map.of("name", "fuzz")).post("/v1/workspaces").then().statusCode(201)
+        tenantId = tenant("fuzz");
+        member = key(tenantId, "member");
+        jobId = submit(member, Map.of("language", "bash", "code", "mkdir -p out; echo fuzz > out/a.txt"));
+        as(member).get("/v1/jobs/" + jobId + "?wait=60").then().statusCode(200); // its artifact stored
+        workspaceId = as(member).body(Map.of("name", "fuzz")).post("/v1/workspaces").then().statusCode(201)
                 .extract().path("id");
     }
 
@@ -653,9 +657,9 @@ class HostileInputTest {
     }
 
     private void report() {
-        System.out.println("HostileInputTest seed " + seed + ": " + requests + " requests, " + failures.size() + " failures");
-        statuses.forEach((route, counts) -> System.out.println("HostileInputTest statuses " + route + " " + counts));
-        failures.forEach(f -> System.out.println("HostileInputTest failure: " + f));
+        System.out.println("HostileInputIT seed " + seed + ": " + requests + " requests, " + failures.size() + " failures");
+        statuses.forEach((route, counts) -> System.out.println("HostileInputIT statuses " + route + " " + counts));
+        failures.forEach(f -> System.out.println("HostileInputIT failure: " + f));
         if (!failures.isEmpty()) {
             fail("seed " + seed + ", " + failures.size() + " failures, first ones:\n"
                     + String.join("\n", failures.subList(0, Math.min(15, failures.size()))));

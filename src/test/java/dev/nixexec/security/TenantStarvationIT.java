@@ -1,6 +1,9 @@
 package dev.nixexec.security;
 
+import static dev.nixexec.testing.Api.as;
+import static dev.nixexec.testing.Api.key;
 import static io.restassured.RestAssured.given;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -13,6 +16,7 @@ import dev.nixexec.tenant.Caller;
 import dev.nixexec.tenant.Role;
 import dev.nixexec.tenant.TenantPolicy;
 import dev.nixexec.tenant.Tenants;
+import dev.nixexec.testing.Api;
 import dev.nixexec.testing.NixSpy;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.common.http.TestHTTPResource;
@@ -20,7 +24,6 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.response.Response;
-import io.restassured.specification.RequestSpecification;
 import jakarta.inject.Inject;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -46,11 +49,9 @@ import org.junit.jupiter.api.TestMethodOrder;
  */
 @QuarkusTest
 @WithTestResource(NixSpy.class)
-@TestProfile(TenantStarvationTest.Contended.class)
+@TestProfile(TenantStarvationIT.Contended.class)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-class TenantStarvationTest {
-
-    private static final String ADMIN = "nx_test_bootstrap_admin_secret";
+class TenantStarvationIT {
     private static final int WAITS = 3;
 
     public static class Contended implements QuarkusTestProfile {
@@ -86,15 +87,9 @@ class TenantStarvationTest {
         return new JobService.Submission("bash", code, List.of(), Map.of(), "", Optional.empty(), false, Map.of());
     }
 
-    private JobView until(Caller caller, UUID id, String status) throws InterruptedException {
-        for (int i = 0; i < 600; i++) {
-            JobView job = reads.get(caller, id);
-            if (job.status().equals(status) || job.terminal()) {
-                return job;
-            }
-            Thread.sleep(100);
-        }
-        return reads.get(caller, id);
+    private JobView until(Caller caller, UUID id, String status) {
+        return await().atMost(Duration.ofSeconds(60))
+                .until(() -> reads.get(caller, id), job -> job.status().equals(status) || job.terminal());
     }
 
     @Test
@@ -131,17 +126,6 @@ class TenantStarvationTest {
         assertTrue(floodNow.stream().filter(s -> !s.equals("queued")).count() <= 1, "a held more than its share: " + floodNow);
     }
 
-    private RequestSpecification as(String key) {
-        return given().header("Authorization", "Bearer " + key).contentType("application/json");
-    }
-
-    private String key(String prefix, Map<String, Object> policy) {
-        String tenant = as(ADMIN).body(Map.of("name", prefix + "-" + UUID.randomUUID().toString().substring(0, 8),
-                "policy", policy)).post("/v1/admin/tenants").then().statusCode(201).extract().path("id");
-        return as(ADMIN).body(Map.of("role", "member")).post("/v1/admin/tenants/" + tenant + "/keys")
-                .then().statusCode(201).extract().path("key");
-    }
-
     private static void assertTooMany(Response response) {
         assertEquals(429, response.statusCode(), response.asString());
         assertTrue(response.contentType().startsWith("application/problem+json"), response.contentType());
@@ -154,8 +138,8 @@ class TenantStarvationTest {
     @Test
     @Order(3)
     void aKeyOverItsRequestRateIsToldToComeBackAndOtherKeysAreNot() {
-        String greedy = key("greedy", Map.of());
-        String other = key("other", Map.of());
+        String greedy = key(Api.tenant("greedy", Map.of()), "member");
+        String other = key(Api.tenant("other", Map.of()), "member");
         Response last = null;
         for (int i = 0; i < 200; i++) {
             last = as(greedy).get("/v1/jobs");
@@ -180,7 +164,7 @@ class TenantStarvationTest {
     @Order(4)
     void aKeyWithTooManyWaitsOpenIsToldToComeBackAndAnotherKeyStillWaits() throws Exception {
         // a job that never runs (its tenant may run none) keeps every wait on it open
-        String waiter = key("waiter", Map.of("max_running", 0));
+        String waiter = key(Api.tenant("waiter", Map.of("max_running", 0)), "member");
         String id = as(waiter).body(Map.of("language", "bash", "code", "true")).post("/v1/jobs")
                 .then().statusCode(201).extract().path("id");
         HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
@@ -203,7 +187,7 @@ class TenantStarvationTest {
         assertTooMany(as(waiter).accept("text/event-stream").get("/v1/jobs/" + id + "/events"));
         as(waiter).get("/v1/jobs/" + id).then().statusCode(200); // not waiting: answered
 
-        String patient = key("patient", Map.of());
+        String patient = key(Api.tenant("patient", Map.of()), "member");
         String quick = as(patient).body(Map.of("language", "bash", "code", "echo quick")).post("/v1/jobs?wait=60")
                 .then().statusCode(200).extract().path("status");
         assertEquals("succeeded", quick, "another key's wait");

@@ -35,8 +35,8 @@ import org.junit.jupiter.api.Test;
  */
 @QuarkusTest
 @WithTestResource(NixSpy.class)
-@TestProfile(NoCgroupsNotReadyTest.NoCgroups.class)
-class NoCgroupsNotReadyTest {
+@TestProfile(NoCgroupsNotReadyIT.NoCgroups.class)
+class NoCgroupsNotReadyIT {
 
     static final Path PARENT = Path.of("target", "no-cgroups", "nix-exec").toAbsolutePath();
 

@@ -1,6 +1,7 @@
 package dev.nixexec.nix;
 
-import static io.restassured.RestAssured.given;
+import static dev.nixexec.testing.Api.as;
+import static dev.nixexec.testing.Api.memberKey;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -10,16 +11,14 @@ import dev.nixexec.testing.DiskFill;
 import dev.nixexec.testing.NixSpy;
 import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 import io.quarkus.test.common.WithTestResource;
-import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusIntegrationTest;
 import io.restassured.path.json.JsonPath;
-import io.restassured.specification.RequestSpecification;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -32,12 +31,10 @@ import org.junit.jupiter.api.Test;
  * whose environment is cached keep running meanwhile; once space is back the same job runs,
  * without a restart.
  */
-@QuarkusTest
+@QuarkusIntegrationTest
 @WithTestResource(NixSpy.class)
-@WithTestResource(CacheDiskFullTest.CacheOnTmpfs.class)
-class CacheDiskFullTest {
-
-    private static final String ADMIN = "nx_test_bootstrap_admin_secret";
+@WithTestResource(CacheDiskFullIT.CacheOnTmpfs.class)
+class CacheDiskFullIT {
     private static final Path MOUNT = Path.of(System.getProperty("nixexec-test.repo-dir", "."), "target",
             "cache-disk-full").toAbsolutePath();
     private static final Path FILLER = MOUNT.resolve("filler");
@@ -69,10 +66,7 @@ class CacheDiskFullTest {
     void aFullCacheDiskFailsNewEnvironmentsCleanlyAndRecovers() throws Exception {
         // Only root can mount the tiny tmpfs this needs; .ci/run runs as root, so CI always runs it.
         assumeTrue(root(), "mounting a tmpfs needs root");
-        String tenant = as(ADMIN).body(Map.of("name", "cache-full-" + UUID.randomUUID().toString().substring(0, 8)))
-                .post("/v1/admin/tenants").then().statusCode(201).extract().path("id");
-        String key = as(ADMIN).body(Map.of("role", "member")).post("/v1/admin/tenants/" + tenant + "/keys")
-                .then().statusCode(201).extract().path("key");
+        String key = memberKey("cache-full");
         Map<String, Object> newEnvironment = Map.of("language", "python",
                 "code", "import tinypkg2\nprint(tinypkg2.hello())", "packages", List.of("python3Packages.tinypkg2"));
 
@@ -130,10 +124,6 @@ class CacheDiskFullTest {
                 "a host path in the message: " + message);
         assertFalse(message.contains("Exception") || message.contains("java."), "Java internals in the message: " + message);
         assertEquals(expected, entries(), "the refused build left something in the cache directory");
-    }
-
-    private static RequestSpecification as(String key) {
-        return given().header("Authorization", "Bearer " + key).contentType("application/json");
     }
 
     private static String submit(String key, Map<String, Object> body) {

@@ -21,9 +21,9 @@ import org.junit.jupiter.api.Test;
  * Host, X-Forwarded-For, X-Forwarded-Host or Forwarded. Only the TCP peer address counts.
  */
 @QuarkusTest
-@TestProfile(LocalModeRemotePeerTest.ListeningEverywhere.class)
+@TestProfile(LocalModeRemotePeerIT.ListeningEverywhere.class)
 @WithTestResource(NixSpy.class)
-class LocalModeRemotePeerTest {
+class LocalModeRemotePeerIT {
 
     public static class ListeningEverywhere implements QuarkusTestProfile {
         @Override

@@ -1,6 +1,7 @@
 package dev.nixexec.workspace;
 
-import static io.restassured.RestAssured.given;
+import static dev.nixexec.testing.Api.as;
+import static dev.nixexec.testing.Api.memberKey;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -8,16 +9,13 @@ import dev.nixexec.testing.ApiOnlyNode;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.path.json.JsonPath;
-import io.restassured.specification.RequestSpecification;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
@@ -27,13 +25,13 @@ import org.junit.jupiter.api.Test;
  * A workspace lives in PostgreSQL, not on a node: this process takes requests and runs nothing;
  * one worker process (the packaged service, role {@code worker}, a state directory of its own)
  * runs a job that writes a file and stops; a second worker process, with another state directory,
- * runs the job that reads it.
+ * runs the job that reads it. The packaged service is the one {@code ./mvnw verify} built in its
+ * package phase, before this integration test runs.
  */
 @QuarkusTest
 @TestProfile(ApiOnlyNode.class)
-class WorkspaceAcrossNodesTest {
+class WorkspaceAcrossNodesIT {
 
-    static final String ADMIN = "nx_test_bootstrap_admin_secret";
     static final Path REPO = Path.of(System.getProperty("nixexec-test.repo-dir", ".")).toAbsolutePath();
     static final Path RUNNER = REPO.resolve("target/quarkus-app/quarkus-run.jar");
 
@@ -46,17 +44,10 @@ class WorkspaceAcrossNodesTest {
     @ConfigProperty(name = "quarkus.datasource.password")
     String password;
 
-    static RequestSpecification as(String key) {
-        return given().header("Authorization", "Bearer " + key).contentType("application/json");
-    }
-
     @Test
     void aSecondWorkerProcessReadsWhatTheFirstWrote() throws Exception {
         packagedService();
-        String tenant = as(ADMIN).body(Map.of("name", "nodes-" + UUID.randomUUID().toString().substring(0, 8)))
-                .post("/v1/admin/tenants").then().statusCode(201).extract().path("id");
-        String key = as(ADMIN).body(Map.of("role", "member")).post("/v1/admin/tenants/" + tenant + "/keys")
-                .then().statusCode(201).extract().path("key");
+        String key = memberKey("nodes");
         String ws = as(key).body(Map.of("name", "shared")).post("/v1/workspaces").then().statusCode(201)
                 .extract().path("id");
 
@@ -103,6 +94,18 @@ class WorkspaceAcrossNodesTest {
         }
     }
 
+    private static boolean terminal(String status) {
+        return List.of("succeeded", "failed", "timed_out", "cancelled", "error").contains(status);
+    }
+
+    /** The packaged service (target/quarkus-app), no older than the compiled classes: the worker processes run this code. */
+    private static void packagedService() throws IOException {
+        Path app = REPO.resolve("target/quarkus-app/app");
+        assertTrue(Files.exists(RUNNER) && Files.isDirectory(app), RUNNER + " is missing: run this test with ./mvnw verify");
+        assertTrue(newest(app).compareTo(newest(REPO.resolve("target/classes"))) >= 0,
+                "target/quarkus-app is older than target/classes: run this test with ./mvnw verify");
+    }
+
     private static FileTime newest(Path dir) throws IOException {
         try (Stream<Path> files = Files.walk(dir)) {
             return files.map(p -> {
@@ -113,26 +116,5 @@ class WorkspaceAcrossNodesTest {
                 }
             }).max(FileTime::compareTo).orElse(FileTime.fromMillis(0));
         }
-    }
-
-    private static boolean terminal(String status) {
-        return List.of("succeeded", "failed", "timed_out", "cancelled", "error").contains(status);
-    }
-
-    /**
-     * The packaged service (target/quarkus-app), built from the compiled classes when it is missing
-     * or older than them, so the worker processes run this code.
-     */
-    private static void packagedService() throws IOException, InterruptedException {
-        Path app = REPO.resolve("target/quarkus-app/app");
-        if (Files.exists(RUNNER) && Files.isDirectory(app)
-                && newest(app).compareTo(newest(REPO.resolve("target/classes"))) > 0) {
-            return;
-        }
-        Process build = new ProcessBuilder(REPO.resolve("mvnw").toString(), "-B", "-o", "-q", "jar:jar", "quarkus:build",
-                "-DskipTests").directory(REPO.toFile()).redirectErrorStream(true).start();
-        String output = new String(build.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertEquals(0, build.waitFor(), "building target/quarkus-app failed:\n" + output);
-        assertTrue(Files.exists(RUNNER), output);
     }
 }

@@ -1,5 +1,7 @@
 package dev.nixexec.worker;
 
+import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.equalTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.nixexec.job.JobReads;
@@ -29,8 +31,8 @@ import org.junit.jupiter.api.Test;
  */
 @QuarkusTest
 @WithTestResource(NixSpy.class)
-@TestProfile(GracefulShutdownTest.OneSlotShortGrace.class)
-class GracefulShutdownTest {
+@TestProfile(GracefulShutdownIT.OneSlotShortGrace.class)
+class GracefulShutdownIT {
 
     public static class OneSlotShortGrace implements QuarkusTestProfile {
         @Override
@@ -55,15 +57,12 @@ class GracefulShutdownTest {
     Tenants tenants;
 
     @Test
-    void runningJobsEndHonestlyAndQueuedOnesWait() throws InterruptedException {
+    void runningJobsEndHonestlyAndQueuedOnesWait() {
         UUID tenant = tenants.create("shutdown-" + UUID.randomUUID().toString().substring(0, 8), TenantPolicy.defaults(),
                 null).id;
         Caller caller = new Caller(tenant, null, Role.MEMBER);
         UUID running = submit(caller, "import time\nprint('working', flush=True)\ntime.sleep(60)");
-        for (int i = 0; i < 300 && !reads.get(caller, running).status().equals("running"); i++) {
-            Thread.sleep(100);
-        }
-        assertEquals("running", reads.get(caller, running).status());
+        await().atMost(Duration.ofSeconds(30)).until(() -> reads.get(caller, running).status(), equalTo("running"));
         UUID waiting = submit(caller, "print('later')");
 
         workers.stop(null);
@@ -72,8 +71,9 @@ class GracefulShutdownTest {
         assertEquals("error", ended.status());
         assertEquals("worker_shutdown", ended.error().code());
         assertEquals("working\n", ended.stdout());
-        Thread.sleep(1500);
-        assertEquals("queued", reads.get(caller, waiting).status(), "a stopping node must not claim");
+        // a stopping node must not claim: the job stays queued through more than one claim period
+        await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(5))
+                .until(() -> reads.get(caller, waiting).status(), equalTo("queued"));
     }
 
     private UUID submit(Caller caller, String code) {

@@ -3,7 +3,7 @@ package dev.nixexec.worker;
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.equalTo;
 
-import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusIntegrationTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import java.io.IOException;
@@ -18,9 +18,9 @@ import org.junit.jupiter.api.Test;
  * A nix that is installed but cannot reach its store (a stopped daemon, a broken store) makes the
  * node unready, saying why in its log; the nix here is a real executable that fails as such a nix does.
  */
-@QuarkusTest
-@TestProfile(NixStoreDownTest.BrokenNix.class)
-class NixStoreDownTest {
+@QuarkusIntegrationTest
+@TestProfile(NixStoreDownIT.BrokenNix.class)
+class NixStoreDownIT {
 
     public static class BrokenNix implements QuarkusTestProfile {
         @Override

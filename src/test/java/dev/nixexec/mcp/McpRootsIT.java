@@ -7,7 +7,7 @@ import dev.nixexec.testing.NixSpy;
 import dev.nixexec.testing.NodeProject;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.common.http.TestHTTPResource;
-import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusIntegrationTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import java.io.IOException;
@@ -24,10 +24,10 @@ import org.junit.jupiter.api.Test;
  * MCP roots in local mode, with the official SDK client: a root inside the allowed prefix is the
  * job's read-write /workspace (what the job writes lands on the host); a root outside is ignored.
  */
-@QuarkusTest
-@TestProfile(McpRootsTest.LocalRoots.class)
+@QuarkusIntegrationTest
+@TestProfile(McpRootsIT.LocalRoots.class)
 @WithTestResource(NixSpy.class)
-class McpRootsTest {
+class McpRootsIT {
 
     static final Path BASE = Path.of("target/roots-test").toAbsolutePath();
 

@@ -1,21 +1,22 @@
 package dev.nixexec.api;
 
-import static dev.nixexec.api.JobsApiTest.as;
+import static dev.nixexec.testing.Api.as;
+import static dev.nixexec.testing.Api.memberKey;
 import static org.hamcrest.Matchers.containsString;
 
 import dev.nixexec.testing.NixSpy;
 import io.quarkus.test.common.WithTestResource;
-import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusIntegrationTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** A full queue answers 503 with a problem, and stores nothing. */
-@QuarkusTest
+@QuarkusIntegrationTest
 @WithTestResource(NixSpy.class)
-@TestProfile(QueueFullTest.TinyQueue.class)
-class QueueFullTest {
+@TestProfile(QueueFullIT.TinyQueue.class)
+class QueueFullIT {
 
     public static class TinyQueue implements QuarkusTestProfile {
         @Override
@@ -26,7 +27,7 @@ class QueueFullTest {
 
     @Test
     void aFullQueueIsServiceUnavailable() {
-        String member = JobsApiTest.key(JobsApiTest.tenant("full", null), "member");
+        String member = memberKey("full");
         Map<String, Object> body = Map.of("language", "bash", "code", "true");
         // earlier tests of this profile may have left jobs queued: fill up to the cap first
         for (int i = 0; i < 2; i++) {

@@ -1,5 +1,6 @@
 package dev.nixexec.mcp;
 
+import static dev.nixexec.testing.Api.memberKey;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -7,7 +8,7 @@ import dev.nixexec.testing.NixSpy;
 import dev.nixexec.testing.NodeProject;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.common.http.TestHTTPResource;
-import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusIntegrationTest;
 import java.net.URL;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -19,9 +20,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  * client that leaves without cancelling (the job runs on), and tenant isolation. The script
  * asserts; this test requires that every check ran and passed.
  */
-@QuarkusTest
+@QuarkusIntegrationTest
 @WithTestResource(NixSpy.class)
-class McpSdkClientTest {
+class McpSdkClientIT {
 
     private static final int CHECKS = 9;
 
@@ -31,8 +32,8 @@ class McpSdkClientTest {
     @ParameterizedTest
     @ValueSource(strings = {"streamable", "sse"})
     void officialClient(String transport) throws Exception {
-        String keyA = McpToolsTest.tenantKey("sdk-a");
-        String keyB = McpToolsTest.tenantKey("sdk-b");
+        String keyA = memberKey("sdk-a");
+        String keyB = memberKey("sdk-b");
         NodeProject.Outcome outcome = new NodeProject("mcp").run("client-check.mjs", 300, base.toString(), transport,
                 keyA, keyB);
         assertEquals(0, outcome.exitCode(), outcome.output());
