@@ -4,6 +4,7 @@ import static dev.nixexec.ui.AuditUiTest.csrf;
 import static io.restassured.RestAssured.given;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.nixexec.testing.Api;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
@@ -52,7 +53,7 @@ class AuditUiBehindProxyTest {
         form.then().statusCode(200);
         assertTrue(setCookie(form, SignInResource.LOGIN_COOKIE).contains("Secure"), setCookie(form, SignInResource.LOGIN_COOKIE));
         Response signedIn = viaProxy().header("Origin", SITE).cookie(SignInResource.LOGIN_COOKIE, form.getCookie(SignInResource.LOGIN_COOKIE))
-                .formParam("csrf", csrf(form.asString())).formParam("key", AuditUiTest.ADMIN).post("/ui/login");
+                .formParam("csrf", csrf(form.asString())).formParam("key", Api.ADMIN).post("/ui/login");
         signedIn.then().statusCode(303);
         String session = setCookie(signedIn, UiAccess.SESSION_COOKIE);
         assertTrue(session.contains("Secure") && session.contains("HttpOnly") && session.contains("SameSite=Strict"), session);
@@ -68,11 +69,11 @@ class AuditUiBehindProxyTest {
     void anotherSiteIsStillRefused() {
         Response form = viaProxy().get("/ui/login");
         viaProxy().header("Origin", "https://evil.example").cookie(SignInResource.LOGIN_COOKIE, form.getCookie(SignInResource.LOGIN_COOKIE))
-                .formParam("csrf", csrf(form.asString())).formParam("key", AuditUiTest.ADMIN).post("/ui/login")
+                .formParam("csrf", csrf(form.asString())).formParam("key", Api.ADMIN).post("/ui/login")
                 .then().statusCode(403);
         // the proxy's own address without https is another origin too
         viaProxy().header("Origin", "http://audit.example").cookie(SignInResource.LOGIN_COOKIE, form.getCookie(SignInResource.LOGIN_COOKIE))
-                .formParam("csrf", csrf(form.asString())).formParam("key", AuditUiTest.ADMIN).post("/ui/login")
+                .formParam("csrf", csrf(form.asString())).formParam("key", Api.ADMIN).post("/ui/login")
                 .then().statusCode(403);
     }
 }

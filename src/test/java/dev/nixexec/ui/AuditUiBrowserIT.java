@@ -1,8 +1,8 @@
 package dev.nixexec.ui;
 
-import static dev.nixexec.ui.AuditUiTest.key;
+import static dev.nixexec.testing.Api.key;
 import static dev.nixexec.ui.AuditUiTest.run;
-import static dev.nixexec.ui.AuditUiTest.tenant;
+import static dev.nixexec.testing.Api.tenant;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;

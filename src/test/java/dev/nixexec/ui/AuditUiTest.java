@@ -1,5 +1,9 @@
 package dev.nixexec.ui;
 
+import static dev.nixexec.testing.Api.ADMIN;
+import static dev.nixexec.testing.Api.as;
+import static dev.nixexec.testing.Api.key;
+import static dev.nixexec.testing.Api.tenant;
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
@@ -22,7 +26,6 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 class AuditUiTest {
 
-    static final String ADMIN = "nx_test_bootstrap_admin_secret";
     private static final Pattern CSRF = Pattern.compile("name=\"csrf\" value=\"([^\"]+)\"");
 
     String tenantA;
@@ -31,23 +34,9 @@ class AuditUiTest {
     String auditorA;
     String memberB;
 
-    static RequestSpecification api(String key) {
-        return given().header("Authorization", "Bearer " + key).contentType("application/json");
-    }
-
-    static String tenant(String prefix) {
-        return api(ADMIN).body(Map.of("name", prefix + "-" + UUID.randomUUID().toString().substring(0, 8)))
-                .post("/v1/admin/tenants").then().statusCode(201).extract().path("id");
-    }
-
-    static String key(String tenantId, String role) {
-        return api(ADMIN).body(Map.of("role", role)).post("/v1/admin/tenants/" + tenantId + "/keys")
-                .then().statusCode(201).extract().path("key");
-    }
-
     static String run(String key, Map<String, Object> body) {
-        String id = api(key).body(body).post("/v1/jobs?wait=60").then().extract().path("id");
-        api(key).get("/v1/jobs/" + id + "?wait=60").then().statusCode(200);
+        String id = as(key).body(body).post("/v1/jobs?wait=60").then().extract().path("id");
+        as(key).get("/v1/jobs/" + id + "?wait=60").then().statusCode(200);
         return id;
     }
 
@@ -163,12 +152,12 @@ class AuditUiTest {
 
     @Test
     void truncatedOutputIsMarkedOnTheJobPage() {
-        String small = api(ADMIN).body(Map.of("name", "ui-small-" + UUID.randomUUID().toString().substring(0, 8),
+        String small = as(ADMIN).body(Map.of("name", "ui-small-" + UUID.randomUUID().toString().substring(0, 8),
                 "policy", Map.of("max_output_bytes", 1000))).post("/v1/admin/tenants").then().statusCode(201).extract().path("id");
         // about 6 KB on stdout, a few bytes on stderr
         String id = run(key(small, "member"), Map.of("language", "bash",
                 "code", "for ((i = 0; i < 600; i++)); do echo line-$i; done; echo short >&2"));
-        api(key(small, "member")).get("/v1/jobs/" + id).then().body("stdout_truncated", equalTo(true));
+        as(key(small, "member")).get("/v1/jobs/" + id).then().body("stdout_truncated", equalTo(true));
         String page = signIn(key(small, "auditor")).request().get("/ui/jobs/" + id).then().statusCode(200).extract().asString();
         assertTrue(page.contains("class=\"note truncated\" id=\"stdout-note\""), page);
         assertTrue(page.matches("(?s).*truncated: \\d+ bytes were printed.*"), page);
@@ -221,13 +210,13 @@ class AuditUiTest {
         assertTrue(byPackage.contains(withJq) && !byPackage.contains(plain) && !byPackage.contains(python), byPackage);
         String byLanguage = auditor.request().queryParam("language", "python").get("/ui/jobs").then().extract().asString();
         assertTrue(byLanguage.contains(python) && !byLanguage.contains(plain));
-        String keyId = api(auditorA).get("/v1/audit?job_id=" + plain).then().statusCode(200)
+        String keyId = as(auditorA).get("/v1/audit?job_id=" + plain).then().statusCode(200)
                 .extract().path("items.find { it.kind == 'submitted' }.key_id");
         String byKey = auditor.request().queryParam("key", keyId).get("/ui/jobs").then().extract().asString();
         assertTrue(byKey.contains(plain) && byKey.contains(python));
         String byOtherKey = auditor.request().queryParam("key", UUID.randomUUID().toString()).get("/ui/jobs").then().extract().asString();
         assertFalse(byOtherKey.contains(plain));
-        String node = api(memberA).get("/v1/jobs/" + plain).then().extract().path("node_id");
+        String node = as(memberA).get("/v1/jobs/" + plain).then().extract().path("node_id");
         assertTrue(auditor.request().queryParam("node", node).get("/ui/jobs").asString().contains(plain));
         assertFalse(auditor.request().queryParam("node", "no-such-node").get("/ui/jobs").asString().contains(plain));
         assertFalse(auditor.request().queryParam("since", "2999-01-01T00:00").get("/ui/jobs").asString().contains(plain));
@@ -243,12 +232,12 @@ class AuditUiTest {
     @Test
     void keysetPaging() {
         // a running cap of 0 keeps the jobs queued: 51 cheap rows, one more than a page
-        String stuck = api(ADMIN).body(Map.of("name", "ui-paging-" + UUID.randomUUID().toString().substring(0, 8),
+        String stuck = as(ADMIN).body(Map.of("name", "ui-paging-" + UUID.randomUUID().toString().substring(0, 8),
                 "policy", Map.of("max_running", 0))).post("/v1/admin/tenants").then().statusCode(201).extract().path("id");
         String member = key(stuck, "member");
         java.util.List<String> ids = new java.util.ArrayList<>();
         for (int i = 0; i < 51; i++) {
-            ids.add(api(member).body(Map.of("language", "bash", "code", "true")).post("/v1/jobs").then().statusCode(201)
+            ids.add(as(member).body(Map.of("language", "bash", "code", "true")).post("/v1/jobs").then().statusCode(201)
                     .extract().path("id"));
         }
         try {
@@ -264,7 +253,7 @@ class AuditUiTest {
             }
             assertTrue(second.contains(ids.get(0)), "oldest last");
         } finally {
-            ids.forEach(id -> api(member).post("/v1/jobs/" + id + "/cancel").then().statusCode(202));
+            ids.forEach(id -> as(member).post("/v1/jobs/" + id + "/cancel").then().statusCode(202));
         }
     }
 
@@ -279,12 +268,12 @@ class AuditUiTest {
 
     @Test
     void revokingTheKeyEndsItsSessions() {
-        var made = api(ADMIN).body(Map.of("role", "auditor")).post("/v1/admin/tenants/" + tenantA + "/keys").then().extract();
+        var made = as(ADMIN).body(Map.of("role", "auditor")).post("/v1/admin/tenants/" + tenantA + "/keys").then().extract();
         String keyId = made.path("id");
         String secret = made.path("key");
         Browser auditor = signIn(secret);
         auditor.request().get("/ui/jobs").then().statusCode(200);
-        api(ADMIN).delete("/v1/admin/keys/" + keyId).then().statusCode(204);
+        as(ADMIN).delete("/v1/admin/keys/" + keyId).then().statusCode(204);
         auditor.request().get("/ui/jobs").then().statusCode(303);
     }
 

@@ -3,6 +3,7 @@ package dev.nixexec.ui;
 import static dev.nixexec.ui.AuditUiTest.csrf;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
+import dev.nixexec.testing.Api;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
@@ -37,7 +38,7 @@ class AuditUiUntrustedProxyTest {
         assertFalse(cookie.contains("Secure"), cookie);
         AuditUiBehindProxyTest.viaProxy().header("Origin", AuditUiBehindProxyTest.SITE)
                 .cookie(SignInResource.LOGIN_COOKIE, form.getCookie(SignInResource.LOGIN_COOKIE))
-                .formParam("csrf", csrf(form.asString())).formParam("key", AuditUiTest.ADMIN).post("/ui/login")
+                .formParam("csrf", csrf(form.asString())).formParam("key", Api.ADMIN).post("/ui/login")
                 .then().statusCode(403);
     }
 }

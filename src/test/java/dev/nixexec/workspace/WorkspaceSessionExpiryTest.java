@@ -1,6 +1,7 @@
 package dev.nixexec.workspace;
 
-import static io.restassured.RestAssured.given;
+import static dev.nixexec.testing.Api.ADMIN;
+import static dev.nixexec.testing.Api.as;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -9,7 +10,6 @@ import dev.nixexec.tenant.Caller;
 import dev.nixexec.tenant.Role;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.test.junit.QuarkusTest;
-import io.restassured.specification.RequestSpecification;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import java.nio.charset.StandardCharsets;
@@ -29,8 +29,6 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 class WorkspaceSessionExpiryTest {
 
-    static final String ADMIN = "nx_test_bootstrap_admin_secret";
-
     @Inject
     EntityManager em;
 
@@ -40,9 +38,6 @@ class WorkspaceSessionExpiryTest {
     @Inject
     SessionWorkspaceExpiry expiry;
 
-    static RequestSpecification as(String key) {
-        return given().header("Authorization", "Bearer " + key).contentType("application/json");
-    }
 
     /** A new tenant's id and member key. */
     static String[] tenant(Map<String, Object> policy) {

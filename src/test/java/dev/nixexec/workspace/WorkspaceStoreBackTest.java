@@ -1,6 +1,7 @@
 package dev.nixexec.workspace;
 
-import static io.restassured.RestAssured.given;
+import static dev.nixexec.testing.Api.ADMIN;
+import static dev.nixexec.testing.Api.as;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -10,7 +11,6 @@ import dev.nixexec.config.StatePaths;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
-import io.restassured.specification.RequestSpecification;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import java.nio.charset.StandardCharsets;
@@ -37,8 +37,6 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 class WorkspaceStoreBackTest {
 
-    static final String ADMIN = "nx_test_bootstrap_admin_secret";
-
     @Inject
     EntityManager em;
 
@@ -54,9 +52,6 @@ class WorkspaceStoreBackTest {
     UUID tenant;
     String key;
 
-    static RequestSpecification as(String key) {
-        return given().header("Authorization", "Bearer " + key).contentType("application/json");
-    }
 
     @BeforeEach
     void tenant() {

@@ -1,6 +1,7 @@
 package dev.nixexec.workspace;
 
-import static io.restassured.RestAssured.given;
+import static dev.nixexec.testing.Api.ADMIN;
+import static dev.nixexec.testing.Api.as;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasSize;
@@ -12,7 +13,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
 import io.restassured.response.Response;
-import io.restassured.specification.RequestSpecification;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.HexFormat;
@@ -26,14 +26,9 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 class WorkspacesApiTest {
 
-    static final String ADMIN = "nx_test_bootstrap_admin_secret";
-
     String member;
     String other;
 
-    static RequestSpecification as(String key) {
-        return given().header("Authorization", "Bearer " + key).contentType("application/json");
-    }
 
     static String key() {
         String tenant = as(ADMIN).body(Map.of("name", "ws-" + UUID.randomUUID().toString().substring(0, 8)))
