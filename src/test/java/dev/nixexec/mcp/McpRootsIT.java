@@ -11,6 +11,7 @@ import io.quarkus.test.junit.QuarkusIntegrationTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URL;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,6 +19,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Comparator;
 import java.util.Map;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,7 +31,11 @@ import org.junit.jupiter.api.Test;
 @WithTestResource(NixSpy.class)
 class McpRootsIT {
 
-    static final Path BASE = Path.of("target/roots-test").toAbsolutePath();
+    /**
+     * Outside the checkout: the sandbox's per-run uid must reach the root, and a checkout may sit
+     * under a directory only its owner can enter (as {@code mktemp -d} makes).
+     */
+    static final Path BASE = traversableTempDir();
 
     public static class LocalRoots implements QuarkusTestProfile {
         @Override
@@ -44,7 +50,6 @@ class McpRootsIT {
 
     @Test
     void rootBecomesTheWorkspaceOnlyInsideTheAllowedPrefix() throws Exception {
-        wipe(BASE);
         Path project = shared(BASE.resolve("allowed/project"));
         Path outside = shared(BASE.resolve("outside/project"));
         Files.writeString(project.resolve("input.txt"), "from the host\n");
@@ -56,6 +61,21 @@ class McpRootsIT {
         assertEquals(2, outcome.output().lines().filter(line -> line.startsWith("ok ")).count(), outcome.output());
         assertEquals("written-by-job\n", Files.readString(project.resolve("output.txt")));
         assertFalse(Files.exists(outside.resolve("pwned")));
+    }
+
+    private static Path traversableTempDir() {
+        try {
+            Path dir = Files.createTempDirectory("nixexec-roots-test-");
+            Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+            return dir;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @AfterAll
+    static void removeBase() throws IOException {
+        wipe(BASE);
     }
 
     /** A directory the sandbox's per-run uid may write (the service runs as root in the tests). */
