@@ -111,6 +111,13 @@ let
     echo "Hello, world!"
   '' true;
 
+  # nixpkgs' CA bundle, from the host's (Debian: ca-certificates).
+  cacert = runCommand "cacert-host" { } ''
+    mkdir -p $out/etc/ssl/certs
+    cp -L /etc/ssl/certs/ca-certificates.crt $out/etc/ssl/certs/ca-bundle.crt
+    ln -s ca-bundle.crt $out/etc/ssl/certs/ca-certificates.crt
+  '';
+
   bash = hostPackage "bash-host" ''
     cp -L /usr/bin/bash $out/bin/bash
     ln -s bash $out/bin/sh
@@ -314,7 +321,7 @@ let
   } ''source $builder_script'';
 
 in {
-  inherit buildEnv runCommand glibc busybox coreutils bash hello nodejs
+  inherit buildEnv runCommand glibc busybox coreutils cacert bash hello nodejs
     python3 python3Packages perl perlPackages lua5_4 lua5_4Packages
     ruby rubyPackages broken slow manyPaths;
   python311 = python3;

@@ -137,7 +137,7 @@ public class ExecutionEngine {
         }
         Limits runLimits = new Limits(timeout, limits.memoryBytes(), limits.maxProcesses(), limits.cpuSeconds(),
                 limits.maxFileBytes(), limits.tmpBytes(), limits.workspaceBytes(), limits.maxOutputBytes());
-        return new ValidatedRequest(language.get(), EnvironmentRequest.of(language.get(), packages), code,
+        return new ValidatedRequest(language.get(), EnvironmentRequest.of(language.get(), packages, request.network()), code,
                 request.env(), stdin, runLimits, request.network(), Optional.empty(), Optional.empty());
     }
 

@@ -11,11 +11,17 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
-/** What an environment must contain: a language and its packages, sorted and without repeats. */
-public record EnvironmentRequest(Language language, List<PackageName> packages) {
+/**
+ * What an environment must contain: a language and its packages, sorted and without repeats, and
+ * whether it carries a CA bundle (a job with network gets one, so HTTPS works).
+ */
+public record EnvironmentRequest(Language language, List<PackageName> packages, boolean caBundle) {
 
     /** Always in the environment, so scripts find a shell and the usual tools. */
     static final List<List<String>> BASE = List.of(List.of("bash"), List.of("coreutils"));
+
+    /** nixpkgs' CA bundle: {@code etc/ssl/certs/ca-bundle.crt} in the environment. */
+    static final List<String> CA_BUNDLE = List.of("cacert");
 
     public EnvironmentRequest {
         TreeMap<String, PackageName> unique = new TreeMap<>();
@@ -24,7 +30,11 @@ public record EnvironmentRequest(Language language, List<PackageName> packages) 
     }
 
     public static EnvironmentRequest of(Language language, Collection<PackageName> packages) {
-        return new EnvironmentRequest(language, List.copyOf(packages));
+        return of(language, packages, false);
+    }
+
+    public static EnvironmentRequest of(Language language, Collection<PackageName> packages, boolean caBundle) {
+        return new EnvironmentRequest(language, List.copyOf(packages), caBundle);
     }
 
     public List<String> packageNames() {
@@ -48,7 +58,11 @@ public record EnvironmentRequest(Language language, List<PackageName> packages) 
         request.put("with_packages", language.withPackages().orElse(null));
         request.put("set_packages", setPackages);
         request.put("packages", topLevel);
-        request.put("base", BASE);
+        List<List<String>> base = new ArrayList<>(BASE);
+        if (caBundle) {
+            base.add(CA_BUNDLE);
+        }
+        request.put("base", base);
         return request;
     }
 
@@ -57,8 +71,9 @@ public record EnvironmentRequest(Language language, List<PackageName> packages) 
      * or expression never reuses an environment.
      */
     public String cacheKey(String system, NixpkgsPin pin, String expressionHash) {
+        // an environment without the bundle keeps the key it always had
         String canonical = String.join("\n", "v1", system, pin.narHash(), expressionHash, language.id(),
-                String.join(",", packageNames()));
+                String.join(",", packageNames())) + (caBundle ? "\ncacert" : "");
         try {
             byte[] digest = MessageDigest.getInstance("SHA-256").digest(canonical.getBytes(StandardCharsets.UTF_8));
             return HexFormat.of().formatHex(digest, 0, 20);

@@ -15,6 +15,8 @@ public final class BwrapArguments {
     /** The uid and gid the code sees inside; matches the synthetic /etc/passwd. */
     public static final int SANDBOX_UID = 1000;
     public static final String WORKSPACE = "/workspace";
+    /** Where a job with network finds its CA bundle, inside its environment. */
+    public static final String CA_BUNDLE = "etc/ssl/certs/ca-bundle.crt";
     public static final String CODE_DIR = "/code";
     private static final long DEV_SHM_BYTES = 16 * 1024 * 1024;
 
@@ -94,6 +96,11 @@ public final class BwrapArguments {
         env.put("USER", "sandbox");
         env.put("LOGNAME", "sandbox");
         env.putIfAbsent("LANG", "C.UTF-8");
+        if (spec.network()) {
+            // the environment's CA bundle (nixpkgs' cacert), where OpenSSL, curl, git and Nix look
+            env.putIfAbsent("SSL_CERT_FILE", spec.environmentPath() + "/" + CA_BUNDLE);
+            env.putIfAbsent("NIX_SSL_CERT_FILE", spec.environmentPath() + "/" + CA_BUNDLE);
+        }
         return env;
     }
 

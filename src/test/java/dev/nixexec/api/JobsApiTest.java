@@ -152,6 +152,21 @@ class JobsApiTest {
         assertEquals(before, after);
     }
 
+    /** A job with network gets the environment's CA bundle where OpenSSL looks; one without, none. */
+    @Test
+    void aJobWithNetworkHasACaBundle() {
+        String key = key(tenant("net", Map.of("network", true)), "member");
+        String code = """
+                import os, ssl
+                bundle = os.environ.get("SSL_CERT_FILE")
+                print(bundle is not None and os.path.isfile(bundle), ssl.create_default_context().cert_store_stats()["x509_ca"] > 0)
+                """;
+        as(key).body(Map.of("language", "python", "code", code, "network", "full")).post("/v1/jobs?wait=120")
+                .then().statusCode(200).body("status", equalTo("succeeded")).body("stdout", equalTo("True True\n"));
+        as(key).body(Map.of("language", "python", "code", code)).post("/v1/jobs?wait=120")
+                .then().statusCode(200).body("status", equalTo("succeeded")).body("stdout", startsWith("False"));
+    }
+
     @Test
     void idempotencyKeyGivesTheSameJobBack() {
         Map<String, Object> body = Map.of("language", "bash", "code", "echo once");

@@ -66,4 +66,17 @@ class EnvironmentRequestTest {
                 .cacheKey("x86_64-linux", PIN, "other-expression"));
         assertNotEquals(a, request(Language.LUA, "python3Packages.b", "python3Packages.a").cacheKey("x86_64-linux", PIN, "h"));
     }
+
+    @Test
+    void aCaBundleIsInTheBaseAndTheKeyOnlyWhenAsked() {
+        EnvironmentRequest plain = EnvironmentRequest.of(Language.PYTHON, List.of());
+        EnvironmentRequest withBundle = EnvironmentRequest.of(Language.PYTHON, List.of(), true);
+        assertEquals(List.of(List.of("bash"), List.of("coreutils")), plain.toNixRequest("x86_64-linux").get("base"));
+        assertEquals(List.of(List.of("bash"), List.of("coreutils"), List.of("cacert")),
+                withBundle.toNixRequest("x86_64-linux").get("base"));
+        // environments built before the bundle existed keep their keys
+        // (sha256 of "v1\nx86_64-linux\nsha256-x\nh\npython\n", as the key was before)
+        assertEquals("847fdba0ae6e511a2638b2a90c7dcaf594b60272", plain.cacheKey("x86_64-linux", PIN, "h"));
+        assertNotEquals(plain.cacheKey("x86_64-linux", PIN, "h"), withBundle.cacheKey("x86_64-linux", PIN, "h"));
+    }
 }
