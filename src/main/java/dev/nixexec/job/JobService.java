@@ -175,7 +175,7 @@ public class JobService {
     private Stored insert(UUID id, Caller caller, Submission s, String idempotencyKey, String hash,
             Optional<LocalSlots.Slot> slot) {
         TenantPolicy policy = tenants.policy(caller.tenantId());
-        checkPolicy(s, policy);
+        check.check(s, policy); // the tenant's half of the checks, in the insert's transaction
         if (idempotencyKey != null) {
             Optional<Submitted> earlier = existing(caller, idempotencyKey, hash);
             if (earlier.isPresent()) {
@@ -249,11 +249,6 @@ public class JobService {
                     }
                     return new Submitted(view(job), false);
                 });
-    }
-
-    /** The tenant's half of {@link SubmissionCheck}, inside the insert's transaction. */
-    private void checkPolicy(Submission s, TenantPolicy policy) {
-        check.check(s, policy);
     }
 
     /**
