@@ -19,9 +19,9 @@ import org.junit.jupiter.api.io.TempDir;
 class StatePathsTest {
 
     /**
-     * The /run directory is a root service's only (a non-root one keeps its jobs in the state
-     * directory, which aStateDirectoryOthersCanEnterKeepsTheJobsInside covers as any user); as another user these cases have no
-     * code path to exercise, so they are skipped, with that reason. CI runs as root.
+     * Only a root service keeps its jobs under /run (a non-root one keeps them in its state
+     * directory); as another user the two /run cases have no code path to exercise, so they are
+     * skipped, with that reason. CI runs as root.
      */
     private static boolean root() {
         return "root".equals(System.getProperty("user.name"));
