@@ -1,0 +1,5 @@
+package dev.nixexec.session;
+
+/** A named spec: one of nixo's built-ins, or a tenant's own (defined by its admin). */
+public record Profile(String name, String description, Spec spec, boolean builtIn) {
+}

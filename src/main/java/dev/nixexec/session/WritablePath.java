@@ -1,0 +1,26 @@
+package dev.nixexec.session;
+
+import java.util.Arrays;
+import java.util.Optional;
+
+/** The sandbox paths a session, profile or spec may make writable; every other path is read-only. */
+public enum WritablePath {
+    WORKSPACE("/workspace"),
+    HOME("/home/sandbox"),
+    CACHE("/cache"),
+    TMP("/tmp");
+
+    private final String path;
+
+    WritablePath(String path) {
+        this.path = path;
+    }
+
+    public String path() {
+        return path;
+    }
+
+    public static Optional<WritablePath> of(String path) {
+        return Arrays.stream(values()).filter(w -> w.path.equals(path)).findFirst();
+    }
+}
