@@ -1,0 +1,19 @@
+package dev.nixexec.session;
+
+import dev.nixexec.tenant.Caller;
+import java.util.Optional;
+
+/**
+ * Where the attach endpoint ({@code GET /v1/sessions/{id}/attach}) gets a session's sandbox to open
+ * an interactive shell in; the session side implements it.
+ */
+public interface SessionShells {
+
+    /**
+     * The caller's session by id or name, ready for a shell: its persistent paths materialised on this
+     * node and the sandbox that mounts them. Empty when the caller's tenant has no such session (the
+     * endpoint answers 404, as for another tenant's); throws {@link dev.nixexec.refusal.InvalidRequestException}
+     * when the session exists but cannot take a shell (not ready, destroyed).
+     */
+    Optional<SessionShell> open(Caller caller, String idOrName);
+}
