@@ -17,7 +17,9 @@ import java.util.Map;
  */
 public class NixSpy implements QuarkusTestResourceLifecycleManager {
 
-    public static final Path DIR = Path.of(System.getProperty("nixexec-test.repo-dir", "."), "target", "nix-spy").toAbsolutePath();
+    /** One per test JVM tier: surefire's and failsafe's JVMs may run side by side. */
+    public static final Path DIR = Path.of(System.getProperty("nixexec-test.repo-dir", "."), "target",
+            "nix-spy-" + System.getProperty("nixexec-test.tier", "default")).toAbsolutePath();
     public static final Path LOG = DIR.resolve("invocations.log");
 
     @Override
