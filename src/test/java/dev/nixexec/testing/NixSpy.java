@@ -33,9 +33,8 @@ public class NixSpy implements QuarkusTestResourceLifecycleManager {
                 Files.writeString(wrapper, "#!/bin/sh\necho \"" + tool + " $*\" >> '" + LOG + "'\nexec '" + real + "' \"$@\"\n");
                 Files.setPosixFilePermissions(wrapper, PosixFilePermissions.fromString("rwxr-xr-x"));
             }
-            Path state = Files.createDirectories(DIR.getParent().resolve("test-state"));
             return Map.of("nixexec.executor.nix-command", DIR.resolve("nix").toString(),
-                    "nixexec.state-dir", Files.createTempDirectory(state, "run-").toString());
+                    "nixexec.state-dir", FreshStateDirs.create().toString());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
