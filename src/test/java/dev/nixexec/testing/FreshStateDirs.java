@@ -24,25 +24,27 @@ public final class FreshStateDirs {
     private FreshStateDirs() {
     }
 
-    /** Made on first use: a stopped cluster, the only safe kind to copy. */
-    private static final class Template {
-        static final Path DIR = make();
-
-        private static Path make() {
-            try {
-                Path dir = Files.createTempDirectory(Files.createDirectories(ROOT), "template-");
-                EmbeddedPostgresForTests.start(dir.resolve("postgres")).stop().run();
-                return dir;
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
+    /**
+     * Made on first use: a stopped cluster, the only safe kind to copy. Kept on disk, not in a
+     * field: each application start loads this class anew (Quarkus' class loader per start), and
+     * starts in one JVM come one after another. Per JVM, so surefire's and failsafe's never share.
+     */
+    private static Path template() throws IOException {
+        Path dir = ROOT.resolve("template-" + System.getProperty("nixexec-test.tier", "default") + "-"
+                + ProcessHandle.current().pid());
+        Path complete = dir.resolve(".complete");
+        if (!Files.exists(complete)) {
+            Files.createDirectories(dir);
+            EmbeddedPostgresForTests.start(dir.resolve("postgres")).stop().run();
+            Files.createFile(complete);
         }
+        return dir;
     }
 
     public static Path create() {
         try {
             Path state = Files.createTempDirectory(Files.createDirectories(ROOT), "run-");
-            copy(Template.DIR, state);
+            copy(template(), state);
             return state;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -63,7 +65,7 @@ public final class FreshStateDirs {
             } else if (Files.isRegularFile(source, LinkOption.NOFOLLOW_LINKS) && source.startsWith(binaries)) {
                 Files.createLink(target, source);
             } else if (Files.isRegularFile(source, LinkOption.NOFOLLOW_LINKS)
-                    && !source.getFileName().toString().equals("postgres.lock")) {
+                    && !List.of("postgres.lock", ".complete").contains(source.getFileName().toString())) {
                 Files.copy(source, target, StandardCopyOption.COPY_ATTRIBUTES);
             } else if (Files.isSymbolicLink(source)) {
                 Files.createSymbolicLink(target, Files.readSymbolicLink(source));
