@@ -49,8 +49,7 @@ public class Catalog {
     private final Contents contents;
 
     public Catalog(NixExecConfig config, ObjectMapper json) {
-        ObjectMapper strict = json.copy().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, true);
-        this.contents = config.catalog().file().map(file -> read(file, strict)).orElseGet(() -> builtIn(strict));
+        this.contents = config.catalog().file().map(file -> read(file, json)).orElseGet(() -> builtIn(json));
     }
 
     /** The entries whose name, description or category contains {@code filter} (any case); all for none. */
@@ -80,7 +79,7 @@ public class Catalog {
 
     private static Contents builtIn(ObjectMapper json) {
         try (InputStream in = Catalog.class.getResourceAsStream("catalog.json")) {
-            return checked(json.readValue(in, Contents.class), "the built-in catalog");
+            return checked(strict(json).readValue(in, Contents.class), "the built-in catalog");
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -95,11 +94,16 @@ public class Catalog {
                     + e.getMessage(), e);
         }
         try {
-            return checked(json.convertValue(document, Contents.class), "nixexec.catalog.file " + file);
+            return checked(strict(json).convertValue(document, Contents.class), "nixexec.catalog.file " + file);
         } catch (IllegalArgumentException e) {
             throw new IllegalStateException("nixexec.catalog.file " + file + " is not a catalog {agents: [...], "
                     + "tools: [...]} of {name, attribute, description, category?}: " + e.getMessage(), e);
         }
+    }
+
+    /** A misspelt key in an operator's file is an error, not a field quietly left out. */
+    private static ObjectMapper strict(ObjectMapper json) {
+        return json.copy().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, true);
     }
 
     private static Contents checked(Contents contents, String source) {

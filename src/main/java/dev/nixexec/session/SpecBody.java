@@ -15,9 +15,13 @@ import java.util.Set;
 public record SpecBody(String name, List<String> packages, Map<String, String> env, String network,
         List<String> writable) {
 
-    /** The spec these words say, or what is wrong with them added to {@code errors} (fields under {@code prefix}). */
+    /**
+     * The spec these words say, what is wrong with them added to {@code errors} (fields under
+     * {@code prefix}); a word that cannot be read is left out, so that the rest is still checked.
+     * Empty only when a null name or value leaves no spec to check.
+     */
     Optional<Spec> read(String prefix, List<FieldError> errors) {
-        int before = errors.size();
+        boolean unreadable = false;
         boolean full = false;
         if (network != null && !network.equals("off") && !network.equals("full")) {
             errors.add(new FieldError(prefix + "network", "must be \"off\" or \"full\""));
@@ -38,15 +42,17 @@ public record SpecBody(String name, List<String> packages, Map<String, String> e
         List<String> names = packages == null ? List.of() : new ArrayList<>(packages);
         if (names.contains(null)) {
             errors.add(new FieldError(prefix + "packages", "a package name is null"));
+            unreadable = true;
         }
-        if (env != null) {
+        if (env != null && (env.containsKey(null) || env.containsValue(null))) {
             env.forEach((name, value) -> {
                 if (name == null || value == null) {
                     errors.add(new FieldError(prefix + "env", "variable '" + name + "' has no value"));
                 }
             });
+            unreadable = true;
         }
-        if (errors.size() > before) {
+        if (unreadable) {
             return Optional.empty();
         }
         return Optional.of(new Spec(names, env, full, paths));

@@ -8,6 +8,7 @@ import dev.nixexec.refusal.InvalidRequestException;
 import dev.nixexec.sandbox.SandboxEnv;
 import dev.nixexec.tenant.TenantPolicy;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -28,6 +29,7 @@ public class SpecCheck {
     private final PackagePolicy servicePackages;
     private final int maxEnvBytes;
 
+    @Inject
     public SpecCheck(NixExecConfig config) {
         this(new PackagePolicy(config.sandbox().packageDenylist().orElse(List.of()), config.sandbox().packageAllowlist()),
                 config.sandbox().maxEnvBytes());
