@@ -43,7 +43,10 @@ public class ProfileSubmissions {
      */
     public JobService.Submission apply(Caller caller, String name, JobService.Submission s, Optional<Boolean> network) {
         Profile profile = profiles.find(caller.tenantId(), name).orElseThrow(() ->
-                new InvalidRequestException(List.of(new FieldError("profile", "unknown profile '" + name
+                new InvalidRequestException(List.of(new FieldError("profile", "unknown profile '"
+                        // a name outside the grammar is not echoed back whole
+                        + (Profiles.NAME.matcher(name).matches() ? name : name.substring(0, Math.min(name.length(), 63))
+                                .replaceAll("[^a-z0-9_-]", "?"))
                         + "'; this tenant's profiles: " + profiles.list(caller.tenantId()).stream().map(Profile::name)
                         .collect(Collectors.joining(", ")))), false));
         Spec spec = profile.spec();

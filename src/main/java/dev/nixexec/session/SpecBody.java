@@ -44,7 +44,7 @@ public record SpecBody(String name, List<String> packages, Map<String, String> e
             errors.add(new FieldError(prefix + "packages", "a package name is null"));
             unreadable = true;
         }
-        if (env != null && (env.containsKey(null) || env.containsValue(null))) {
+        if (env != null && env.entrySet().stream().anyMatch(e -> e.getKey() == null || e.getValue() == null)) {
             env.forEach((name, value) -> {
                 if (name == null || value == null) {
                     errors.add(new FieldError(prefix + "env", "variable '" + name + "' has no value"));
