@@ -8,6 +8,8 @@ let
   hostPath = "/usr/bin:/bin";
 
   # Minimal runCommand on top of builtins.derivation (there is no stdenv).
+  # Every package gets a meta.description, as nixpkgs' do, for the package
+  # search index; it lives outside the derivation, so no hash changes.
   runCommand = name: env: script: builtins.derivation ({
     inherit name system;
     builder = "/bin/bash";
@@ -16,7 +18,9 @@ let
     # Host copies are cheap to make and not worth substituting/uploading.
     preferLocalBuild = true;
     allowSubstitutes = false;
-  } // env);
+  } // builtins.removeAttrs env [ "meta" ]) // {
+    meta = { description = "${name} (offline test fixture)"; } // (env.meta or { });
+  };
 
   # Host binaries plus data dirs, made self-contained by fixup.sh.
   hostPackage = name: script: runCommand name { inherit glibc; fixup = ./fixup.sh; } ''
