@@ -181,13 +181,10 @@ let
   # start files, static parts and linker scripts, re-pointed at the store glibc.
   glibc-dev = runCommand "glibc-host-dev" { inherit glibc; } ''
     mkdir -p $out/include $out/lib
-    for f in $(dpkg-query -L libc6-dev linux-libc-dev | grep '^/usr/include/'); do
-      [ -f "$f" ] || continue
-      rel=''${f#/usr/include/}
-      rel=''${rel#x86_64-linux-gnu/}
-      mkdir -p "$out/include/$(dirname "$rel")"
-      cp -L "$f" "$out/include/$rel"
-    done
+    dpkg-query -L libc6-dev linux-libc-dev | sed -n 's|^/usr/include/||p' \
+      | tar -C /usr/include --no-recursion -chf - -T - | tar -C $out/include -xf -
+    cp -a $out/include/x86_64-linux-gnu/. $out/include/
+    rm -rf $out/include/x86_64-linux-gnu
     for f in $(dpkg-query -L libc6-dev | grep -E '^/usr/lib/x86_64-linux-gnu/[^/]*\.(o|a)$'); do
       cp -L "$f" $out/lib/
     done
@@ -395,9 +392,9 @@ let
 
   # ---------------------------------------------------------------- haskell
   # Debian's GHC 9.0 (dynamically linked: its libraries find each other through
-  # $ORIGIN runpaths, kept by fixup.sh). Static archives, profiling files, Cabal,
-  # haddock and the GHC API's interfaces are left out: runghc interprets code
-  # against the shared libraries. The global package db is rewritten to the
+  # $ORIGIN runpaths, kept by fixup.sh). Static archives, profiling files,
+  # haddock and the interfaces of Cabal and of the GHC API are left out (Cabal's
+  # library stays, for ghc-pkg): runghc interprets code against the shared libraries. The global package db is rewritten to the
   # store paths; ghc-pkg recache rebuilds its cache.
 
   ghcLib = "lib/ghc";
@@ -405,7 +402,7 @@ let
   ghc-unwrapped = hostPackage "ghc-host-unwrapped" ''
     mkdir -p $out/${ghcLib}
     tar -C /usr/lib/ghc --exclude=./package.conf.d --exclude='*.a' --exclude='*.o' --exclude='*.p_hi' \
-        --exclude='*.dyn_o' --exclude='*.p_o' --exclude=./Cabal-3.4.1.0 --exclude=./html --exclude=./latex \
+        --exclude='*.dyn_o' --exclude='*.p_o' --exclude='Cabal-3.4.1.0/*hi' --exclude=./html --exclude=./latex \
         --exclude='ghc-9.0.2/*hi' --exclude=./bin/haddock --exclude=./bin/ghc-iserv-prof -cf - . \
       | tar -C $out/${ghcLib} -xf -
     db=$out/${ghcLib}/package.conf.d
@@ -415,7 +412,6 @@ let
       sed -e "s|/usr/lib/ghc|$out/${ghcLib}|g" -e "s|/usr/share/x86_64-linux-ghc|$out/share/x86_64-linux-ghc|g" \
           -e '/^haddock-/d' "$f" > $db/''${f##*/}
     done
-    # fixup runs after this script; recache afterwards (see ghc below)
   '';
 
   # The package db with its cache, built by the store ghc-pkg (the rest links to ghc-unwrapped).
