@@ -11,7 +11,11 @@ let
   runCommand = name: env: script: builtins.derivation ({
     inherit name system;
     builder = "/bin/bash";
-    args = [ "-eu" "-c" script ];
+    # Ends with a builtin: bash execs the last command of -c itself, and when
+    # that is a GNU tool (cp, chmod, ln), it closes the log pipe just before it
+    # exits; Nix 2.8 kills the builder's process group on seeing the pipe
+    # close, so the finished build could fail with signal 9.
+    args = [ "-eu" "-c" "${script}\ntrue" ];
     PATH = hostPath;
     # Host copies are cheap to make and not worth substituting/uploading.
     preferLocalBuild = true;
@@ -171,7 +175,7 @@ let
   # store glibc and runs where only the store is visible.
 
   binutils = hostPackage "binutils-host" ''
-    for t in as ld.bfd ar nm objcopy objdump ranlib readelf size strings strip; do
+    for t in as ld.bfd ld.gold ar nm objcopy objdump ranlib readelf size strings strip; do
       cp -L /usr/bin/x86_64-linux-gnu-$t $out/bin/$t
     done
     ln -s ld.bfd $out/bin/ld
@@ -399,27 +403,43 @@ let
 
   ghcLib = "lib/ghc";
 
+  # Shell function: drops the haddock-* fields (host paths to docs we don't copy),
+  # with their continuation lines, from a package db entry.
+  dropHaddockFields = "dropHaddockFields() { awk '/^[^ ]/ { skip = /^haddock-/ } !skip'; }";
+
   ghc-unwrapped = hostPackage "ghc-host-unwrapped" ''
+    ${dropHaddockFields}
     mkdir -p $out/${ghcLib}
+    # GHCi opens ghc-bignum's extra library by its development name.
+    cp -L /lib/x86_64-linux-gnu/libgmp.so.10 $out/lib/
     tar -C /usr/lib/ghc --exclude=./package.conf.d --exclude='*.a' --exclude='*.o' --exclude='*.p_hi' \
         --exclude='*.dyn_o' --exclude='*.p_o' --exclude='Cabal-3.4.1.0/*hi' --exclude=./html --exclude=./latex \
         --exclude='ghc-9.0.2/*hi' --exclude=./bin/haddock --exclude=./bin/ghc-iserv-prof -cf - . \
       | tar -C $out/${ghcLib} -xf -
+    ln -s ../../libgmp.so.10 $out/${ghcLib}/ghc-bignum-1.1/libgmp.so
     db=$out/${ghcLib}/package.conf.d
     mkdir -p $db
     for f in $(dpkg-query -L ghc | grep '^/var/lib/ghc/package.conf.d/.*\.conf$'); do
       case ''${f##*/} in Cabal-*) continue ;; esac
-      sed -e "s|/usr/lib/ghc|$out/${ghcLib}|g" -e "s|/usr/share/x86_64-linux-ghc|$out/share/x86_64-linux-ghc|g" \
-          -e '/^haddock-/d' "$f" > $db/''${f##*/}
+      sed -e "s|/usr/lib/ghc|$out/${ghcLib}|g" -e "s|/usr/share/x86_64-linux-ghc|$out/share/x86_64-linux-ghc|g" "$f" \
+        | dropHaddockFields > $db/''${f##*/}
     done
   '';
 
-  # The package db with its cache, built by the store ghc-pkg (the rest links to ghc-unwrapped).
+  # The libdir with the package db's cache, built by the store ghc-pkg, and
+  # settings naming the store C compiler and binutils: even runghc calls the C
+  # compiler (nixpkgs' ghc, too, has its cc in its closure). The rest links to ghc-unwrapped.
   ghc-db = runCommand "ghc-host-db" { ghc = ghc-unwrapped; } ''
     mkdir -p $out/${ghcLib}
     for e in $ghc/${ghcLib}/*; do
-      [ "''${e##*/}" = package.conf.d ] || ln -s $e $out/${ghcLib}/
+      case ''${e##*/} in package.conf.d|settings) ;; *) ln -s $e $out/${ghcLib}/ ;; esac
     done
+    sed -E -e 's#"x86_64-linux-gnu-gcc"#"${gcc}/bin/gcc"#' \
+        -e 's#"x86_64-linux-gnu-(ld.gold|ar|ranlib)"#"${binutils}/bin/\1"#' \
+        $ghc/${ghcLib}/settings > $out/${ghcLib}/settings
+    if grep -q '"x86_64-linux-gnu-' $out/${ghcLib}/settings; then
+      echo "ghc settings still name host tools:" >&2; grep '"x86_64-linux-gnu-' $out/${ghcLib}/settings >&2; exit 1
+    fi
     cp -r $ghc/${ghcLib}/package.conf.d $out/${ghcLib}/package.conf.d
     chmod -R u+w $out/${ghcLib}/package.conf.d
     $ghc/${ghcLib}/bin/ghc-pkg --global-package-db $out/${ghcLib}/package.conf.d recache
@@ -455,6 +475,7 @@ let
   haskellPackage = debName: libName: hostPackageWith "ghc9.0.2-${libName}" { ghc = ghc-unwrapped; } ''
     # GHC's own libraries are linked from the ghc package, never copied (loaded once).
     fixupLibDirs=$(echo $ghc/${ghcLib}/*/)
+    ${dropHaddockFields}
     hs=/usr/lib/haskell-packages/ghc/lib/x86_64-linux-ghc-9.0.2
     mkdir -p $out/lib/haskell $out/${ghcLib}/package.conf.d
     for f in $(dpkg-query -L ${debName} | grep "^$hs/"); do
@@ -463,8 +484,8 @@ let
       if [ -d "$f" ]; then mkdir -p "$out/lib/haskell/$rel"; else cp -L "$f" "$out/lib/haskell/$rel"; fi
     done
     for f in $(dpkg-query -L ${debName} | grep '^/var/lib/ghc/package.conf.d/.*\.conf$'); do
-      sed -e "s|$hs|$out/lib/haskell|g" -e '/^haddock-/d' -e "s|^data-dir:.*|data-dir: $out/share|" \
-          "$f" > $out/${ghcLib}/package.conf.d/''${f##*/}
+      sed -e "s|$hs|$out/lib/haskell|g" -e "s|^data-dir:.*|data-dir: $out/share|" "$f" \
+        | dropHaddockFields > $out/${ghcLib}/package.conf.d/''${f##*/}
     done
   '';
 
