@@ -126,14 +126,16 @@ let
   dig = hostBins "dig-host" [ "/usr/bin/dig" "/usr/bin/host" "/usr/bin/nslookup" ];
 
   # git with its helper programs; the exec path and templates are compiled in
-  # as /usr/..., so the wrapper points git at the store copies.
+  # as /usr/..., so the wrapper points git at the store copies, and Debian's
+  # libcurl at the job's CA bundle (nixpkgs' follows SSL_CERT_FILE by itself).
   git-unwrapped = hostPackage "git-host-unwrapped" ''
     mkdir -p $out/libexec $out/share/git-core
     cp -a /usr/lib/git-core $out/libexec/git-core
     # Perl/Python helpers would need interpreters the closure lacks.
     for f in $out/libexec/git-core/*; do
       [ -L "$f" ] && continue
-      case "$(head -c 32 "$f")" in "#!"*perl*|"#!"*python*) rm "$f" ;; esac
+      first=; IFS= read -r first < "$f" 2>/dev/null || true
+      case $first in "#!"*perl*|"#!"*python*) rm "$f" ;; esac
     done
     cp -a /usr/share/git-core/templates $out/share/git-core/templates
   '';
@@ -143,6 +145,7 @@ let
     exports = ''
       export GIT_EXEC_PATH="${git-unwrapped}/libexec/git-core"
       export GIT_TEMPLATE_DIR="''${GIT_TEMPLATE_DIR:-${git-unwrapped}/share/git-core/templates}"
+      if [ -n "''${SSL_CERT_FILE:-}" ]; then export GIT_SSL_CAINFO="''${GIT_SSL_CAINFO:-$SSL_CERT_FILE}"; fi
     '';
   };
 

@@ -52,7 +52,11 @@ class BuiltInProfileEnvironmentsTest {
             Map.entry("nodejs", new Check("node -e 'console.log(6 * 7)'", "42")),
             Map.entry("python3", new Check("python3 -c 'import json; print(json.dumps([6 * 7]))'", "[42]")),
             Map.entry("gcc", new Check("""
-                    printf '#include <stdio.h>\\n#include <math.h>\\nint main(void) { printf("gcc %.2f\\\\n", sqrt(2.0)); return 0; }\\n' > hello.c
+                    cat > hello.c <<'EOF'
+                    #include <stdio.h>
+                    #include <math.h>
+                    int main(void) { printf("gcc %.2f\\n", sqrt(2.0)); return 0; }
+                    EOF
                     gcc -O2 -Wall -o hello hello.c -lm && ./hello""", "gcc 1.41")),
             Map.entry("gnumake", new Check("""
                     mkdir -p mk && printf 'all: out.txt\\n\\tcat out.txt\\nout.txt:\\n\\techo made > out.txt\\n' > mk/Makefile
