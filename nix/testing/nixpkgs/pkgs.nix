@@ -533,6 +533,7 @@ let
     cp -a /usr/lib/x86_64-linux-gnu/octave/7.3.0 /usr/lib/x86_64-linux-gnu/octave/site $out/${octaveArchDir}/
     rm -f $out/${octaveArchDir}/7.3.0/lib*.so* $out/${octaveArchDir}/7.3.0/oct/*/__init_fltk__.oct \
           $out/${octaveArchDir}/7.3.0/oct/*/__fltk_uigetfile__.oct
+    sed -i '/__init_fltk__\|__fltk_uigetfile__/d' $out/${octaveArchDir}/7.3.0/oct/*/PKG_ADD
     cp -a /usr/libexec/octave $out/libexec/octave
   '';
 
