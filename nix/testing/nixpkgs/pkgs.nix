@@ -507,7 +507,7 @@ let
         dbs = map (p: runCommand "${p.name}-db" { pkg = p; } ''
           mkdir -p $out
           cp $pkg/${ghcLib}/package.conf.d/*.conf $out/
-          ${ghcTop}/bin/ghc-pkg --package-db $out recache
+          ${ghcTop}/bin/ghc-pkg --global-package-db ${ghcTop}/package.conf.d --package-db $out recache
         '') chosen;
     in mkWrapper {
       name = "ghc-host-with-packages";
