@@ -60,6 +60,11 @@ public class PackageIndex {
     public List<PackageHit> search(PackageQuery query) {
         Optional<NixpkgsPin> pin = pins.known();
         if (pin.isEmpty()) {
+            // an API node runs no nix: the workers' newest index is the fleet's
+            Optional<String> newest = store.newestReady();
+            if (newest.isPresent()) {
+                return store.search(newest.get(), query.text(), query.packageSet(), query.limit());
+            }
             listInBackground();
             throw unavailable("nixpkgs is not pinned on this node yet" + problem() + "; the package index is listed "
                     + "once it is");

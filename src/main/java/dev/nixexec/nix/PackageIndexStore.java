@@ -79,6 +79,17 @@ public class PackageIndexStore {
         }
     }
 
+    /** The pin whose index was finished last: what a node that pins nothing itself (an API node) searches. */
+    public Optional<String> newestReady() {
+        try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(
+                "SELECT nar_hash FROM package_indexes WHERE status = 'ready' ORDER BY finished_at DESC LIMIT 1");
+                ResultSet r = s.executeQuery()) {
+            return r.next() ? Optional.of(r.getString(1)) : Optional.empty();
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot read the package index", e);
+        }
+    }
+
     /**
      * Takes the listing of this pin for {@code node}: true when no node has it, or the one that had
      * it started longer than {@code stale} ago, or it failed longer than {@code retry} ago.

@@ -106,6 +106,23 @@ class PackageIndexStoreTest {
     }
 
     @Test
+    void aNodeWithoutAPinSearchesTheIndexFinishedLast() throws SQLException {
+        indexed();
+        String older = "sha256-" + UUID.randomUUID();
+        assertTrue(store.claim(older, "older", "node-b", STALE, RETRY));
+        store.insert(older, List.of(top("jq", "1.6", "an older jq")));
+        assertTrue(store.ready(older, "node-b"));
+        try (PreparedStatement s = connection.prepareStatement(
+                "UPDATE package_indexes SET finished_at = finished_at - interval '1 hour' WHERE nar_hash = ?")) {
+            s.setString(1, older);
+            s.executeUpdate();
+        }
+        String building = "sha256-" + UUID.randomUUID();
+        assertTrue(store.claim(building, "newest", "node-c", STALE, RETRY));
+        assertEquals(Optional.of(pin), store.newestReady(), "the newest ready index; one still listed does not count");
+    }
+
+    @Test
     void exactNamesComeFirstThenPrefixesThenSubstringsThenDescriptions() {
         indexed();
         assertEquals(List.of("jq", "python3Packages.jq", "jqp", "gojq", "jo"),
