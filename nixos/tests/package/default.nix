@@ -1,0 +1,51 @@
+# nixos/package.nix without nixpkgs: the pinned nixpkgs lib (the one nixos/tests/eval uses) and,
+# for the rest, stand-ins. fetchurl is Nix's own builtin fetcher (<nix/fetchurl.nix>), so the
+# Maven repository it yields (passthru.mavenRepository) is a real derivation, fetched from the
+# lock's urls and checked against its sha256s; linkFarm links the files with the host's /bin/sh
+# (this machine's Nix builds without a sandbox). Nothing of the package itself is built: no
+# nixpkgs, no stdenv; lib.fileset (src) needs a newer Nix than 2.8. See docs/operations.md, "Building the package", for what each use proves.
+#   nix-instantiate --eval --strict -A checks nixos/tests/package --argstr libPath ../shared/nixpkgs-lib/lib
+#   nix-build --option substituters '' -A mavenRepository nixos/tests/package --argstr libPath ...
+{ libPath }:
+let
+  lib = import libPath;
+  stub = name: { type = "derivation"; inherit name; outPath = "/nix/store/00000000000000000000000000000000-${name}"; };
+  package = import ../../package.nix {
+    inherit lib;
+    stdenvNoCC.mkDerivation = attrs: attrs;
+    fetchurl = { url, sha256 }: import <nix/fetchurl.nix> { inherit url sha256; };
+    linkFarm = name: entries: derivation {
+      inherit name;
+      system = builtins.currentSystem;
+      builder = "/bin/sh";
+      links = lib.concatMapStrings (e: "${e.name} ${e.path}\n") entries;
+      args = [ "-ec" ''
+        while read -r name target; do
+          /bin/mkdir -p "$out/$(/usr/bin/dirname "$name")"
+          /bin/ln -s "$target" "$out/$name"
+        done <<EOS
+        $links
+        EOS
+      '' ];
+    };
+    maven.override = _: stub "maven";
+    jdk21_headless = stub "jdk";
+    makeWrapper = stub "make-wrapper";
+    bubblewrap = stub "bubblewrap";
+    nix = stub "nix";
+    util-linux = stub "util-linux";
+    coreutils = stub "coreutils";
+  };
+  lock = lib.importJSON ../../maven-lock.json;
+  central = "https://repo.maven.apache.org/maven2/";
+in
+{
+  inherit (package.passthru) mavenRepository;
+  # what evaluation can check: every entry is a Maven Central file named by its path, once
+  checks = {
+    files = builtins.length lock.files;
+    urlsArePaths = lib.all (f: f.url == central + f.path && builtins.match "[0-9a-f]{64}" f.sha256 != null) lock.files;
+    pathsUnique = builtins.length (lib.unique (map (f: f.path) lock.files)) == builtins.length lock.files;
+    buildPhaseNamesRepository = with builtins; lib.hasInfix (unsafeDiscardStringContext package.passthru.mavenRepository.outPath) (unsafeDiscardStringContext package.buildPhase);
+  };
+}
