@@ -3,8 +3,10 @@
 # Maven repository it yields (passthru.mavenRepository) is a real derivation, fetched from the
 # lock's urls and checked against its sha256s; linkFarm links the files with the host's /bin/sh
 # (this machine's Nix builds without a sandbox). Nothing of the package itself is built: no
-# nixpkgs, no stdenv; lib.fileset (src) needs a newer Nix than 2.8. See docs/operations.md, "Building the package", for what each use proves.
-#   nix-instantiate --eval --strict -A checks nixos/tests/package --argstr libPath ../shared/nixpkgs-lib/lib
+# nixpkgs, no stdenv; lib.fileset (src) needs a newer Nix than 2.8. See docs/operations.md,
+# "Building the package".
+# (libPath absolute; .ci/run evaluates `checks`, the fetch is run by hand):
+#   nix-instantiate --eval --strict -A checks nixos/tests/package --argstr libPath $PWD/../shared/nixpkgs-lib/lib
 #   nix-build --option substituters '' -A mavenRepository nixos/tests/package --argstr libPath ...
 { libPath }:
 let
@@ -41,11 +43,17 @@ let
 in
 {
   inherit (package.passthru) mavenRepository;
-  # what evaluation can check: every entry is a Maven Central file named by its path, once
-  checks = {
-    files = builtins.length lock.files;
-    urlsArePaths = lib.all (f: f.url == central + f.path && builtins.match "[0-9a-f]{64}" f.sha256 != null) lock.files;
-    pathsUnique = builtins.length (lib.unique (map (f: f.path) lock.files)) == builtins.length lock.files;
-    buildPhaseNamesRepository = with builtins; lib.hasInfix (unsafeDiscardStringContext package.passthru.mavenRepository.outPath) (unsafeDiscardStringContext package.buildPhase);
-  };
+  # what evaluation can check, failing on the first that does not hold: every entry is the Maven
+  # Central file its path names, with a well-formed sha256, once; the build uses the repository
+  checks =
+    let
+      paths = map (f: f.path) lock.files;
+      notCentral = lib.filter (f: f.url != central + f.path || builtins.match "[0-9a-f]{64}" f.sha256 == null) lock.files;
+      inBuild = with builtins; lib.hasInfix (unsafeDiscardStringContext package.passthru.mavenRepository.outPath)
+        (unsafeDiscardStringContext package.buildPhase);
+    in
+    assert lib.assertMsg (notCentral == [ ]) "maven-lock.json: bad url or sha256: ${(builtins.head notCentral).path}";
+    assert lib.assertMsg (lib.length (lib.unique paths) == lib.length paths) "maven-lock.json: a path twice";
+    assert lib.assertMsg inBuild "package.nix: the build does not use the lock's repository";
+    "nixos/package.nix evaluates over ${toString (lib.length paths)} locked Maven files";
 }
