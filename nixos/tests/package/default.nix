@@ -21,13 +21,12 @@ let
       system = builtins.currentSystem;
       builder = "/bin/sh";
       links = lib.concatMapStrings (e: "${e.name} ${e.path}\n") entries;
+      passAsFile = [ "links" ]; # too long for one environment variable
       args = [ "-ec" ''
         while read -r name target; do
           /bin/mkdir -p "$out/$(/usr/bin/dirname "$name")"
           /bin/ln -s "$target" "$out/$name"
-        done <<EOS
-        $links
-        EOS
+        done <"$linksPath"
       '' ];
     };
     maven.override = _: stub "maven";
