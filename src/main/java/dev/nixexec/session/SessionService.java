@@ -149,6 +149,22 @@ public class SessionService {
      * nothing stored.
      */
     public JobService.Submitted exec(Caller caller, String idOrName, SessionExec exec, Duration wait) {
+        SessionRepository.Row session = runnable(caller, idOrName);
+        JobService.Submitted submitted = waits.submit(caller, submission(session, exec), null, wait);
+        QuarkusTransaction.requiringNew().run(() -> repository.touch(session.id()));
+        return submitted;
+    }
+
+    /** As {@link #exec(Caller, String, SessionExec, Duration)}, as the job {@code id} the caller watches already. */
+    public JobView exec(Caller caller, String idOrName, SessionExec exec, UUID id) {
+        SessionRepository.Row session = runnable(caller, idOrName);
+        JobView job = jobs.submit(caller, submission(session, exec), null, id).job();
+        QuarkusTransaction.requiringNew().run(() -> repository.touch(session.id()));
+        return job;
+    }
+
+    /** The caller's session, if it can run a command now; 403, 404 or 409 otherwise. */
+    private SessionRepository.Row runnable(Caller caller, String idOrName) {
         requireWriter(caller, "run commands in sessions");
         SessionRepository.Row session = settled(caller, find(caller, idOrName));
         switch (session.status()) {
@@ -160,9 +176,7 @@ public class SessionService {
                     + " was destroyed; create a new one");
             case READY -> { }
         }
-        JobService.Submitted submitted = waits.submit(caller, submission(session, exec), null, wait);
-        QuarkusTransaction.requiringNew().run(() -> repository.touch(session.id()));
-        return submitted;
+        return session;
     }
 
     /** Destroys the caller's session: its unfinished jobs cancelled, its files deleted; again: nothing more. */
