@@ -247,7 +247,7 @@ public class SessionService {
 
     // ---------------------------------------------------------------- checks
 
-    private SessionRepository.Row find(Caller caller, String idOrName) {
+    SessionRepository.Row find(Caller caller, String idOrName) {
         String wanted = idOrName == null ? "" : idOrName.strip();
         UUID id;
         try {

@@ -51,7 +51,12 @@ class SessionAcrossNodesIT {
         String key = memberKey("session-nodes");
         String id = on("session-node-a", () -> {
             JsonPath session = as(key).body(Map.of("packages", List.of("hello"), "name", "travels"))
-                    .post("/v1/sessions?wait=60").then().statusCode(201).extract().jsonPath();
+                    .post("/v1/sessions?wait=20").then().statusCode(201).extract().jsonPath();
+            // a fresh worker process starts and builds first: wait for the build job in rounds
+            for (int i = 0; i < 6 && session.getString("status").equals("building"); i++) {
+                as(key).get("/v1/jobs/" + session.getString("build_job_id") + "?wait=30").then().statusCode(200);
+                session = as(key).get("/v1/sessions/travels").then().statusCode(200).extract().jsonPath();
+            }
             assertEquals("ready", session.getString("status"), session.prettify());
             JsonPath wrote = exec(key, "travels", List.of("bash", "-c",
                     "echo one > /workspace/a; echo two > ~/b; echo three > /cache/c; hello > /workspace/h"));
@@ -67,10 +72,10 @@ class SessionAcrossNodesIT {
     }
 
     private static JsonPath exec(String key, String session, List<String> command) {
-        JsonPath job = as(key).body(Map.of("command", command)).post("/v1/sessions/" + session + "/exec?wait=60")
+        JsonPath job = as(key).body(Map.of("command", command)).post("/v1/sessions/" + session + "/exec?wait=20")
                 .then().extract().jsonPath();
-        for (int i = 0; i < 3 && !terminal(job.getString("status")); i++) {
-            job = as(key).get("/v1/jobs/" + job.getString("id") + "?wait=60").then().statusCode(200).extract().jsonPath();
+        for (int i = 0; i < 6 && !terminal(job.getString("status")); i++) {
+            job = as(key).get("/v1/jobs/" + job.getString("id") + "?wait=30").then().statusCode(200).extract().jsonPath();
         }
         return job;
     }
