@@ -37,6 +37,8 @@ public interface NixExecConfig {
 
     Workspaces workspaces();
 
+    Sessions sessions();
+
     Limits limits();
 
     Catalog catalog();
@@ -59,6 +61,21 @@ public interface NixExecConfig {
         @NonZero
         @WithDefault("30m")
         Duration buildTimeout();
+    }
+
+    /** Sessions: sandboxes that live between commands (docs/api.md "Sessions"). */
+    interface Sessions {
+        /** Live sessions (building, ready or failed) one tenant may have; one more is 429. */
+        @WithDefault("20")
+        int maxPerTenant();
+
+        /** A session is destroyed with its files after this long without a command, unless it asks for another. */
+        @WithDefault("1h")
+        Duration idleTtl();
+
+        /** The longest {@code idle_ttl} a session may ask for. */
+        @WithDefault("7d")
+        Duration maxIdleTtl();
     }
 
     /** Workspaces, inline input files and artifacts (docs/workspaces.md). */

@@ -16,6 +16,7 @@ import dev.nixexec.nix.Language;
 import dev.nixexec.nix.PackageName;
 import dev.nixexec.nix.PackagePolicy;
 import dev.nixexec.sandbox.Limits;
+import dev.nixexec.sandbox.PersistentPaths;
 import dev.nixexec.sandbox.RunCalledOff;
 import dev.nixexec.sandbox.Sandbox;
 import dev.nixexec.sandbox.SandboxEnv;
@@ -45,24 +46,30 @@ public class ExecutionEngine {
     /** A request that passed validation: the only kind the engine runs. */
     public record ValidatedRequest(Language language, EnvironmentRequest environment, byte[] code,
             Map<String, String> env, byte[] stdin, Limits limits, boolean network, Optional<Path> hostWorkspace,
-            Optional<Path> materialisedWorkspace) {
+            Optional<Path> materialisedWorkspace, Optional<PersistentPaths> persistent) {
 
         /** The same request under other limits (a tenant's policy narrows the defaults). */
         public ValidatedRequest withLimits(Limits newLimits) {
             return new ValidatedRequest(language, environment, code, env, stdin, newLimits, network, hostWorkspace,
-                    materialisedWorkspace);
+                    materialisedWorkspace, persistent);
         }
 
         /** The same request with a host directory at /workspace, as checked by {@link HostWorkspaces}. */
         public ValidatedRequest withHostWorkspace(Path checked) {
             return new ValidatedRequest(language, environment, code, env, stdin, limits, network, Optional.of(checked),
-                    Optional.empty());
+                    Optional.empty(), Optional.empty());
         }
 
         /** The same request with a workspace the worker materialised (private to the service) at /workspace. */
         public ValidatedRequest withMaterialisedWorkspace(Path dir) {
             return new ValidatedRequest(language, environment, code, env, stdin, limits, network, Optional.empty(),
-                    Optional.of(dir));
+                    Optional.of(dir), Optional.empty());
+        }
+
+        /** The same request in a session's paths, materialised by the worker (private to the service). */
+        public ValidatedRequest withPersistentPaths(PersistentPaths paths) {
+            return new ValidatedRequest(language, environment, code, env, stdin, limits, network, Optional.empty(),
+                    Optional.empty(), Optional.of(paths));
         }
     }
 
@@ -138,7 +145,7 @@ public class ExecutionEngine {
         Limits runLimits = new Limits(timeout, limits.memoryBytes(), limits.maxProcesses(), limits.cpuSeconds(),
                 limits.maxFileBytes(), limits.tmpBytes(), limits.workspaceBytes(), limits.maxOutputBytes());
         return new ValidatedRequest(language.get(), EnvironmentRequest.of(language.get(), packages, request.network()), code,
-                request.env(), stdin, runLimits, request.network(), Optional.empty(), Optional.empty());
+                request.env(), stdin, runLimits, request.network(), Optional.empty(), Optional.empty(), Optional.empty());
     }
 
     /**
@@ -192,7 +199,7 @@ public class ExecutionEngine {
                 SandboxSpec spec = new SandboxSpec(environment.storePath(), environment.closure(),
                         request.language().fileName(), request.code(), request.language().command(), request.env(),
                         request.stdin(), request.limits(), request.network(), request.hostWorkspace(),
-                        request.materialisedWorkspace());
+                        request.materialisedWorkspace(), request.persistent());
                 emitter.emit(new ExecutionEvent.EnvironmentReady(info));
                 emitter.emit(new ExecutionEvent.Phase("running"));
                 sandboxRun.set(sandbox.run(spec, () -> beforeRun.test(info)).subscribe().with(

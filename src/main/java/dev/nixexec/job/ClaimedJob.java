@@ -11,9 +11,9 @@ import java.util.UUID;
 /**
  * What a worker needs to run a job it claimed, with its tenant's policy as of the claim, in local
  * mode the host directory to mount at {@code /workspace} (to be checked again), and whether it has
- * a workspace, input files or artifacts to materialise.
+ * a workspace, input files or artifacts to materialise, and the session it runs in, if any.
  */
 public record ClaimedJob(UUID id, UUID tenantId, int attempt, String language, String code, List<String> packages,
         Map<String, String> env, String stdin, Duration timeout, boolean network, TenantPolicy policy,
-        Optional<Path> hostWorkspace, boolean hasFiles) {
+        Optional<Path> hostWorkspace, boolean hasFiles, Optional<UUID> sessionId) {
 }

@@ -95,6 +95,9 @@ public class Job extends PanacheEntityBase {
     public String errorCode;
     @Column(name = "error_message")
     public String errorMessage;
+    /** The session the job builds or runs in, if any. */
+    @Column(name = "session_id")
+    public UUID sessionId;
 
     public JobStatus jobStatus() {
         return JobStatus.byId(status).orElseThrow();

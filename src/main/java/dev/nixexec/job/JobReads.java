@@ -51,6 +51,13 @@ public class JobReads {
         return views.detail(owned(caller, id), caller);
     }
 
+    /** The tenant's jobs of this session that have not ended (queued, building, running), in the current transaction. */
+    @Transactional(Transactional.TxType.MANDATORY)
+    public List<UUID> unfinishedOfSession(UUID tenantId, UUID sessionId) {
+        return Job.<Job>find("tenantId = ?1 and sessionId = ?2 and status in ('queued', 'building', 'running')",
+                tenantId, sessionId).stream().map(job -> job.id).toList();
+    }
+
     /** The job's entity, in the current transaction, if it belongs to the caller's tenant. */
     Job owned(Caller caller, UUID id) {
         Job job = Job.findById(id);

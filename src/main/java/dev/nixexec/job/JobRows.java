@@ -68,6 +68,7 @@ final class JobRows {
         job.buildMs = rs.getObject("build_ms", Long.class);
         job.errorCode = rs.getString("error_code");
         job.errorMessage = rs.getString("error_message");
+        job.sessionId = rs.getObject("session_id", UUID.class);
         return job;
     }
 
@@ -87,7 +88,8 @@ final class JobRows {
                 job.finishedAt, job.exitCode, job.signal, job.timedOut, job.limitHit, job.durationMs, job.stdout,
                 job.stderr, job.stdoutBytes, job.stderrBytes, job.stdoutTruncated, job.stderrTruncated, environment,
                 error, job.attempt, job.nodeId,
-                job.artifacts == null ? List.of() : read(json, job.artifacts, new TypeReference<List<Artifact>>() { }));
+                job.artifacts == null ? List.of() : read(json, job.artifacts, new TypeReference<List<Artifact>>() { }),
+                job.sessionId);
     }
 
     static <T> T read(ObjectMapper json, String text, TypeReference<T> type) {

@@ -40,13 +40,15 @@ public class JobService {
 
     /**
      * What a caller submits. An empty timeout means the service default. A host workspace comes
-     * only from an MCP root in local mode, already checked by {@link HostWorkspaces}.
+     * only from an MCP root in local mode, already checked by {@link HostWorkspaces}. A session's
+     * job names its session (the session side has checked it is the caller's and ready).
      */
     public record Submission(String language, String code, List<String> packages, Map<String, String> env,
             String stdin, Optional<Duration> timeout, boolean network, Map<String, Object> metadata,
-            Optional<Path> hostWorkspace, JobFiles files) {
+            Optional<Path> hostWorkspace, JobFiles files, Optional<UUID> session) {
 
         public Submission {
+            session = session == null ? Optional.empty() : session;
             files = files == null ? JobFiles.NONE : files;
             packages = packages == null ? List.of() : List.copyOf(packages);
             env = env == null ? Map.of() : Map.copyOf(env);
@@ -54,6 +56,14 @@ public class JobService {
             timeout = timeout == null ? Optional.empty() : timeout;
             metadata = metadata == null ? Map.of() : Map.copyOf(metadata);
             hostWorkspace = hostWorkspace == null ? Optional.empty() : hostWorkspace;
+        }
+
+        /** A submission that belongs to no session. */
+        public Submission(String language, String code, List<String> packages, Map<String, String> env,
+                String stdin, Optional<Duration> timeout, boolean network, Map<String, Object> metadata,
+                Optional<Path> hostWorkspace, JobFiles files) {
+            this(language, code, packages, env, stdin, timeout, network, metadata, hostWorkspace, files,
+                    Optional.empty());
         }
 
         /** A submission with no host workspace: what REST and remote tenants send. */
@@ -203,6 +213,7 @@ public class JobService {
         job.metadata = write(s.metadata());
         job.idempotencyKey = idempotencyKey;
         job.requestHash = hash;
+        job.sessionId = s.session().orElse(null);
         job.maxAttempts = config.jobs().maxAttempts();
         OffsetDateTime now = JobTransitions.storedNow();
         job.createdAt = now;
@@ -228,7 +239,7 @@ public class JobService {
         job.claimedAt = now;
         return new Stored(new Submitted(view(job), true), Optional.of(new ClaimedJob(job.id, job.tenantId, 1,
                 job.language, job.code, s.packages(), s.env(), job.stdin, Duration.ofMillis(job.timeoutMs), job.network,
-                policy, s.hostWorkspace(), !s.files().isEmpty())));
+                policy, s.hostWorkspace(), !s.files().isEmpty(), s.session())));
     }
 
     private synchronized long queuedOfAllTenants() {
@@ -293,6 +304,7 @@ public class JobService {
             if (!s.files().isEmpty()) {
                 fields.put("files", s.files());
             }
+            s.session().ifPresent(session -> fields.put("session", session));
             byte[] digest = MessageDigest.getInstance("SHA-256").digest(canonical.writeValueAsBytes(fields));
             return HexFormat.of().formatHex(digest);
         } catch (JsonProcessingException | NoSuchAlgorithmException e) {

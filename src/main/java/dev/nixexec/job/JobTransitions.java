@@ -126,14 +126,15 @@ public class JobTransitions {
                 INSERT INTO jobs (id, tenant_id, key_id, status, language, code, packages, env, stdin,
                                   timeout_ms, network, host_workspace, metadata, idempotency_key,
                                   request_hash, max_attempts, created_at, run_after, node_id, attempt,
-                                  lease_until, claimed_at)
+                                  lease_until, claimed_at, session_id)
                 SELECT :id, :tenant, CAST(:key AS uuid), CASE WHEN h.node_id IS NULL THEN 'queued' ELSE 'building' END,
                        :language, :code, CAST(:packages AS jsonb), CAST(:env AS jsonb), :stdin, :timeout_ms, :network,
                        CAST(:host_workspace AS text), CAST(:metadata AS jsonb), CAST(:idempotency_key AS text),
                        :request_hash, :max_attempts, :created_at, :created_at, h.node_id,
                        CASE WHEN h.node_id IS NULL THEN 0 ELSE 1 END,
                        CASE WHEN h.node_id IS NOT NULL THEN now() + make_interval(secs => :lease_seconds) END,
-                       CASE WHEN h.node_id IS NOT NULL THEN CAST(:created_at AS timestamptz) END
+                       CASE WHEN h.node_id IS NOT NULL THEN CAST(:created_at AS timestamptz) END,
+                       CAST(:session AS uuid)
                 FROM (SELECT 1) one LEFT JOIN here h ON true
                 WHERE (SELECT n FROM queued) < :max_queued
                 RETURNING id, tenant_id, key_id, node_id
@@ -191,7 +192,8 @@ public class JobTransitions {
                              FOR UPDATE SKIP LOCKED)
                 RETURNING id, tenant_id, attempt, language, code, packages::text AS packages, env::text AS env, stdin,
                           timeout_ms, network, (SELECT t.policy::text FROM tenants t WHERE t.id = jobs.tenant_id) AS policy,
-                          host_workspace, EXISTS (SELECT 1 FROM job_files f WHERE f.job_id = jobs.id) AS has_files
+                          host_workspace, EXISTS (SELECT 1 FROM job_files f WHERE f.job_id = jobs.id) AS has_files,
+                          session_id
             ), events AS (
                 INSERT INTO job_events (job_id, seq, kind, data)
                 SELECT c.id, coalesce((SELECT max(e.seq) FROM job_events e WHERE e.job_id = c.id), 0) + 1, 'status', 'building'
@@ -429,7 +431,7 @@ public class JobTransitions {
                 .set("host_workspace", job.hostWorkspace).set("metadata", job.metadata)
                 .set("idempotency_key", job.idempotencyKey).set("request_hash", job.requestHash)
                 .set("max_attempts", job.maxAttempts).set("created_at", job.createdAt).set("max_queued", maxQueued)
-                .set("submitted", submitted).set("node", handOffNode.orElse(null))
+                .set("submitted", submitted).set("node", handOffNode.orElse(null)).set("session", job.sessionId)
                 .set("share", settings.share(settings.slots())).set("lease_seconds", leaseSeconds())
                 .set("default_cap", settings.defaultMaxRunning())
                 .set("window_seconds", (double) settings.contentionWindow().toSeconds())
@@ -460,7 +462,8 @@ public class JobTransitions {
                 JobRows.read(json, rs.getString("env"), new TypeReference<Map<String, String>>() { }),
                 rs.getString("stdin"), Duration.ofMillis(rs.getLong("timeout_ms")), rs.getBoolean("network"),
                 JobRows.read(json, rs.getString("policy"), new TypeReference<TenantPolicy>() { }),
-                Optional.ofNullable(rs.getString("host_workspace")).map(Path::of), rs.getBoolean("has_files"))));
+                Optional.ofNullable(rs.getString("host_workspace")).map(Path::of), rs.getBoolean("has_files"),
+                Optional.ofNullable(rs.getObject("session_id", UUID.class)))));
     }
 
     // ---------------------------------------------------------------- start

@@ -11,6 +11,8 @@ import dev.nixexec.job.JobWaits;
 import dev.nixexec.job.JobWatch;
 import dev.nixexec.limits.KeyLimits;
 import dev.nixexec.nix.Language;
+import dev.nixexec.session.SessionExec;
+import dev.nixexec.session.SessionService;
 import dev.nixexec.tenant.Caller;
 import dev.nixexec.refusal.FieldError;
 import dev.nixexec.refusal.InvalidRequestException;
@@ -77,11 +79,13 @@ public class JobTools {
     private final KeyLimits limits;
     private final KnownArguments knownArguments;
     private final ProfileSubmissions profiles;
+    private final SessionService sessions;
 
     public JobTools(JobService jobs, JobReads reads, JobWaits waits, NixExecConfig config, SecurityIdentity identity, HostWorkspaces hostWorkspaces,
             WorkspaceService workspaces, SessionWorkspaces sessionWorkspaces, KeyLimits limits,
-            KnownArguments knownArguments, ProfileSubmissions profiles) {
+            KnownArguments knownArguments, ProfileSubmissions profiles, SessionService sessions) {
         this.profiles = profiles;
+        this.sessions = sessions;
         this.limits = limits;
         this.knownArguments = knownArguments;
         this.workspaces = workspaces;
@@ -108,22 +112,42 @@ public class JobTools {
             @ToolArg(description = TIMEOUT, required = false) Integer timeout,
             @ToolArg(description = WorkspaceTools.WORKSPACE, required = false) String workspace,
             @ToolArg(description = PROFILE, required = false) String profile,
+            @ToolArg(description = "A session's id or name (create_session): run in its environment and files, "
+                    + "with its packages, instead of packages and workspace.", required = false) String session,
             Progress progress, McpLog log, Cancellation cancellation, Roots roots, McpConnection connection,
             RawMessage message) {
         return refusalsAsErrors(() -> {
             knownArguments.check(message);
             CallerIdentity.writer(identity, "run_code");
-            UUID id = UUID.randomUUID();
-            // watching before submitting, so that no change of the job goes unheard
-            try (KeyLimits.Wait held = limits.startWait(caller()); JobWatch watch = waits.watch(id)) {
-                submit(id, language, code, packages, env, stdin, timeout, roots, workspace, profile, connection);
-                return result(waits.follow(caller(), watch, config.mcp().runWait(), JobFollow.CANCEL_CHECK,
-                        new JobFollow(jobs, caller(), id, progress, log, cancellation)));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return result(reads.get(caller(), id));
+            Optional<Duration> limit = Optional.ofNullable(timeout).map(Duration::ofSeconds);
+            if (session != null) {
+                if (packages != null || workspace != null || profile != null) {
+                    throw new InvalidRequestException(List.of(new FieldError("session", "a session brings its own "
+                            + "packages and files: give session, or packages, profile and workspace")), false);
+                }
+                return followed(id -> sessions.exec(caller(), session, new SessionExec(null, language, code, stdin, env,
+                        limit), id), progress, log, cancellation);
             }
+            return followed(id -> submit(id, language, code, packages, env, stdin, timeout, roots, workspace, profile,
+                    connection), progress, log, cancellation);
         });
+    }
+
+    /**
+     * Submits as a job of a chosen id, watched before it exists so that no change of it goes
+     * unheard, and follows it for the MCP run wait: its result, or the job id to poll.
+     */
+    ToolResponse followed(java.util.function.Function<UUID, JobView> submit, Progress progress, McpLog log,
+            Cancellation cancellation) {
+        UUID id = UUID.randomUUID();
+        try (KeyLimits.Wait held = limits.startWait(caller()); JobWatch watch = waits.watch(id)) {
+            submit.apply(id);
+            return result(waits.follow(caller(), watch, config.mcp().runWait(), JobFollow.CANCEL_CHECK,
+                    new JobFollow(jobs, caller(), id, progress, log, cancellation)));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return result(reads.get(caller(), id));
+        }
     }
 
     @Tool(name = "submit_job", description = "Queue code like run_code but return the job id at once; "

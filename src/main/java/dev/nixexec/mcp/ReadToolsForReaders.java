@@ -15,7 +15,8 @@ import java.util.Set;
 @Singleton
 public class ReadToolsForReaders implements ToolFilter {
 
-    static final Set<String> WRITING_TOOLS = Set.of("run_code", "submit_job", "cancel_job", "write_workspace_file");
+    static final Set<String> WRITING_TOOLS = Set.of("run_code", "submit_job", "cancel_job", "write_workspace_file",
+            "create_session", "exec_in_session", "destroy_session");
 
     private final McpSessions sessions;
 

@@ -58,7 +58,16 @@ public final class BwrapArguments {
         a.addAll(List.of("--proc", "/proc", "--dev", "/dev",
                 "--size", Long.toString(DEV_SHM_BYTES), "--tmpfs", "/dev/shm", "--remount-ro", "/dev",
                 "--size", Long.toString(spec.limits().tmpBytes()), "--tmpfs", "/tmp"));
-        if (spec.workspaceMount().isPresent()) {
+        if (spec.persistent().isPresent()) {
+            PersistentPaths persistent = spec.persistent().get();
+            for (PersistentPaths.Mount m : PersistentPaths.MOUNTS) {
+                a.addAll(List.of(persistent.writable(m.target()) ? "--bind" : "--ro-bind",
+                        persistent.root().resolve(m.directory()).toString(), m.target()));
+            }
+            if (!persistent.writable(PersistentPaths.TMP)) {
+                a.addAll(List.of("--remount-ro", PersistentPaths.TMP));
+            }
+        } else if (spec.workspaceMount().isPresent()) {
             a.addAll(List.of("--bind", spec.workspaceMount().get().toString(), WORKSPACE));
         } else {
             a.addAll(List.of("--size", Long.toString(spec.limits().workspaceBytes()), "--tmpfs", WORKSPACE));
@@ -91,7 +100,7 @@ public final class BwrapArguments {
     static Map<String, String> environment(SandboxSpec spec) {
         Map<String, String> env = new TreeMap<>(spec.env());
         env.put("PATH", spec.environmentPath() + "/bin");
-        env.put("HOME", WORKSPACE);
+        env.put("HOME", spec.persistent().isPresent() ? PersistentPaths.HOME : WORKSPACE);
         env.put("TMPDIR", "/tmp");
         env.put("USER", "sandbox");
         env.put("LOGNAME", "sandbox");

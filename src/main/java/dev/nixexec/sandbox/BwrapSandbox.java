@@ -58,8 +58,8 @@ public class BwrapSandbox implements Sandbox {
         }
         Launcher launcher = launchers.take(spec.limits());
         try (FileChannel gateChannel = launchers.gate(launcher)) {
-            if (spec.materialisedWorkspace().isPresent()) {
-                giveTo(spec.materialisedWorkspace().get(), launcher.uid());
+            if (spec.runOwned().isPresent()) {
+                giveTo(spec.runOwned().get(), launcher.uid());
             }
             Process process = launcher.process();
             killer.set(process::destroyForcibly);

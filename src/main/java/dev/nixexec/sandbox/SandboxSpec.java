@@ -10,21 +10,37 @@ import java.util.Optional;
  * (relative to {@code <env>/bin}), validated user variables, stdin, limits and, in local mode
  * only, a checked host directory to mount read-write at {@code /workspace} instead of a fresh one;
  * or a workspace the worker materialised in a private directory of its own, which the sandbox
- * gives to the run's uid before mounting it.
+ * gives to the run's uid before mounting it; or a session's {@link PersistentPaths} (materialised
+ * the same way) at /workspace, /home/sandbox and /cache.
  */
 public record SandboxSpec(String environmentPath, List<String> closure, String codeFileName, byte[] code,
         List<String> command, Map<String, String> env, byte[] stdin, Limits limits, boolean network,
-        Optional<Path> hostWorkspace, Optional<Path> materialisedWorkspace) {
+        Optional<Path> hostWorkspace, Optional<Path> materialisedWorkspace, Optional<PersistentPaths> persistent) {
 
     public SandboxSpec {
+        persistent = persistent == null ? Optional.empty() : persistent;
         closure = List.copyOf(closure);
         command = List.copyOf(command);
         env = Map.copyOf(env);
         hostWorkspace = hostWorkspace == null ? Optional.empty() : hostWorkspace;
         materialisedWorkspace = materialisedWorkspace == null ? Optional.empty() : materialisedWorkspace;
-        if (hostWorkspace.isPresent() && materialisedWorkspace.isPresent()) {
+        if (java.util.stream.Stream.of(hostWorkspace, materialisedWorkspace, persistent).filter(Optional::isPresent)
+                .count() > 1) {
             throw new IllegalArgumentException("a run has one /workspace");
         }
+    }
+
+    /** A run with a host directory or a materialised workspace at /workspace (or a fresh one), no persistent paths. */
+    public SandboxSpec(String environmentPath, List<String> closure, String codeFileName, byte[] code,
+            List<String> command, Map<String, String> env, byte[] stdin, Limits limits, boolean network,
+            Optional<Path> hostWorkspace, Optional<Path> materialisedWorkspace) {
+        this(environmentPath, closure, codeFileName, code, command, env, stdin, limits, network, hostWorkspace,
+                materialisedWorkspace, Optional.empty());
+    }
+
+    /** The directory the run's uid is given before the run: a materialised workspace or the persistent paths' root. */
+    public Optional<Path> runOwned() {
+        return materialisedWorkspace.or(() -> persistent.map(PersistentPaths::root));
     }
 
     /** A run with a host directory at {@code /workspace}, or a fresh one. */

@@ -136,6 +136,10 @@ public class SeatbeltSandbox implements Sandbox {
 
     /** Creates code/, workspace/ and tmp/ private to the service user; returns them as real paths. */
     private static SeatbeltProfile.JobDirectories prepareJobDir(Path jobDir, SandboxSpec spec) throws IOException {
+        if (spec.persistent().isPresent()) {
+            // Seatbelt has no mount namespace to put /home/sandbox and /cache in
+            throw new SandboxException("sessions need the Linux sandbox (bubblewrap)");
+        }
         var privateDir = PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------"));
         Files.createDirectory(jobDir, privateDir);
         SeatbeltProfile.JobDirectories fresh = SeatbeltProfile.JobDirectories.in(jobDir.toRealPath());

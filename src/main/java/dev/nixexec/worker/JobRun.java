@@ -15,6 +15,7 @@ import dev.nixexec.sandbox.Limits;
 import dev.nixexec.sandbox.OutputCapture;
 import dev.nixexec.sandbox.StreamName;
 import dev.nixexec.tenant.TenantPolicy;
+import dev.nixexec.session.SessionRuns;
 import dev.nixexec.workspace.StoreBack;
 import dev.nixexec.workspace.WorkspaceRun;
 import dev.nixexec.workspace.WorkspaceRuns;
@@ -52,10 +53,12 @@ final class JobRun {
         private final HostWorkspaces hostWorkspaces;
         private final ResultWriter results;
         private final WorkspaceRuns workspaces;
+        private final SessionRuns sessions;
 
         Factory(ExecutionEngine engine, JobQueue queue, JobTransitions transitions, HostWorkspaces hostWorkspaces,
-                ResultWriter results, WorkspaceRuns workspaces) {
+                ResultWriter results, WorkspaceRuns workspaces, SessionRuns sessions) {
             this.workspaces = workspaces;
+            this.sessions = sessions;
             this.engine = engine;
             this.queue = queue;
             this.transitions = transitions;
@@ -87,6 +90,10 @@ final class JobRun {
     private OutputCapture stderr;
     /** The job's materialised /workspace, when it has files. */
     private volatile Optional<WorkspaceRun> workspace = Optional.empty();
+    /** The session the job runs in, when it does. */
+    private volatile Optional<SessionRuns.Context> session = Optional.empty();
+    /** Why the run was called off before its code started because its environment is not its session's. */
+    private volatile String otherRevision;
 
     private JobRun(Factory deps, ClaimedJob job, String nodeId, Consumer<UUID> whenDone) {
         this.deps = deps;
@@ -138,10 +145,20 @@ final class JobRun {
                 }
                 request = request.withHostWorkspace(checked.get());
             }
+            if (job.sessionId().isPresent()) {
+                session = deps.sessions.context(job.sessionId().get());
+                if (session.isEmpty()) {
+                    end(error("session_gone", "the job's session " + job.sessionId().get()
+                            + " was destroyed before the job ran"));
+                    return;
+                }
+            }
             if (job.hasFiles()) {
                 workspace = deps.workspaces.prepare(job.id(), job.attempt(), nodeId, job.tenantId(), request.limits());
             }
-            if (workspace.isPresent()) {
+            if (workspace.isPresent() && session.isPresent()) {
+                request = request.withPersistentPaths(deps.sessions.paths(workspace.get().dir(), session.get()));
+            } else if (workspace.isPresent()) {
                 request = request.withMaterialisedWorkspace(workspace.get().dir());
             }
         } catch (WorkspaceRuns.Refused e) {
@@ -150,7 +167,7 @@ final class JobRun {
         } catch (InvalidRequestException e) {
             end(error("invalid_request", e.getMessage()));
             return;
-        } catch (RuntimeException e) {
+        } catch (java.io.IOException | RuntimeException e) {
             LOG.errorf(e, "job %s could not be prepared", job.id());
             end(error("internal_error", String.valueOf(e.getMessage())));
             return;
@@ -176,6 +193,12 @@ final class JobRun {
         if (stopReason != null) {
             return false;
         }
+        Optional<String> sessionRevision = session.flatMap(SessionRuns.Context::nixpkgsRevision);
+        if (sessionRevision.isPresent() && !sessionRevision.get().equals(environment.nixpkgsRevision())) {
+            // a session's commands all run on the nixpkgs its environment was built on
+            otherRevision = environment.nixpkgsRevision();
+            return false;
+        }
         boolean mine = deps.transitions.start(job.id(), nodeId, environment.storePath(), environment.nixpkgsRevision(),
                 environment.cacheHit(), environment.buildMs());
         started.set(mine);
@@ -196,6 +219,10 @@ final class JobRun {
 
     private JobTransitions.Outcome outcome(ExecutionResult r) {
         if (r.error().isPresent() && r.error().get().code().equals("not_started")) {
+            if (otherRevision != null && stopReason == null) {
+                return error("nixpkgs_changed", "the session was built on nixpkgs " + session.get().nixpkgsRevision()
+                        .orElseThrow() + ", this node now pins " + otherRevision + "; create a new session");
+            }
             return stopped();
         }
         OutputCapture.Captured out = r.stdout();

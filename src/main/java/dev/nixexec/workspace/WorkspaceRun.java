@@ -30,8 +30,16 @@ public final class WorkspaceRun {
     /** How long a stopped run may take to die before its directory goes. */
     private static final Duration ABANDONED_GRACE = Duration.ofSeconds(10);
 
-    /** Whose run this is: its changes are stored only while the job is still claimed so. */
+    /**
+     * Whose run this is: its changes are stored only while the job is still claimed so; a run of
+     * no job ({@link #NONE}, a session's shell) is stored whenever it finishes.
+     */
     record Claim(UUID jobId, String nodeId, int attempt) {
+        static final Claim NONE = new Claim(null, null, 1);
+
+        boolean ofAJob() {
+            return jobId != null;
+        }
     }
 
     /** Why a run's workspace cannot be kept: {@code code} is the job's error code. */

@@ -69,7 +69,26 @@ public class WorkspaceRuns {
             return Optional.empty();
         }
         JobInputs.Loaded job = read.get().job();
-        Optional<WorkspaceRepository.Snapshot> snapshot = read.get().snapshot();
+        return Optional.of(materialise(new WorkspaceRun.Claim(jobId, nodeId, attempt), tenantId, read.get().snapshot(),
+                job.files(), job.artifactRoots(), limits));
+    }
+
+    /**
+     * A workspace of the tenant's materialised for no job (a session's interactive shell): its
+     * changes are stored back when it is finished, merged as a job's are, with no artifacts.
+     */
+    public WorkspaceRun prepareUnclaimed(UUID tenantId, UUID workspaceId, Limits limits) {
+        Optional<WorkspaceRepository.Snapshot> snapshot = QuarkusTransaction.requiringNew().call(() ->
+                repository.snapshot(workspaceId).filter(s -> s.tenantId().equals(tenantId)));
+        if (snapshot.isEmpty()) {
+            throw new Refused("workspace_gone", "the workspace " + workspaceId + " was deleted");
+        }
+        return materialise(WorkspaceRun.Claim.NONE, tenantId, snapshot, Map.of(), java.util.List.of(), limits);
+    }
+
+    private WorkspaceRun materialise(WorkspaceRun.Claim claim, UUID tenantId,
+            Optional<WorkspaceRepository.Snapshot> snapshot, Map<WorkspacePath, byte[]> inputs,
+            java.util.List<WorkspacePath> artifactRoots, Limits limits) {
         long maxBytes = snapshot.map(s -> s.quota().bytes()).orElse(limits.workspaceBytes());
         int maxFiles = snapshot.map(s -> s.quota().files()).orElse(config.workspaces().quotaFiles());
         boolean mounted = tmpfs.available();
@@ -86,14 +105,13 @@ public class WorkspaceRuns {
                             file.getValue().executable());
                 }
             }
-            for (Map.Entry<WorkspacePath, byte[]> file : job.files().entrySet()) {
+            for (Map.Entry<WorkspacePath, byte[]> file : inputs.entrySet()) {
                 place(dir, file.getKey(), file.getValue(), false);
             }
-            WorkspaceRun run = new WorkspaceRun(new WorkspaceRun.Claim(jobId, nodeId, attempt), tenantId,
-                    new RunDirectory(dir, maxBytes, maxFiles), snapshot, job.artifactRoots(), config.workspaces(),
-                    storeBack, () -> discard(dir, mounted));
+            WorkspaceRun run = new WorkspaceRun(claim, tenantId, new RunDirectory(dir, maxBytes, maxFiles), snapshot,
+                    artifactRoots, config.workspaces(), storeBack, () -> discard(dir, mounted));
             ready = true;
-            return Optional.of(run);
+            return run;
         } catch (IOException | UncheckedIOException e) {
             throw new Refused("invalid_request", "the job's files could not be laid out: " + e.getMessage());
         } finally {

@@ -138,6 +138,15 @@ public class WorkspaceService {
     }
 
     /**
+     * Deletes a workspace that belongs to something of the tenant's that is gone (a destroyed or
+     * expired session); the owner checked who may, and there may be no caller (an expiry).
+     */
+    @Transactional(Transactional.TxType.MANDATORY)
+    public void deleteOwned(UUID tenantId, UUID id) {
+        repository.delete(tenantId, List.of(id));
+    }
+
+    /**
      * The workspace with its files, read in one statement (one snapshot), so the version shown is
      * the one the files make up.
      */

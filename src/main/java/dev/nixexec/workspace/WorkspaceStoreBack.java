@@ -63,6 +63,9 @@ class WorkspaceStoreBack {
             if (refused.isPresent()) {
                 return refused.get(); // nothing was written: the transaction only held the locks
             }
+            if (!claim.ofAJob()) {
+                return new StoreBack.Kept();
+            }
             List<Artifact> stored = artifacts.stream()
                     .map(a -> Artifact.of(claim.jobId(), a.path(), a.content().length, a.sha256())).toList();
             repository.replaceArtifacts(claim.jobId(), tenant, stored);
@@ -106,6 +109,9 @@ class WorkspaceStoreBack {
 
     /** The refusal when the reaper took the job back: it may run again elsewhere, so nothing of this run lands. */
     private Optional<StoreBack.Refused> takenBack(WorkspaceRun.Claim claim) {
+        if (!claim.ofAJob()) {
+            return Optional.empty();
+        }
         return claims.holdIfStillClaimed(claim.jobId(), claim.nodeId(), claim.attempt()) ? Optional.empty()
                 : Optional.of(new StoreBack.Refused("worker_lost", "the job was taken back from this node before its "
                         + "files were stored; nothing of this run was stored"));

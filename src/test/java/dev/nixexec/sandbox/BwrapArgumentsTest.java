@@ -85,4 +85,22 @@ class BwrapArgumentsTest {
         assertEquals("--tmpfs", argv.get(workspace - 1));
         assertEquals(Long.toString(LIMITS.workspaceBytes()), argv.get(workspace - 2));
     }
+
+    @Test
+    void aSessionsPersistentPathsAreBoundWritableOnlyWhereAllowedAndTmpGoesReadOnlyOtherwise() {
+        SandboxSpec session = new SandboxSpec(ENV, List.of(ENV), "main.sh", new byte[0], List.of("bash"), Map.of(),
+                new byte[0], LIMITS, false, java.util.Optional.empty(), java.util.Optional.empty(),
+                java.util.Optional.of(new PersistentPaths(Path.of("/jobs/ws-1"), java.util.Set.of("/workspace", "/cache"))));
+        List<String> argv = argv(session, StoreView.WHOLE_STORE);
+        assertEquals("--bind", argv.get(argv.indexOf("/jobs/ws-1/workspace") - 1));
+        assertEquals("/workspace", argv.get(argv.indexOf("/jobs/ws-1/workspace") + 1));
+        assertEquals("--ro-bind", argv.get(argv.indexOf("/jobs/ws-1/home") - 1));
+        assertEquals("/home/sandbox", argv.get(argv.indexOf("/jobs/ws-1/home") + 1));
+        assertEquals("--bind", argv.get(argv.indexOf("/jobs/ws-1/cache") - 1));
+        assertTrue(Collections.indexOfSubList(argv, List.of("--remount-ro", "/tmp"))
+                > Collections.indexOfSubList(argv, List.of("--tmpfs", "/tmp")), argv.toString());
+        assertEquals("/home/sandbox", BwrapArguments.environment(session).get("HOME"));
+        assertEquals(java.util.Optional.of(Path.of("/jobs/ws-1")), session.runOwned(), "the run's uid is given the root");
+        assertEquals(-1, Collections.indexOfSubList(argv, List.of("--tmpfs", "/workspace")));
+    }
 }

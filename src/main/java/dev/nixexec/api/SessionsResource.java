@@ -1,0 +1,130 @@
+package dev.nixexec.api;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.nixexec.job.JobService;
+import dev.nixexec.job.JobView;
+import dev.nixexec.limits.KeyLimits;
+import dev.nixexec.refusal.FieldError;
+import dev.nixexec.refusal.InvalidRequestException;
+import dev.nixexec.session.SessionExec;
+import dev.nixexec.session.SessionRequest;
+import dev.nixexec.session.SpecBody;
+import dev.nixexec.session.SessionService;
+import dev.nixexec.session.SessionView;
+import io.smallrye.common.annotation.RunOnVirtualThread;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.DELETE;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
+
+/** {@code /v1/sessions}: a thin adapter over {@link SessionService}. */
+@SecurityRequirement(name = "bearer")
+@Path("/v1/sessions")
+@Produces(MediaType.APPLICATION_JSON)
+public class SessionsResource {
+
+    private final SessionService sessions;
+    private final CallerContext caller;
+    private final KeyLimits limits;
+
+    public SessionsResource(SessionService sessions, CallerContext caller, KeyLimits limits) {
+        this.sessions = sessions;
+        this.caller = caller;
+        this.limits = limits;
+    }
+
+    /** The create body as received; {@code idle_ttl} as a duration ("90s", "2h") or seconds. */
+    public record CreateBody(List<String> packages, String profile, SpecBody spec, String network,
+            Map<String, String> env, String name, String agent, String description, JsonNode idleTtl) {
+
+        SessionRequest request() {
+            return new SessionRequest(packages, profile, spec, network, env, name, agent, description,
+                    SubmitBody.duration("idle_ttl", idleTtl));
+        }
+    }
+
+    /** The exec body as received. */
+    public record ExecBody(List<String> command, String language, String code, String stdin, Map<String, String> env,
+            JsonNode timeout) {
+
+        SessionExec exec() {
+            return new SessionExec(command, language, code, stdin, env, SubmitBody.duration("timeout", timeout));
+        }
+    }
+
+    /** 201 with the session; {@code wait} waits for it to be ready or failed. */
+    @POST
+    @Consumes(MediaType.APPLICATION_JSON)
+    @RunOnVirtualThread
+    public Response create(CreateBody body, @QueryParam("wait") String wait) {
+        SessionRequest request = required(body).request();
+        Duration waitFor = waitParam(wait);
+        SessionView session;
+        try (KeyLimits.Wait held = waiting(waitFor)) {
+            session = sessions.create(caller.get(), request, waitFor);
+        }
+        return Response.status(201).entity(session).header("Location", "/v1/sessions/" + session.id()).build();
+    }
+
+    @GET
+    @RunOnVirtualThread
+    public List<SessionView> list() {
+        return sessions.list(caller.get());
+    }
+
+    @GET
+    @Path("{id}")
+    @RunOnVirtualThread
+    public SessionView get(@PathParam("id") String id) {
+        return sessions.get(caller.get(), id);
+    }
+
+    @DELETE
+    @Path("{id}")
+    @RunOnVirtualThread
+    public Response destroy(@PathParam("id") String id) {
+        sessions.destroy(caller.get(), id);
+        return Response.noContent().build();
+    }
+
+    /** A job (the Job JSON, with {@code session_id}): 201, or 200 when {@code wait} saw it end. */
+    @POST
+    @Path("{id}/exec")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @RunOnVirtualThread
+    public Response exec(@PathParam("id") String id, ExecBody body, @QueryParam("wait") String wait) {
+        SessionExec exec = required(body).exec();
+        Duration waitFor = waitParam(wait);
+        JobService.Submitted submitted;
+        try (KeyLimits.Wait held = waiting(waitFor)) {
+            submitted = sessions.exec(caller.get(), id, exec, waitFor);
+        }
+        JobView job = submitted.job();
+        return Response.status(job.terminal() ? 200 : 201).entity(job).header("Location", "/v1/jobs/" + job.id()).build();
+    }
+
+    private KeyLimits.Wait waiting(Duration wait) {
+        return wait.isPositive() ? limits.startWait(caller.get()) : () -> { };
+    }
+
+    private static <T> T required(T body) {
+        if (body == null) {
+            throw new InvalidRequestException(List.of(new FieldError("body", "a JSON object is required")), false);
+        }
+        return body;
+    }
+
+    private static Duration waitParam(String wait) {
+        return wait == null || wait.isBlank() ? Duration.ZERO : SubmitBody.duration("wait", wait);
+    }
+}

@@ -1,0 +1,155 @@
+package dev.nixexec.session;
+
+import dev.nixexec.config.NixExecConfig;
+import dev.nixexec.execution.ExecutionEngine;
+import dev.nixexec.execution.ExecutionRequest;
+import dev.nixexec.nix.Environment;
+import dev.nixexec.nix.EnvironmentCache;
+import dev.nixexec.nix.EnvironmentException;
+import dev.nixexec.refusal.FieldError;
+import dev.nixexec.refusal.InvalidRequestException;
+import dev.nixexec.refusal.Refusal;
+import dev.nixexec.sandbox.PersistentPaths;
+import dev.nixexec.sandbox.SandboxSpec;
+import dev.nixexec.tenant.Caller;
+import dev.nixexec.workspace.StoreBack;
+import dev.nixexec.workspace.WorkspaceRun;
+import dev.nixexec.workspace.WorkspaceRuns;
+import io.quarkus.narayana.jta.QuarkusTransaction;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.jboss.logging.Logger;
+
+/**
+ * {@link SessionShells} for the attach endpoint: the caller's ready session, its environment on
+ * this node (from the cache, or built on the nixpkgs it was built on), its files materialised as
+ * for an exec, and the sandbox of an interactive bash with the session's env, network, writable
+ * paths and the service's limits (the longest timeout); closing stores the files back.
+ */
+@ApplicationScoped
+public class SessionShellService implements SessionShells {
+
+    private static final Logger LOG = Logger.getLogger(SessionShellService.class);
+    /** The shell's code file: bash replaces itself with an interactive bash. */
+    private static final String SHELL = "exec bash -i\n";
+
+    private final NixExecConfig config;
+    private final SessionService sessions;
+    private final SessionRepository repository;
+    private final SessionRuns runs;
+    private final ExecutionEngine engine;
+    private final EnvironmentCache environments;
+    private final WorkspaceRuns workspaces;
+
+    SessionShellService(NixExecConfig config, SessionService sessions, SessionRepository repository, SessionRuns runs,
+            ExecutionEngine engine, EnvironmentCache environments, WorkspaceRuns workspaces) {
+        this.config = config;
+        this.sessions = sessions;
+        this.repository = repository;
+        this.runs = runs;
+        this.engine = engine;
+        this.environments = environments;
+        this.workspaces = workspaces;
+    }
+
+    @Override
+    public Optional<SessionShell> open(Caller caller, String idOrName) {
+        if (!caller.role().canSubmit()) {
+            throw new Refusal(Refusal.Kind.FORBIDDEN, "an " + caller.role().id() + " key cannot open a shell in a session");
+        }
+        SessionRepository.Row session;
+        try {
+            session = sessions.settled(caller, sessions.find(caller, idOrName));
+        } catch (Refusal e) {
+            if (e.kind() == Refusal.Kind.NOT_FOUND) {
+                return Optional.empty();
+            }
+            throw e;
+        }
+        if (session.status() != SessionStatus.READY) {
+            throw new InvalidRequestException(List.of(new FieldError("session", "session " + idOrName + " is "
+                    + session.status().id() + (session.error() == null ? "" : " (" + session.error() + ")")
+                    + "; a shell opens in a ready session only")), false);
+        }
+        ExecutionEngine.ValidatedRequest request = engine.validate(new ExecutionRequest("bash", SHELL,
+                session.packages(), session.env(), "", Optional.of(config.sandbox().maxTimeout()), session.network()));
+        Environment environment;
+        try {
+            environment = environments.get(request.environment());
+        } catch (EnvironmentException e) {
+            throw new Refusal(Refusal.Kind.UNAVAILABLE, "the session's environment cannot be had on this node: "
+                    + e.getMessage());
+        }
+        if (!environment.nixpkgsRevision().equals(session.nixpkgsRevision())) {
+            throw new Refusal(Refusal.Kind.CONFLICT, "the session was built on nixpkgs " + session.nixpkgsRevision()
+                    + ", this node pins " + environment.nixpkgsRevision() + "; create a new session");
+        }
+        WorkspaceRun files = workspaces.prepareUnclaimed(session.tenantId(), session.workspaceId(), request.limits());
+        try {
+            PersistentPaths paths = runs.paths(files.dir(), new SessionRuns.Context(session.id(),
+                    Set.copyOf(session.writable()), Optional.of(session.nixpkgsRevision())));
+            SandboxSpec spec = new SandboxSpec(environment.storePath(), environment.closure(),
+                    request.language().fileName(), SHELL.getBytes(StandardCharsets.UTF_8), request.language().command(),
+                    request.env(), new byte[0], request.limits(), session.network(), Optional.empty(), Optional.empty(),
+                    Optional.of(paths));
+            QuarkusTransaction.requiringNew().run(() -> repository.touch(session.id()));
+            return Optional.of(new Shell(session, spec, files));
+        } catch (IOException | RuntimeException e) {
+            files.finish(false);
+            throw e instanceof IOException io ? new IllegalStateException("cannot lay out the session's files", io)
+                    : (RuntimeException) e;
+        }
+    }
+
+    /** One open shell: its sandbox and its materialised files, stored back once when it closes. */
+    private final class Shell implements SessionShell {
+        private final SessionRepository.Row session;
+        private final SandboxSpec spec;
+        private final WorkspaceRun files;
+        private final AtomicBoolean closed = new AtomicBoolean();
+
+        Shell(SessionRepository.Row session, SandboxSpec spec, WorkspaceRun files) {
+            this.session = session;
+            this.spec = spec;
+            this.files = files;
+        }
+
+        @Override
+        public UUID sessionId() {
+            return session.id();
+        }
+
+        @Override
+        public UUID tenantId() {
+            return session.tenantId();
+        }
+
+        @Override
+        public SandboxSpec sandbox() {
+            return spec;
+        }
+
+        @Override
+        public Duration idleTimeout() {
+            return session.idleTtl();
+        }
+
+        @Override
+        public void close() {
+            if (!closed.compareAndSet(false, true)) {
+                return;
+            }
+            if (files.finish(true) instanceof StoreBack.Refused refused) {
+                LOG.warnf("the files of session %s's shell were not stored: %s", session.id(), refused.message());
+            }
+            QuarkusTransaction.requiringNew().run(() -> repository.touch(session.id()));
+        }
+    }
+}
