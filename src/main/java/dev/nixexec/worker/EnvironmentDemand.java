@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.nixexec.nix.MostUsedEnvironments;
 import io.agroal.api.AgroalDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
 import java.io.IOException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -26,6 +27,7 @@ public class EnvironmentDemand {
     private final DataSource db;
     private final ObjectMapper json;
 
+    @Inject
     public EnvironmentDemand(AgroalDataSource db, ObjectMapper json) {
         this((DataSource) db, json);
     }

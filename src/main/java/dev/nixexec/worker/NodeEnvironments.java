@@ -3,6 +3,7 @@ package dev.nixexec.worker;
 import dev.nixexec.nix.EnvironmentsAhead;
 import io.agroal.api.AgroalDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -27,6 +28,7 @@ public class NodeEnvironments {
 
     private final DataSource db;
 
+    @Inject
     public NodeEnvironments(AgroalDataSource db) {
         this((DataSource) db);
     }

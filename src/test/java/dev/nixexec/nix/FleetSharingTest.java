@@ -1,0 +1,119 @@
+package dev.nixexec.nix;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.nixexec.config.NixExecConfig;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
+import jakarta.inject.Inject;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Sharing across the fleet with the real Nix: worker A builds an environment and publishes it,
+ * signed, to the shared cache; worker B, which lacks it and cannot build at all ({@code max-jobs=0}:
+ * any build fails), gets it from the cache. A cache signed by a key B does not trust gives B
+ * nothing. Every store path involved is this run's own ({@link FleetFixture}), so removing A's
+ * copy from the host's store (to make B a node that never saw it) touches no other test's paths.
+ */
+@QuarkusTest
+@TestProfile(FleetSharingTest.Fleet.class)
+class FleetSharingTest {
+
+    public static class Fleet implements QuarkusTestProfile {
+        @Override
+        public List<TestResourceEntry> testResources() {
+            return List.of(new TestResourceEntry(FleetFixture.class));
+        }
+    }
+
+    /** A build on a node with this option fails: what B has, it did not build. */
+    private static final String NO_BUILDS = "max-jobs=0";
+
+    @Inject
+    NixExecConfig config;
+
+    @Inject
+    ObjectMapper json;
+
+    @Test
+    void anEnvironmentBuiltOnOneWorkerIsCopiedFromTheCacheByAnotherThatCannotBuild() throws Exception {
+        FleetFixture.Fleet fleet = FleetFixture.create();
+        Set<String> storeBefore = storeEntries();
+        EnvironmentRequest request = EnvironmentRequest.of(Language.PYTHON,
+                List.of(PackageName.parse("python3Packages.tinypkg")));
+
+        FleetWorker a = FleetWorker.of(config, json, fleet.dir().resolve("a"), fleet, Optional.of(fleet.secretKey()),
+                List.of(), List.of());
+        Environment built = a.cache().get(request);
+        assertFalse(built.cacheHit());
+        // a second upload queues behind the first and finds it done: A's publishing is over
+        assertTrue(a.fleet().publish(built.storePath()).join(), "A could not publish");
+        assertTrue(Files.exists(narinfo(fleet, built.storePath())), "the environment is not in the fleet cache");
+
+        // B never saw it: A's GC root goes, then A's paths (all new in this run) leave the host's store
+        List<String> closure = built.closure();
+        for (String path : closure) {
+            assertFalse(storeBefore.contains(Path.of(path).getFileName().toString()),
+                    path + " existed before this test: not this run's own, so it is not deleted");
+        }
+        Files.delete(a.paths().cacheDir().resolve("gcroots").resolve(built.cacheKey()));
+        List<String> delete = new ArrayList<>(List.of("nix-store", "--delete"));
+        delete.addAll(closure);
+        FleetFixture.run(delete);
+        assertFalse(Files.exists(Path.of(built.storePath())), "A's environment is still in the store");
+
+        // B trusting only a rogue key: the cache's signatures do not count, and B cannot build
+        FleetWorker rogue = FleetWorker.of(config, json, fleet.dir().resolve("b-rogue"), fleet, Optional.empty(),
+                List.of(fleet.roguePublicKey()), List.of(NO_BUILDS));
+        EnvironmentException refused = assertThrows(EnvironmentException.class, () -> rogue.cache().get(request));
+        assertEquals("build_failed", refused.code(), refused.getMessage());
+        assertFalse(Files.exists(Path.of(built.storePath())), "a path signed by an untrusted key was accepted");
+
+        // B trusting the fleet's key: copied, not built
+        FleetWorker b = FleetWorker.of(config, json, fleet.dir().resolve("b"), fleet, Optional.empty(),
+                List.of(fleet.publicKey()), List.of(NO_BUILDS));
+        Environment copied = b.cache().get(request);
+        assertFalse(copied.cacheHit());
+        assertEquals(built.storePath(), copied.storePath());
+        assertEquals(built.closure(), copied.closure());
+        assertTrue(Files.isSymbolicLink(b.paths().cacheDir().resolve("gcroots").resolve(copied.cacheKey())),
+                "B keeps no GC root for it");
+        String out = FleetFixture.run(List.of(copied.storePath() + "/bin/python3", "-c",
+                "import tinypkg; print(tinypkg.hello())"));
+        assertEquals("tinypkg ok\n", out);
+        assertTrue(b.cache().get(request).cacheHit(), "the next request on B is a hit");
+    }
+
+    @Test
+    void aPublishingWorkerNeedsAKeyOnlyItsOwnerCanRead() throws Exception {
+        FleetFixture.Fleet fleet = FleetFixture.create();
+        Files.setPosixFilePermissions(fleet.secretKey(), java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+        IllegalStateException refused = assertThrows(IllegalStateException.class, () -> FleetWorker.of(config, json,
+                fleet.dir().resolve("a"), fleet, Optional.of(fleet.secretKey()), List.of(), List.of()));
+        assertTrue(refused.getMessage().contains("readable by others"), refused.getMessage());
+    }
+
+    private static Path narinfo(FleetFixture.Fleet fleet, String storePath) {
+        return fleet.cache().resolve(Path.of(storePath).getFileName().toString().substring(0, 32) + ".narinfo");
+    }
+
+    private static Set<String> storeEntries() throws IOException {
+        try (Stream<Path> entries = Files.list(Path.of("/nix/store"))) {
+            return new HashSet<>(entries.map(p -> p.getFileName().toString()).toList());
+        }
+    }
+}
