@@ -30,6 +30,13 @@ public class FleetFixture implements QuarkusTestResourceLifecycleManager {
             String roguePublicKey) {
     }
 
+    /**
+     * The test profile's {@code sandbox=false}, and builds as this user rather than Nix's shared
+     * build users: a Nix with a store of its own elsewhere on this host (another test's) takes those
+     * same uids and kills whatever runs under them first, which here was our builds.
+     */
+    static final List<String> NIX_OPTIONS = List.of("sandbox=false", "build-users-group=");
+
     private static volatile Fleet current;
 
     public static Fleet current() {
@@ -43,7 +50,8 @@ public class FleetFixture implements QuarkusTestResourceLifecycleManager {
         return Map.of("nixexec.executor.nixpkgs-url", "path:" + fleet.nixpkgs(),
                 "nixexec.environments.shared-cache", fleet.cache().toString(),
                 "nixexec.environments.signing-key-file", fleet.secretKey().toString(),
-                "nixexec.environments.trusted-public-keys", fleet.publicKey());
+                "nixexec.environments.trusted-public-keys", fleet.publicKey(),
+                "nixexec.executor.nix-options", String.join(",", NIX_OPTIONS));
     }
 
     @Override

@@ -1,5 +1,7 @@
 package dev.nixexec.nix;
 
+import static dev.nixexec.testing.Api.ADMIN;
+import static dev.nixexec.testing.Api.as;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -7,6 +9,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.nixexec.config.NixExecConfig;
+import dev.nixexec.execution.ExecutionEngine;
+import dev.nixexec.execution.ExecutionRequest;
+import dev.nixexec.execution.ExecutionResult;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
@@ -20,7 +25,10 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * Sharing across the fleet with the real Nix: worker A builds an environment and publishes it,
@@ -31,6 +39,8 @@ import org.junit.jupiter.api.Test;
  */
 @QuarkusTest
 @TestProfile(FleetSharingTest.Fleet.class)
+// the node list first: it waits for the builds ahead, so the other tests' builds do not run beside them
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class FleetSharingTest {
 
     public static class Fleet implements QuarkusTestProfile {
@@ -38,7 +48,16 @@ class FleetSharingTest {
         public List<TestResourceEntry> testResources() {
             return List.of(new TestResourceEntry(FleetFixture.class));
         }
+
+        @Override
+        public java.util.Map<String, String> getConfigOverrides() {
+            return java.util.Map.of("nixexec.environments.prebuild", String.join(",", PREBUILD));
+        }
     }
+
+    /** One that builds (a profile), and one of each way to fail: an unknown package, an unknown profile, no language. */
+    static final List<String> PREBUILD = List.of("bash @strict",
+            "bash nosuchpackage", "ruby @no-such-profile", "cobol hello");
 
     /** A build on a node with this option fails: what B has, it did not build. */
     private static final String NO_BUILDS = "max-jobs=0";
@@ -49,12 +68,75 @@ class FleetSharingTest {
     @Inject
     ObjectMapper json;
 
+    @Inject
+    ExecutionEngine engine;
+
     @Test
+    @Order(2)
+    void aJobWithTheNetworkCanNeitherReadTheSigningKeyNorWriteTheCache() throws Exception {
+        Path key = config.environments().signingKeyFile().orElseThrow();
+        Path cache = config.environments().sharedCache().orElseThrow();
+        assertTrue(Files.isRegularFile(key) && Files.isDirectory(cache), "nothing to look for");
+        String code = String.join("\n",
+                "import os",
+                "def read(p):",
+                "    try:",
+                "        open(p, 'rb').read(); return 'read'",
+                "    except Exception as e: return type(e).__name__",
+                "def write(d):",
+                "    try:",
+                "        open(os.path.join(d, 'poison.narinfo'), 'w').write('x'); return 'wrote'",
+                "    except Exception as e: return type(e).__name__",
+                "print(read('" + key + "'), read('" + cache + "'), write('" + cache + "'))");
+        ExecutionResult result = engine.run(new ExecutionRequest("python", code, List.of(), java.util.Map.of(), "",
+                Optional.empty(), true));
+        assertEquals("succeeded", result.status(), dev.nixexec.testing.Runs.describe(result));
+        assertEquals("FileNotFoundError FileNotFoundError FileNotFoundError\n", dev.nixexec.testing.Runs.stdout(result));
+        assertFalse(Files.exists(cache.resolve("poison.narinfo")));
+    }
+
+    @Test
+    @Order(1)
+    void theEnvironmentsBuiltAheadShowInTheNodeList() throws Exception {
+        List<java.util.Map<String, Object>> mine = List.of();
+        long deadline = System.nanoTime() + java.time.Duration.ofMinutes(8).toNanos();
+        while (System.nanoTime() < deadline) {
+            List<java.util.Map<String, Object>> nodes = as(ADMIN).get("/v1/nodes").then().statusCode(200)
+                    .extract().jsonPath().getList("");
+            mine = nodes.stream().map(n -> (List<java.util.Map<String, Object>>) n.get("environments"))
+                    .filter(e -> e.size() == PREBUILD.size()).findFirst().orElse(List.of());
+            if (!mine.isEmpty() && mine.stream().noneMatch(e -> "building".equals(e.get("status")))) {
+                break;
+            }
+            Thread.sleep(500);
+        }
+        java.util.Map<String, String> status = new java.util.TreeMap<>();
+        java.util.Map<String, String> detail = new java.util.TreeMap<>();
+        for (java.util.Map<String, Object> e : mine) {
+            assertEquals("prebuild", e.get("source"), e.toString());
+            status.put((String) e.get("name"), (String) e.get("status"));
+            detail.put((String) e.get("name"), (String) e.get("detail"));
+        }
+        assertEquals(java.util.Map.of("bash @strict", "built",
+                "bash nosuchpackage", "failed", "ruby @no-such-profile", "failed", "cobol hello", "failed"), status,
+                "the node list: " + mine);
+        assertTrue(detail.get("bash @strict").startsWith("/nix/store/"), detail.toString());
+        assertTrue(detail.get("bash nosuchpackage").contains("unknown package 'nosuchpackage'"), detail.toString());
+        assertTrue(detail.get("ruby @no-such-profile").contains("no built-in profile"), detail.toString());
+        assertTrue(detail.get("cobol hello").contains("not a language"), detail.toString());
+        // built ahead: the first job asking for it is a hit
+        ExecutionResult hit = engine.run(ExecutionRequest.of("bash", "echo ahead")
+                .withPackages("coreutils", "bash", "cacert"));
+        assertEquals("ahead\n", dev.nixexec.testing.Runs.stdout(hit), dev.nixexec.testing.Runs.describe(hit));
+        assertTrue(hit.environment().orElseThrow().cacheHit(), "built ahead, yet built again");
+    }
+
+    @Test
+    @Order(3)
     void anEnvironmentBuiltOnOneWorkerIsCopiedFromTheCacheByAnotherThatCannotBuild() throws Exception {
         FleetFixture.Fleet fleet = FleetFixture.create();
         Set<String> storeBefore = storeEntries();
-        EnvironmentRequest request = EnvironmentRequest.of(Language.PYTHON,
-                List.of(PackageName.parse("python3Packages.tinypkg")));
+        EnvironmentRequest request = EnvironmentRequest.of(Language.BASH, List.of(PackageName.parse("hello")));
 
         FleetWorker a = FleetWorker.of(config, json, fleet.dir().resolve("a"), fleet, Optional.of(fleet.secretKey()),
                 List.of(), List.of());
@@ -92,13 +174,12 @@ class FleetSharingTest {
         assertEquals(built.closure(), copied.closure());
         assertTrue(Files.isSymbolicLink(b.paths().cacheDir().resolve("gcroots").resolve(copied.cacheKey())),
                 "B keeps no GC root for it");
-        String out = FleetFixture.run(List.of(copied.storePath() + "/bin/python3", "-c",
-                "import tinypkg; print(tinypkg.hello())"));
-        assertEquals("tinypkg ok\n", out);
+        assertEquals("Hello, world!\n", FleetFixture.run(List.of(copied.storePath() + "/bin/hello")));
         assertTrue(b.cache().get(request).cacheHit(), "the next request on B is a hit");
     }
 
     @Test
+    @Order(4)
     void aPublishingWorkerNeedsAKeyOnlyItsOwnerCanRead() throws Exception {
         FleetFixture.Fleet fleet = FleetFixture.create();
         Files.setPosixFilePermissions(fleet.secretKey(), java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));

@@ -18,7 +18,7 @@ record FleetWorker(EnvironmentCache cache, FleetCache fleet, StatePaths paths) {
 
     static FleetWorker of(NixExecConfig base, ObjectMapper json, Path stateDir, FleetFixture.Fleet fleet,
             Optional<Path> signingKey, List<String> trustedKeys, List<String> extraNixOptions) {
-        List<String> options = new ArrayList<>(base.executor().nixOptions().orElse(List.of()));
+        List<String> options = new ArrayList<>(FleetFixture.NIX_OPTIONS);
         options.addAll(extraNixOptions);
         NixExecConfig.Executor executor = ConfigOverride.of(NixExecConfig.Executor.class, base.executor(), Map.of(
                 "nixpkgsUrl", "path:" + fleet.nixpkgs(),
