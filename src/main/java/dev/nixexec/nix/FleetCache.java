@@ -2,6 +2,7 @@ package dev.nixexec.nix;
 
 import dev.nixexec.config.NixExecConfig;
 import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.runtime.Startup;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import java.io.IOException;
@@ -28,6 +29,7 @@ import org.jboss.logging.Logger;
  * for another.
  */
 @ApplicationScoped
+@Startup // a signing key others can read stops the start, not the first build
 public class FleetCache {
 
     private static final Logger LOG = Logger.getLogger(FleetCache.class);
