@@ -11,10 +11,9 @@
     in
     {
       packages = forAllSystems (pkgs: rec {
-        # mvnHash pins every Maven dependency; computing it needs network, so nixos/update-mvn-hash.sh
-        # writes it here (and creates flake.lock). While it is pkgs.lib.fakeHash nothing is pinned
-        # and `nix build` fails with a hash mismatch (docs/operations.md, "Building the package").
-        nix-exec = pkgs.callPackage ./nixos/package.nix { mvnHash = pkgs.lib.fakeHash; };
+        # every Maven dependency is pinned file by file in nixos/maven-lock.json (docs/operations.md,
+        # "Building the package")
+        nix-exec = pkgs.callPackage ./nixos/package.nix { };
         default = nix-exec;
       });
 

@@ -55,9 +55,14 @@ let
   # withPackages passes in (python3Packages, haskellPackages, ...).
   # Forcing the whole list as soon as any of it is used keeps the report
   # deterministic (first unknown name in request order).
+  # A member that nixpkgs sets to null comes with the interpreter itself
+  # (GHC's boot packages: haskellPackages.text, containers, ...): known,
+  # nothing to add.
+  setMember = ps: p:
+    if lookup ps p.path p.name == null then null else package ps p.path p.name;
   selectPackages = ps:
-    let selected = map (p: package ps p.path p.name) setPackages;
-    in builtins.seq (strictAll selected) selected;
+    let selected = map (setMember ps) setPackages;
+    in builtins.seq (strictAll selected) (builtins.filter (v: v != null) selected);
 
   interpreter =
     if withPackages == null then plainInterpreter

@@ -1,9 +1,21 @@
-# The service built from source with nixpkgs' Maven support. `mvnHash` pins every Maven
-# dependency; nixos/update-mvn-hash.sh computes it (network needed) and writes it into flake.nix,
-# also after a change to pom.xml — see docs/operations.md, "Building the package".
-{ lib, maven, jdk21_headless, makeWrapper, bubblewrap, nix, util-linux, coreutils, mvnHash ? lib.fakeHash }:
+# The service built from source, offline, by nixpkgs' Maven. Its Maven repository is made of the
+# files nixos/maven-lock.json pins one by one (a fetchurl each, linked into one tree), so there is
+# no hash to compute here: nixos/update-maven-lock.sh rewrites the lock after pom.xml changes, and
+# .ci/run proves it complete (every Maven command of CI runs offline against only these files).
+# pom.xml pins the plugin versions Maven would otherwise pick by its own version, so nixpkgs' Maven
+# resolves the lock's set, not the wrapper's. See docs/operations.md, "Building the package".
+{ lib, stdenvNoCC, fetchurl, linkFarm, maven, jdk21_headless, makeWrapper, bubblewrap, nix, util-linux, coreutils }:
 
-maven.buildMavenPackage {
+let
+  lock = lib.importJSON ./maven-lock.json;
+  mavenRepository = linkFarm "nix-exec-maven-repository" (map
+    (file: {
+      name = file.path;
+      path = fetchurl { inherit (file) url sha256; };
+    })
+    lock.files);
+in
+stdenvNoCC.mkDerivation {
   pname = "nix-exec";
   version = "0.1.0";
 
@@ -18,13 +30,18 @@ maven.buildMavenPackage {
     ];
   };
 
-  inherit mvnHash;
-  mvnJdk = jdk21_headless;
-  # The tests need a real nix, bubblewrap and PostgreSQL; they run in .ci/run, not in the Nix sandbox.
-  doCheck = false;
-  mvnParameters = "-DskipTests";
+  nativeBuildInputs = [ (maven.override { jdk_headless = jdk21_headless; }) makeWrapper ];
 
-  nativeBuildInputs = [ makeWrapper ];
+  # The tests need a real nix, bubblewrap and PostgreSQL; they run in .ci/run, not in the Nix sandbox.
+  buildPhase = ''
+    runHook preBuild
+    export HOME=$TMPDIR
+    # Maven may write its bookkeeping into the local repository: a writable tree of links to the store
+    cp -r --no-preserve=mode ${mavenRepository} $TMPDIR/maven-repository
+    mvn -o -B -ntp package -DskipTests -Dquarkus.analytics.disabled=true \
+      -Dmaven.repo.local=$TMPDIR/maven-repository
+    runHook postBuild
+  '';
 
   # Quarkus' fast-jar layout: target/quarkus-app/quarkus-run.jar with lib/, app/ and quarkus/ beside it.
   installPhase = ''
@@ -36,6 +53,8 @@ maven.buildMavenPackage {
       --suffix PATH : ${lib.makeBinPath [ bubblewrap nix util-linux coreutils ]}
     runHook postInstall
   '';
+
+  passthru = { inherit mavenRepository; };
 
   meta = {
     description = "Runs untrusted code for AI agents: REST and MCP, Nix environments, bubblewrap sandbox";

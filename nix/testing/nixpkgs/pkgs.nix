@@ -8,18 +8,27 @@ let
   hostPath = "/usr/bin:/bin";
 
   # Minimal runCommand on top of builtins.derivation (there is no stdenv).
+  # Every package gets a meta.description, as nixpkgs' do, for the package
+  # search index; it lives outside the derivation, so no hash changes.
   runCommand = name: env: script: builtins.derivation ({
     inherit name system;
     builder = "/bin/bash";
-    args = [ "-eu" "-c" script ];
+    # Ends with a builtin: bash execs the last command of -c itself, and when
+    # that is a GNU tool (cp, chmod, ln), it closes the log pipe just before it
+    # exits; Nix 2.8 kills the builder's process group on seeing the pipe
+    # close, so the finished build could fail with signal 9.
+    args = [ "-eu" "-c" "${script}\ntrue" ];
     PATH = hostPath;
     # Host copies are cheap to make and not worth substituting/uploading.
     preferLocalBuild = true;
     allowSubstitutes = false;
-  } // env);
+  } // builtins.removeAttrs env [ "meta" ]) // {
+    meta = { description = "${name} (offline test fixture)"; } // (env.meta or { });
+  };
 
   # Host binaries plus data dirs, made self-contained by fixup.sh.
-  hostPackage = name: script: runCommand name { inherit glibc; fixup = ./fixup.sh; } ''
+  hostPackage = name: script: hostPackageWith name { } script;
+  hostPackageWith = name: env: script: runCommand name ({ inherit glibc; fixup = ./fixup.sh; } // env) ''
     mkdir -p $out/bin $out/lib
     ${script}
     # Drop symlinks that escape the package (e.g. Debian's links into /etc
@@ -82,7 +91,7 @@ let
     done
   '';
 
-  # Static busybox: the shell for wrapper scripts, and our "coreutils".
+  # Static busybox: the shell for wrapper scripts.
   busybox = runCommand "busybox-host" { } ''
     mkdir -p $out/bin
     cp -L /bin/busybox $out/bin/busybox
@@ -91,19 +100,58 @@ let
     done
   '';
 
-  # Busybox applets that stand in for GNU coreutils (plus sh, which
-  # nixpkgs' bash provides, so the env has a /bin/sh-like program either way).
-  coreutils = runCommand "coreutils-busybox" { } ''
-    mkdir -p $out/bin
-    ln -s ${busybox}/bin/busybox $out/bin/busybox
-    for a in basename cat chmod chown cp cut date dd df dirname du echo env \
-             expr false head id install ln ls md5sum mkdir mktemp mv nproc \
-             printf pwd readlink realpath rm rmdir seq sh sha256sum sleep sort \
-             stat tail tee test timeout touch tr true uname uniq wc whoami yes \
-             [ grep sed; do
-      ln -s busybox $out/bin/$a
+  # GNU coreutils (Debian's), every program but stdbuf (its preload library's
+  # path is compiled in) and the SELinux-only chcon/runcon.
+  coreutils = hostPackage "coreutils-host" ''
+    for f in $(dpkg-query -L coreutils | grep -E '^(/usr)?/s?bin/'); do
+      case ''${f##*/} in stdbuf|chcon|runcon|md5sum.textutils) continue ;; esac
+      cp -L "$f" "$out/bin/''${f##*/}"
     done
   '';
+
+  # Host binaries, one package each, named as in nixpkgs.
+  hostBins = name: paths: hostPackage name (concatMapSep "\n" (p: ''cp -L ${p} "$out/bin/${baseNameOf p}"'') paths);
+
+  gnugrep = hostBins "gnugrep-host" [ "/bin/grep" ];
+  gnused = hostBins "gnused-host" [ "/bin/sed" ];
+  jq = hostBins "jq-host" [ "/usr/bin/jq" ];
+  gnumake = hostBins "gnumake-host" [ "/usr/bin/make" ];
+
+  # curl looks for a CA bundle at Debian's compiled-in /etc path, absent in the
+  # sandbox; SSL_CERT_FILE (set for a job with network) or CURL_CA_BUNDLE say where.
+  curl = hostBins "curl-host" [ "/usr/bin/curl" ];
+
+  # nixpkgs' `netcat` is LibreSSL's nc, an OpenBSD nc like Debian's netcat-openbsd.
+  netcat = hostPackage "netcat-host" ''
+    cp -L /bin/nc.openbsd $out/bin/nc
+  '';
+
+  # nixpkgs' `dig` is bind's dnsutils output (Debian: bind9-dnsutils).
+  dig = hostBins "dig-host" [ "/usr/bin/dig" "/usr/bin/host" "/usr/bin/nslookup" ];
+
+  # git with its helper programs; the exec path and templates are compiled in
+  # as /usr/..., so the wrapper points git at the store copies, and Debian's
+  # libcurl at the job's CA bundle (nixpkgs' follows SSL_CERT_FILE by itself).
+  git-unwrapped = hostPackage "git-host-unwrapped" ''
+    mkdir -p $out/libexec $out/share/git-core
+    cp -a /usr/lib/git-core $out/libexec/git-core
+    # Perl/Python helpers would need interpreters the closure lacks.
+    for f in $out/libexec/git-core/*; do
+      [ -L "$f" ] && continue
+      first=; IFS= read -r first < "$f" 2>/dev/null || true
+      case $first in "#!"*perl*|"#!"*python*) rm "$f" ;; esac
+    done
+    cp -a /usr/share/git-core/templates $out/share/git-core/templates
+  '';
+  git = mkWrapper {
+    name = "git-host";
+    bins = [ { name = "git"; target = "${git-unwrapped}/libexec/git-core/git"; } ];
+    exports = ''
+      export GIT_EXEC_PATH="${git-unwrapped}/libexec/git-core"
+      export GIT_TEMPLATE_DIR="''${GIT_TEMPLATE_DIR:-${git-unwrapped}/share/git-core/templates}"
+      if [ -n "''${SSL_CERT_FILE:-}" ]; then export GIT_SSL_CAINFO="''${GIT_SSL_CAINFO:-$SSL_CERT_FILE}"; fi
+    '';
+  };
 
   # A top-level package that is not an interpreter (like nixpkgs' hello).
   hello = writeFile "hello-fixture" "bin/hello" ''
@@ -126,6 +174,67 @@ let
   nodejs = hostPackage "nodejs-host" ''
     cp -L /usr/bin/node $out/bin/node
   '';
+
+  # ---------------------------------------------------------------- C toolchain
+  # Debian's gcc 12 and binutils, and glibc's headers and start files, in the
+  # store. Like nixpkgs' cc-wrapper, `gcc` is a wrapper passing the paths the
+  # compiler would otherwise look for under /usr: the result links against the
+  # store glibc and runs where only the store is visible.
+
+  binutils = hostPackage "binutils-host" ''
+    for t in as ld.bfd ld.gold ar nm objcopy objdump ranlib readelf size strings strip; do
+      cp -L /usr/bin/x86_64-linux-gnu-$t $out/bin/$t
+    done
+    ln -s ld.bfd $out/bin/ld
+  '';
+
+  # Headers (libc6-dev, linux-libc-dev; the multiarch dir merged into include/),
+  # start files, static parts and linker scripts, re-pointed at the store glibc.
+  glibc-dev = runCommand "glibc-host-dev" { inherit glibc; } ''
+    mkdir -p $out/include $out/lib
+    dpkg-query -L libc6-dev linux-libc-dev | sed -n 's|^/usr/include/||p' \
+      | tar -C /usr/include --no-recursion -chf - -T - | tar -C $out/include -xf -
+    cp -a $out/include/x86_64-linux-gnu/. $out/include/
+    rm -rf $out/include/x86_64-linux-gnu
+    for f in $(dpkg-query -L libc6-dev | grep -E '^/usr/lib/x86_64-linux-gnu/[^/]*\.(o|a)$'); do
+      cp -L "$f" $out/lib/
+    done
+    echo "GROUP ( $glibc/lib/libc.so.6 $out/lib/libc_nonshared.a AS_NEEDED ( $glibc/lib/ld-linux-x86-64.so.2 ) )" > $out/lib/libc.so
+    echo "GROUP ( $glibc/lib/libm.so.6 AS_NEEDED ( $glibc/lib/libmvec.so.1 ) )" > $out/lib/libm.so
+    for l in libpthread libdl librt libresolv libutil libanl libmvec; do
+      for so in $glibc/lib/$l.so.*; do ln -s $so $out/lib/$l.so; done
+    done
+  '';
+
+  gcc-unwrapped = hostPackage "gcc-host-unwrapped" ''
+    cp -L /usr/bin/x86_64-linux-gnu-gcc-12 $out/bin/gcc
+    cp -L /usr/bin/x86_64-linux-gnu-cpp-12 $out/bin/cpp
+    # gcc finds these relative to itself: $out/bin/../lib/gcc/<triple>/12.
+    d=$out/lib/gcc/x86_64-linux-gnu/12
+    mkdir -p $d
+    cd /usr/lib/gcc/x86_64-linux-gnu/12
+    cp -a cc1 collect2 lto-wrapper liblto_plugin.so include crt*.o libgcc.a libgcc_eh.a libgcov.a \
+          libssp_nonshared.a $d/
+    cp -L /lib/x86_64-linux-gnu/libgcc_s.so.1 $d/
+    echo "GROUP ( libgcc_s.so.1 -lgcc )" > $d/libgcc_s.so
+  '';
+
+  gcc = let
+    g = gcc-unwrapped;
+    flags = builtins.concatStringsSep " " [
+      "-B${glibc-dev}/lib/" "-B${binutils}/bin/" "-idirafter ${glibc-dev}/include"
+      "-L${glibc-dev}/lib" "-Wl,-dynamic-linker=${glibc}/lib/ld-linux-x86-64.so.2"
+      "-Wl,-rpath,${glibc}/lib" "-Wl,-rpath,${g}/lib/gcc/x86_64-linux-gnu/12"
+    ];
+  in mkWrapper {
+    name = "gcc-host";
+    bins = [
+      { name = "gcc"; target = "${g}/bin/gcc ${flags}"; }
+      { name = "cc"; target = "${g}/bin/gcc ${flags}"; }
+      { name = "cpp"; target = "${g}/bin/cpp -idirafter ${glibc-dev}/include"; }
+    ] ++ map (t: { name = t; target = "${binutils}/bin/${t}"; }) [ "as" "ld" "ar" "nm" "ranlib" "strip" "objdump" ];
+    exports = "";
+  };
 
   # ---------------------------------------------------------------- python
 
@@ -292,6 +401,199 @@ let
     '' false;
   };
 
+  # ---------------------------------------------------------------- haskell
+  # Debian's GHC 9.0 (dynamically linked: its libraries find each other through
+  # $ORIGIN runpaths, kept by fixup.sh). Static archives, profiling files,
+  # haddock and the interfaces of Cabal and of the GHC API are left out (Cabal's
+  # library stays, for ghc-pkg): runghc interprets code against the shared libraries. The global package db is rewritten to the
+  # store paths; ghc-pkg recache rebuilds its cache.
+
+  ghcLib = "lib/ghc";
+
+  # Shell function: drops the haddock-* fields (host paths to docs we don't copy),
+  # with their continuation lines, from a package db entry.
+  dropHaddockFields = "dropHaddockFields() { awk '/^[^ ]/ { skip = /^haddock-/ } !skip'; }";
+
+  ghc-unwrapped = hostPackage "ghc-host-unwrapped" ''
+    ${dropHaddockFields}
+    mkdir -p $out/${ghcLib}
+    # GHCi opens ghc-bignum's extra library by its development name.
+    cp -L /lib/x86_64-linux-gnu/libgmp.so.10 $out/lib/
+    tar -C /usr/lib/ghc --exclude=./package.conf.d --exclude='*.a' --exclude='*.o' --exclude='*.p_hi' \
+        --exclude='*.dyn_o' --exclude='*.p_o' --exclude='Cabal-3.4.1.0/*hi' --exclude=./html --exclude=./latex \
+        --exclude='ghc-9.0.2/*hi' --exclude=./bin/haddock --exclude=./bin/ghc-iserv-prof -cf - . \
+      | tar -C $out/${ghcLib} -xf -
+    ln -s ../../libgmp.so.10 $out/${ghcLib}/ghc-bignum-1.1/libgmp.so
+    db=$out/${ghcLib}/package.conf.d
+    mkdir -p $db
+    for f in $(dpkg-query -L ghc | grep '^/var/lib/ghc/package.conf.d/.*\.conf$'); do
+      case ''${f##*/} in Cabal-*) continue ;; esac
+      sed -e "s|/usr/lib/ghc|$out/${ghcLib}|g" -e "s|/usr/share/x86_64-linux-ghc|$out/share/x86_64-linux-ghc|g" "$f" \
+        | dropHaddockFields > $db/''${f##*/}
+    done
+  '';
+
+  # The libdir with the package db's cache, built by the store ghc-pkg, and
+  # settings naming the store C compiler and binutils: even runghc calls the C
+  # compiler (nixpkgs' ghc, too, has its cc in its closure). The rest links to ghc-unwrapped.
+  ghc-db = runCommand "ghc-host-db" { ghc = ghc-unwrapped; } ''
+    mkdir -p $out/${ghcLib}
+    for e in $ghc/${ghcLib}/*; do
+      case ''${e##*/} in package.conf.d|settings) ;; *) ln -s $e $out/${ghcLib}/ ;; esac
+    done
+    sed -E -e 's#"x86_64-linux-gnu-gcc"#"${gcc}/bin/gcc"#' \
+        -e 's#"x86_64-linux-gnu-(ld.gold|ar|ranlib)"#"${binutils}/bin/\1"#' \
+        $ghc/${ghcLib}/settings > $out/${ghcLib}/settings
+    if grep -q '"x86_64-linux-gnu-' $out/${ghcLib}/settings; then
+      echo "ghc settings still name host tools:" >&2; grep '"x86_64-linux-gnu-' $out/${ghcLib}/settings >&2; exit 1
+    fi
+    cp -r $ghc/${ghcLib}/package.conf.d $out/${ghcLib}/package.conf.d
+    chmod -R u+w $out/${ghcLib}/package.conf.d
+    $ghc/${ghcLib}/bin/ghc-pkg --global-package-db $out/${ghcLib}/package.conf.d recache
+  '';
+  ghcTop = "${ghc-db}/${ghcLib}";
+
+  # What runghc runs as `ghc` (-f): the compiler with its libdir, as Debian's /usr/bin/ghc does.
+  ghc-bin = mkWrapper {
+    name = "ghc-host-bin";
+    bins = [ { name = "ghc"; target = "${ghcTop}/bin/ghc -B${ghcTop}"; } ];
+    exports = "";
+  };
+
+  ghc = mkWrapper {
+    name = "ghc-host";
+    bins = [
+      { name = "ghc"; target = "${ghc-bin}/bin/ghc"; }
+      { name = "ghci"; target = "${ghc-bin}/bin/ghc --interactive"; }
+      { name = "runghc"; target = "${ghcTop}/bin/runghc -f ${ghc-bin}/bin/ghc"; }
+      { name = "runhaskell"; target = "${ghcTop}/bin/runghc -f ${ghc-bin}/bin/ghc"; }
+      { name = "ghc-pkg"; target = "${ghcTop}/bin/ghc-pkg --global-package-db ${ghcTop}/package.conf.d"; }
+    ];
+    exports = "";
+  } // {
+    inherit haskellPackages;
+    withPackages = ghcWithPackages;
+  };
+
+  # Like nixpkgs: GHC's boot packages (text, containers, ...) are null in the
+  # set, since they come with the compiler; other members are Debian's
+  # libghc-*-dev libraries, each with a package db of its own that
+  # ghcWithPackages puts on GHC_PACKAGE_PATH.
+  haskellPackage = debName: libName: hostPackageWith "ghc9.0.2-${libName}" { ghc = ghc-unwrapped; } ''
+    # GHC's own libraries are linked from the ghc package, never copied (loaded once).
+    fixupLibDirs=$(echo $ghc/${ghcLib}/*/)
+    ${dropHaddockFields}
+    hs=/usr/lib/haskell-packages/ghc/lib/x86_64-linux-ghc-9.0.2
+    mkdir -p $out/lib/haskell $out/${ghcLib}/package.conf.d
+    for f in $(dpkg-query -L ${debName} | grep "^$hs/"); do
+      case $f in *.a|*.p_hi) continue ;; esac
+      rel=''${f#$hs/}
+      if [ -d "$f" ]; then mkdir -p "$out/lib/haskell/$rel"; else cp -L "$f" "$out/lib/haskell/$rel"; fi
+    done
+    for f in $(dpkg-query -L ${debName} | grep '^/var/lib/ghc/package.conf.d/.*\.conf$'); do
+      sed -e "s|$hs|$out/lib/haskell|g" -e "s|^data-dir:.*|data-dir: $out/share|" "$f" \
+        | dropHaddockFields > $out/${ghcLib}/package.conf.d/''${f##*/}
+    done
+  '';
+
+  haskellPackages = {
+    ghc = ghc;
+    ghcWithPackages = ghcWithPackages;
+    split = haskellPackage "libghc-split-dev" "split";
+  } // builtins.listToAttrs (map (n: { name = n; value = null; }) [
+    "array" "base" "binary" "bytestring" "containers" "deepseq" "directory" "exceptions" "filepath"
+    "ghc-bignum" "ghc-boot" "ghc-boot-th" "ghc-compact" "ghc-heap" "ghc-prim" "ghci" "haskeline" "hpc"
+    "integer-gmp" "libiserv" "mtl" "parsec" "pretty" "process" "rts" "stm" "template-haskell" "terminfo"
+    "text" "time" "transformers" "unix" "xhtml" ]);
+
+  ghcWithPackages = f:
+    let chosen = builtins.filter (p: p != null) (f haskellPackages);
+        dbs = map (p: runCommand "${p.name}-db" { pkg = p; } ''
+          mkdir -p $out
+          cp $pkg/${ghcLib}/package.conf.d/*.conf $out/
+          ${ghcTop}/bin/ghc-pkg --global-package-db ${ghcTop}/package.conf.d --package-db $out recache
+        '') chosen;
+    in mkWrapper {
+      name = "ghc-host-with-packages";
+      bins = map (b: { name = b; target = "${ghc}/bin/${b}"; }) [ "ghc" "ghci" "runghc" "runhaskell" "ghc-pkg" ];
+      # The trailing ":" keeps the global db after these.
+      exports = ''export GHC_PACKAGE_PATH="${concatMapSep ":" toString dbs}:"'';
+      refs = chosen ++ dbs;
+    };
+
+  # ---------------------------------------------------------------- octave
+  # Debian's Octave 7.3 (octave-cli, no GUI), relocated with OCTAVE_HOME: it
+  # derives every data and library directory from that prefix. The fltk
+  # graphics toolkit (X11, OpenGL widgets) is left out.
+
+  octaveArchDir = "lib/x86_64-linux-gnu/octave";
+
+  octave-unwrapped = hostPackage "octave-host-unwrapped" ''
+    cp -L /usr/bin/octave-cli $out/bin/octave-cli
+    mkdir -p $out/share/octave $out/${octaveArchDir} $out/libexec
+    cp -a /usr/share/octave/7.3.0 /usr/share/octave/site $out/share/octave/
+    rm -rf $out/share/octave/7.3.0/doc
+    # liboct* reach $out/lib through fixup (one copy, loaded once); oct files stay in place.
+    cp -a /usr/lib/x86_64-linux-gnu/octave/7.3.0 /usr/lib/x86_64-linux-gnu/octave/site $out/${octaveArchDir}/
+    rm -f $out/${octaveArchDir}/7.3.0/lib*.so* $out/${octaveArchDir}/7.3.0/oct/*/__init_fltk__.oct \
+          $out/${octaveArchDir}/7.3.0/oct/*/__fltk_uigetfile__.oct
+    sed -i '/__init_fltk__\|__fltk_uigetfile__/d' $out/${octaveArchDir}/7.3.0/oct/*/PKG_ADD
+    cp -a /usr/libexec/octave $out/libexec/octave
+  '';
+
+  # An OCTAVE_HOME: the interpreter's tree plus packages' directories and
+  # their entries in share/octave/octave_packages, pkg's global list (whose
+  # paths Debian writes relative to OCTAVE_HOME, as __OH__).
+  octaveHome = pkgs: runCommand "octave-home" { inherit pkgs; u = octave-unwrapped; } ''
+    mkdir -p $out/share/octave/packages $out/${octaveArchDir}/packages
+    ln -s $u/bin $u/libexec $out/
+    for e in $u/share/octave/*; do ln -s $e $out/share/octave/; done
+    for e in $u/${octaveArchDir}/*; do ln -s $e $out/${octaveArchDir}/; done
+    lists=
+    for p in $pkgs; do
+      ln -s $p/share/octave/packages/* $out/share/octave/packages/
+      ln -s $p/${octaveArchDir}/packages/* $out/${octaveArchDir}/packages/
+      lists="$lists '$p/share/octave/octave_packages'"
+    done
+    export HOME=$TMPDIR
+    /usr/bin/octave-cli --no-gui --norc --quiet --eval "
+      global_packages = {};
+      for f = {$lists}
+        s = load (f{1});
+        global_packages = [global_packages, s.global_packages];
+      end
+      save ('-text', '$out/share/octave/octave_packages', 'global_packages');"
+  '';
+
+  octaveWrapper = name: home: mkWrapper {
+    inherit name;
+    bins = map (b: { name = b; target = "${octave-unwrapped}/bin/octave-cli"; }) [ "octave-cli" "octave" ];
+    exports = "export OCTAVE_HOME=${home}";
+  };
+
+  octave = octaveWrapper "octave-host" (octaveHome [ ]) // {
+    pkgs = octavePackages;
+    withPackages = f: octaveWrapper "octave-host-with-packages" (octaveHome (f octavePackages));
+  };
+
+  # Debian's octave-<name> package: its directories and its entry of Debian's global list.
+  octavePackage = debName: name: hostPackageWith "octave-${name}" { octave = octave-unwrapped; } ''
+    fixupLibDirs=$octave/lib
+    mkdir -p $out/share/octave/packages $out/${octaveArchDir}/packages
+    cp -a /usr/share/octave/packages/${name}-* $out/share/octave/packages/
+    cp -a /usr/lib/x86_64-linux-gnu/octave/packages/${name}-* $out/${octaveArchDir}/packages/
+    export HOME=$TMPDIR
+    /usr/bin/octave-cli --no-gui --norc --quiet --eval "
+      s = load ('/usr/share/octave/octave_packages');
+      global_packages = s.global_packages(cellfun (@(p) strcmp (p.name, '${name}'), s.global_packages));
+      if (numel (global_packages) != 1) error ('${name} is not in Debian octave_packages'); end
+      save ('-text', '$out/share/octave/octave_packages', 'global_packages');"
+  '';
+
+  octavePackages = {
+    statistics = octavePackage "octave-statistics" "statistics";
+  };
+
   # ------------------------------------------------- failure cases for tests
 
   # A build that fails after printing a log, for the "tail of the build log" error.
@@ -323,7 +625,9 @@ let
 in {
   inherit buildEnv runCommand glibc busybox coreutils cacert bash hello nodejs
     python3 python3Packages perl perlPackages lua5_4 lua5_4Packages
-    ruby rubyPackages broken slow manyPaths;
+    ruby rubyPackages broken slow manyPaths
+    gnugrep gnused jq gnumake curl netcat dig git binutils gcc
+    ghc haskellPackages octave octavePackages;
   python311 = python3;
   python311Packages = python3Packages;
   lua = lua5_4;

@@ -9,6 +9,7 @@ import dev.nixexec.job.JobView;
 import dev.nixexec.limits.KeyLimits;
 import dev.nixexec.refusal.FieldError;
 import dev.nixexec.refusal.InvalidRequestException;
+import dev.nixexec.session.ProfileSubmissions;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import io.smallrye.mutiny.Multi;
 import jakarta.ws.rs.Consumes;
@@ -48,8 +49,11 @@ public class JobsResource {
     private final JobWaits waits;
     private final CallerContext caller;
     private final KeyLimits limits;
+    private final ProfileSubmissions profiles;
 
-    public JobsResource(JobService jobs, JobReads reads, JobWaits waits, CallerContext caller, KeyLimits limits) {
+    public JobsResource(JobService jobs, JobReads reads, JobWaits waits, CallerContext caller, KeyLimits limits,
+            ProfileSubmissions profiles) {
+        this.profiles = profiles;
         this.jobs = jobs;
         this.reads = reads;
         this.waits = waits;
@@ -68,7 +72,9 @@ public class JobsResource {
         Duration waitFor = waitParam(wait);
         JobService.Submitted submitted;
         try (KeyLimits.Wait held = waiting(waitFor)) {
-            submitted = waits.submit(caller.get(), body.submission(), idempotencyKey, waitFor);
+            JobService.Submission submission = body.profile() == null ? body.submission()
+                    : profiles.apply(caller.get(), body.profile(), body.submission(), body.networkChoice());
+            submitted = waits.submit(caller.get(), submission, idempotencyKey, waitFor);
         }
         JobView job = submitted.job();
         int status = submitted.created() && !job.terminal() ? 201 : 200;

@@ -14,12 +14,13 @@ import java.util.regex.Pattern;
 
 /**
  * The body of {@code POST /v1/jobs}; {@code workspace} (id or name), {@code files} and
- * {@code artifacts} are described in docs/workspaces.md. It only turns the wire form into a
- * submission (the network word, durations as text); intake checks the rest.
+ * {@code artifacts} are described in docs/workspaces.md; {@code profile} names a profile the job runs
+ * under (session/ProfileSubmissions). It only turns the wire form into a submission (the network
+ * word, durations as text); intake checks the rest.
  */
 public record SubmitBody(String language, String code, List<String> packages, Map<String, String> env, String stdin,
         JsonNode timeout, String network, Map<String, Object> metadata, String workspace,
-        List<JobFiles.InputFile> files, List<String> artifacts) {
+        List<JobFiles.InputFile> files, List<String> artifacts, String profile) {
 
     private static final Pattern DURATION = Pattern.compile("(\\d{1,7})(ms|s|m|h)?");
 
@@ -30,6 +31,11 @@ public record SubmitBody(String language, String code, List<String> packages, Ma
         return new JobService.Submission(language, code, packages, env, stdin, duration("timeout", timeout),
                 "full".equals(network), metadata, Optional.empty(),
                 new JobFiles(Optional.ofNullable(workspace), files, artifacts));
+    }
+
+    /** The job's own word on network, if it said one (a profile's network applies otherwise). */
+    Optional<Boolean> networkChoice() {
+        return network == null ? Optional.empty() : Optional.of("full".equals(network));
     }
 
     /** {@code "90s"}, {@code "2m"}, {@code "1h"}, {@code "500ms"} or a number of seconds. */

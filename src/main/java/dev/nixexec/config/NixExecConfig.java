@@ -80,6 +80,28 @@ public interface NixExecConfig {
         Duration upkeepInterval();
     }
 
+    Catalog catalog();
+
+    PackageIndex packageIndex();
+
+    /** The catalog of {@code GET /v1/catalog} (docs/api.md). */
+    interface Catalog {
+        /** A JSON or YAML file {@code {agents: [...], tools: [...]}}; unset: nixo's list. */
+        Optional<Path> file();
+    }
+
+    /** The package search index of {@code GET /v1/packages}, one per nixpkgs pin (docs/api.md). */
+    interface PackageIndex {
+        /** List the pinned nixpkgs at start (in the background) rather than on the first search. */
+        @WithDefault("true")
+        boolean atStart();
+
+        /** How long listing the pinned nixpkgs may take. */
+        @NonZero
+        @WithDefault("30m")
+        Duration buildTimeout();
+    }
+
     /** Workspaces, inline input files and artifacts (docs/workspaces.md). */
     interface Workspaces {
         /** Quota of a new workspace when its creator names none (bytes of all its files). */

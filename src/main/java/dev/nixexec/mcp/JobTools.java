@@ -14,6 +14,7 @@ import dev.nixexec.nix.Language;
 import dev.nixexec.tenant.Caller;
 import dev.nixexec.refusal.FieldError;
 import dev.nixexec.refusal.InvalidRequestException;
+import dev.nixexec.session.ProfileSubmissions;
 import dev.nixexec.workspace.Artifact;
 import dev.nixexec.workspace.JobFiles;
 import dev.nixexec.workspace.WorkspacePath;
@@ -58,6 +59,8 @@ public class JobTools {
     private static final String ENV = "Environment variables for the program, name to value.";
     private static final String STDIN = "Text fed to the program's standard input.";
     private static final String TIMEOUT = "Wall-clock limit of the run in seconds; omitted: the service default (30 unless configured).";
+    private static final String PROFILE = "A profile to run under (list_profiles): its packages are added to packages, "
+            + "its env and network mode apply, its timeout is the default and the most.";
     private static final String JOB_ID = "The job id returned by run_code or submit_job.";
 
     /** A client that does not answer roots/list in this time gets no host workspace. */
@@ -73,10 +76,12 @@ public class JobTools {
     private final SessionWorkspaces sessionWorkspaces;
     private final KeyLimits limits;
     private final KnownArguments knownArguments;
+    private final ProfileSubmissions profiles;
 
     public JobTools(JobService jobs, JobReads reads, JobWaits waits, NixExecConfig config, SecurityIdentity identity, HostWorkspaces hostWorkspaces,
             WorkspaceService workspaces, SessionWorkspaces sessionWorkspaces, KeyLimits limits,
-            KnownArguments knownArguments) {
+            KnownArguments knownArguments, ProfileSubmissions profiles) {
+        this.profiles = profiles;
         this.limits = limits;
         this.knownArguments = knownArguments;
         this.workspaces = workspaces;
@@ -102,6 +107,7 @@ public class JobTools {
             @ToolArg(description = STDIN, required = false) String stdin,
             @ToolArg(description = TIMEOUT, required = false) Integer timeout,
             @ToolArg(description = WorkspaceTools.WORKSPACE, required = false) String workspace,
+            @ToolArg(description = PROFILE, required = false) String profile,
             Progress progress, McpLog log, Cancellation cancellation, Roots roots, McpConnection connection,
             RawMessage message) {
         return refusalsAsErrors(() -> {
@@ -110,7 +116,7 @@ public class JobTools {
             UUID id = UUID.randomUUID();
             // watching before submitting, so that no change of the job goes unheard
             try (KeyLimits.Wait held = limits.startWait(caller()); JobWatch watch = waits.watch(id)) {
-                submit(id, language, code, packages, env, stdin, timeout, roots, workspace, connection);
+                submit(id, language, code, packages, env, stdin, timeout, roots, workspace, profile, connection);
                 return result(waits.follow(caller(), watch, config.mcp().runWait(), JobFollow.CANCEL_CHECK,
                         new JobFollow(jobs, caller(), id, progress, log, cancellation)));
             } catch (InterruptedException e) {
@@ -131,12 +137,13 @@ public class JobTools {
             @ToolArg(description = STDIN, required = false) String stdin,
             @ToolArg(description = TIMEOUT, required = false) Integer timeout,
             @ToolArg(description = WorkspaceTools.WORKSPACE, required = false) String workspace,
+            @ToolArg(description = PROFILE, required = false) String profile,
             Roots roots, McpConnection connection, RawMessage message) {
         return refusalsAsErrors(() -> {
             knownArguments.check(message);
             CallerIdentity.writer(identity, "submit_job");
             JobView job = submit(UUID.randomUUID(), language, code, packages, env, stdin, timeout, roots, workspace,
-                    connection);
+                    profile, connection);
             return ToolResponse.success("Job " + job.id() + ": " + job.status()
                     + ". Call get_job with this job_id for the result.");
         });
@@ -201,31 +208,36 @@ public class JobTools {
     }
 
     private JobView submit(UUID id, String language, String code, List<String> packages, Map<String, String> env,
-            String stdin, Integer timeout, Roots roots, String workspace, McpConnection connection) {
+            String stdin, Integer timeout, Roots roots, String workspace, String profile, McpConnection connection) {
         Optional<Duration> limit = Optional.ofNullable(timeout).map(Duration::ofSeconds);
         Optional<Path> host = workspace == null ? workspace(roots) : Optional.empty();
         if (host.isPresent() || (workspace != null && !workspace.isBlank())) {
             // a mounted project directory (local mode) replaces the session's workspace
             JobFiles files = host.isPresent() ? JobFiles.NONE : new JobFiles(Optional.of(workspace), null, null);
-            return jobs.submit(caller(), new JobService.Submission(language, code, packages, env, stdin, limit, false,
-                    null, host, files), null, id).job();
+            return jobs.submit(caller(), underProfile(profile, new JobService.Submission(language, code, packages, env,
+                    stdin, limit, false, null, host, files)), null, id).job();
         }
         try {
-            return submitInSession(id, language, code, packages, env, stdin, limit, connection);
+            return submitInSession(id, language, code, packages, env, stdin, limit, profile, connection);
         } catch (Refusal e) {
             // the session's workspace was deleted since it was kept: the session gets a fresh one
             if (e.kind() != Refusal.Kind.NOT_FOUND || !sessionWorkspaces.forget(caller(), connection)) {
                 throw e;
             }
-            return submitInSession(id, language, code, packages, env, stdin, limit, connection);
+            return submitInSession(id, language, code, packages, env, stdin, limit, profile, connection);
         }
     }
 
     private JobView submitInSession(UUID id, String language, String code, List<String> packages,
-            Map<String, String> env, String stdin, Optional<Duration> limit, McpConnection connection) {
+            Map<String, String> env, String stdin, Optional<Duration> limit, String profile, McpConnection connection) {
         JobFiles files = new JobFiles(Optional.of(sessionWorkspaces.id(caller(), connection).toString()), null, null);
-        return jobs.submit(caller(), new JobService.Submission(language, code, packages, env, stdin, limit, false,
-                null, Optional.empty(), files), null, id).job();
+        return jobs.submit(caller(), underProfile(profile, new JobService.Submission(language, code, packages, env,
+                stdin, limit, false, null, Optional.empty(), files)), null, id).job();
+    }
+
+    /** The submission under the named profile (its packages, env, network, timeout); as it is for none. */
+    private JobService.Submission underProfile(String profile, JobService.Submission submission) {
+        return profile == null ? submission : profiles.apply(caller(), profile, submission, Optional.empty());
     }
 
     /**

@@ -55,6 +55,11 @@ public class NixpkgsPins {
         }
     }
 
+    /** The pin, if it has been resolved (or restored) already; never resolves. */
+    public Optional<NixpkgsPin> known() {
+        return Optional.ofNullable(current.get());
+    }
+
     @Scheduled(every = "${nixexec.executor.nixpkgs-refresh:6h}", delayed = "${nixexec.executor.nixpkgs-refresh:6h}",
             concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     void refresh() {

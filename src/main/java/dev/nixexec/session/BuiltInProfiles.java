@@ -11,16 +11,16 @@ final class BuiltInProfiles {
 
     static final List<Profile> ALL = List.of(
             new Profile("strict", "No network; a shell, coreutils and a CA bundle.",
-                    new Spec(List.of("coreutils", "bash", "cacert"), Map.of(), false, WORK_AND_TMP), true),
+                    new Spec(List.of("coreutils", "bash", "cacert"), Map.of(), false, WORK_AND_TMP), ProfileLimits.NONE, true),
             new Profile("offline-review", "No network; tools to read and search code (git, grep, sed, jq).",
                     new Spec(List.of("git", "coreutils", "bash", "gnugrep", "gnused", "jq"), Map.of(), false,
-                            WORK_AND_TMP), true),
+                            WORK_AND_TMP), ProfileLimits.NONE, true),
             new Profile("build-install", "Network; node, python, git, gcc and make to build and install.",
                     new Spec(List.of("nodejs", "python3", "git", "gcc", "gnumake"), Map.of(), true,
-                            Spec.ALL_WRITABLE), true),
+                            Spec.ALL_WRITABLE), ProfileLimits.NONE, true),
             new Profile("debug-network", "Network; node, python, curl, netcat and dig to debug connections.",
                     new Spec(List.of("nodejs", "python3", "curl", "netcat", "dig"), Map.of(), true,
-                            Spec.ALL_WRITABLE), true));
+                            Spec.ALL_WRITABLE), ProfileLimits.NONE, true));
 
     private BuiltInProfiles() {
     }

@@ -1,6 +1,7 @@
 package dev.nixexec.session;
 
 import java.util.Arrays;
+import java.util.List;
 import java.util.Optional;
 
 /** The sandbox paths a session, profile or spec may make writable; every other path is read-only. */
@@ -22,5 +23,10 @@ public enum WritablePath {
 
     public static Optional<WritablePath> of(String path) {
         return Arrays.stream(values()).filter(w -> w.path.equals(path)).findFirst();
+    }
+
+    /** Every path that may be made writable, in this order. */
+    public static List<String> paths() {
+        return Arrays.stream(values()).map(WritablePath::path).toList();
     }
 }

@@ -97,8 +97,9 @@ class McpToolsTest {
     static <A extends McpAssert<A>> void exercise(McpTestClient<A, ?> client) {
         client.when()
                 .toolsList(page -> {
-                    assertEquals(List.of("cancel_job", "get_job", "list_jobs", "list_languages", "list_workspace_files",
-                            "read_workspace_file", "run_code", "submit_job", "write_workspace_file"),
+                    assertEquals(List.of("cancel_job", "get_job", "list_jobs", "list_languages", "list_profiles",
+                            "list_workspace_files", "read_workspace_file", "run_code", "search_packages", "submit_job",
+                            "write_workspace_file"),
                             page.tools().stream().map(McpAssured.ToolInfo::name).sorted().toList());
                     JsonObject language = page.findByName("run_code").inputSchema()
                             .getJsonObject("properties").getJsonObject("language");

@@ -170,7 +170,8 @@ class NixInjectionTest {
         assertEquals(List.of(), found, "store files holding the request");
 
         String other = member();
-        String second = submit(other, Map.of("language", "bash", "code",
+        // grep is gnugrep's (coreutils has none, as in nixpkgs)
+        String second = submit(other, Map.of("language", "bash", "packages", List.of("gnugrep"), "code",
                 "cat /nix/store/*-source/request.json 2>/dev/null; grep -rl " + marker + " /nix/store/*-source 2>/dev/null; echo looked"));
         String stdout = RestAssured.given().header("Authorization", "Bearer " + other).get("/v1/jobs/" + second + "?wait=60")
                 .then().statusCode(200).body("status", equalTo("succeeded")).extract().path("stdout");

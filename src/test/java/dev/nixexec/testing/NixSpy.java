@@ -17,7 +17,9 @@ import java.util.Map;
  */
 public class NixSpy implements QuarkusTestResourceLifecycleManager {
 
-    public static final Path DIR = Path.of(System.getProperty("nixexec-test.repo-dir", "."), "target", "nix-spy").toAbsolutePath();
+    /** One per test JVM tier: surefire's and failsafe's JVMs may run side by side. */
+    public static final Path DIR = Path.of(System.getProperty("nixexec-test.repo-dir", "."), "target",
+            "nix-spy-" + System.getProperty("nixexec-test.tier", "default")).toAbsolutePath();
     public static final Path LOG = DIR.resolve("invocations.log");
 
     @Override
@@ -31,9 +33,8 @@ public class NixSpy implements QuarkusTestResourceLifecycleManager {
                 Files.writeString(wrapper, "#!/bin/sh\necho \"" + tool + " $*\" >> '" + LOG + "'\nexec '" + real + "' \"$@\"\n");
                 Files.setPosixFilePermissions(wrapper, PosixFilePermissions.fromString("rwxr-xr-x"));
             }
-            Path state = Files.createDirectories(DIR.getParent().resolve("test-state"));
             return Map.of("nixexec.executor.nix-command", DIR.resolve("nix").toString(),
-                    "nixexec.state-dir", Files.createTempDirectory(state, "run-").toString());
+                    "nixexec.state-dir", FreshStateDirs.create().toString());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -2,8 +2,11 @@ package dev.nixexec.testing;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -19,10 +22,12 @@ public final class NodeProject {
     public record Outcome(int exitCode, String output) {
     }
 
+    private static final Path REPO = Path.of(System.getProperty("nixexec-test.repo-dir", ".")).toAbsolutePath();
+
     private final Path dir;
 
     public NodeProject(String folder) {
-        this.dir = Path.of("src/test/js", folder).toAbsolutePath();
+        this.dir = REPO.resolve("src/test/js").resolve(folder);
     }
 
     public Outcome run(String script, long timeoutSeconds, String... args) throws IOException, InterruptedException {
@@ -33,14 +38,21 @@ public final class NodeProject {
     }
 
     private synchronized void ensureInstalled() throws IOException, InterruptedException {
-        Path installed = dir.resolve("node_modules/.package-lock.json");
-        Path lock = dir.resolve("package-lock.json");
-        if (Files.exists(installed) && Files.getLastModifiedTime(installed).compareTo(Files.getLastModifiedTime(lock)) >= 0) {
-            return;
-        }
-        Outcome install = exec(List.of("npm", "ci", "--no-audit", "--no-fund"), 600);
-        if (install.exitCode() != 0) {
-            throw new IllegalStateException("npm ci in " + dir + " failed:\n" + install.output());
+        // surefire's and failsafe's JVMs may both get here at once (.ci/run runs them side by side):
+        // one runs npm ci, the other waits for it and finds the packages installed
+        Path lockFile = Files.createDirectories(REPO.resolve("target")).resolve("npm-" + dir.getFileName() + ".lock");
+        try (FileChannel channel = FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+                FileLock held = channel.lock()) {
+            Path installed = dir.resolve("node_modules/.package-lock.json");
+            Path lock = dir.resolve("package-lock.json");
+            if (Files.exists(installed)
+                    && Files.getLastModifiedTime(installed).compareTo(Files.getLastModifiedTime(lock)) >= 0) {
+                return;
+            }
+            Outcome install = exec(List.of("npm", "ci", "--no-audit", "--no-fund"), 600);
+            if (install.exitCode() != 0) {
+                throw new IllegalStateException("npm ci in " + dir + " failed:\n" + install.output());
+            }
         }
     }
 

@@ -1,0 +1,55 @@
+package dev.nixexec.api;
+
+import static dev.nixexec.testing.Api.as;
+import static dev.nixexec.testing.Api.memberKey;
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.empty;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.everyItem;
+import static org.hamcrest.Matchers.hasItems;
+import static org.hamcrest.Matchers.notNullValue;
+
+import io.quarkus.test.junit.QuarkusTest;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** {@code GET /v1/catalog}: nixo's agents and tools, flat and grouped, filtered. */
+@QuarkusTest
+class CatalogApiTest {
+
+    @Test
+    void aKeyIsRequired() {
+        given().get("/v1/catalog").then().statusCode(401);
+    }
+
+    @Test
+    void theDefaultListHasNixosAgentsAndToolsWithTheirAttributes() {
+        as(memberKey("catalog")).get("/v1/catalog").then().statusCode(200)
+                .body("agents.name", hasItems("claude-code", "codex", "gemini-cli", "aider", "opencode"))
+                .body("agents.find { it.name == 'aider' }.attribute", equalTo("aider-chat"))
+                .body("agents.category", everyItem(notNullValue()))
+                .body("tools.name", hasItems("git", "ripgrep", "jq", "gh", "fd"))
+                .body("tools.find { it.name == 'make' }.attribute", equalTo("gnumake"))
+                .body("tools.find { it.name == 'git' }.containsKey('category')", equalTo(false));
+    }
+
+    @Test
+    void aFilterMatchesNameDescriptionOrCategoryInAnyCase() {
+        String key = memberKey("catalog");
+        as(key).get("/v1/catalog?filter=JSON").then().statusCode(200).body("agents", empty())
+                .body("tools.name", equalTo(List.of("jq", "yq")));
+        as(key).get("/v1/catalog?filter=Multi-Provider").then().body("agents.name",
+                equalTo(List.of("aider", "opencode", "goose", "crush"))).body("tools", empty());
+        as(key).get("/v1/catalog?filter=ripgr").then().body("tools.name", equalTo(List.of("ripgrep")));
+        as(key).get("/v1/catalog?filter=no-such-thing").then().body("agents", empty()).body("tools", empty());
+    }
+
+    @Test
+    void groupedListsAgentsByCategory() {
+        as(memberKey("catalog")).get("/v1/catalog?grouped=true&filter=code").then().statusCode(200)
+                .body("agent_categories.vendor.name", hasItems("claude-code", "codex", "qwen-code"))
+                .body("agent_categories.multi-provider.name", equalTo(List.of("opencode")))
+                .body("containsKey('agents')", equalTo(false))
+                .body("tools", empty());
+    }
+}

@@ -1,0 +1,86 @@
+package dev.nixexec.api;
+
+import static dev.nixexec.testing.Api.as;
+import static dev.nixexec.testing.Api.memberKey;
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.containsInAnyOrder;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.everyItem;
+import static org.hamcrest.Matchers.hasItem;
+import static org.hamcrest.Matchers.not;
+import static org.hamcrest.Matchers.startsWith;
+
+import dev.nixexec.testing.NixSpy;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import java.time.Duration;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * {@code GET /v1/packages} over the offline fixture with real nix and PostgreSQL: refused as
+ * unavailable until the pin's index is listed (in the background, once), then one query.
+ * {@link NixSpy} gives the application a fresh state directory, so its database holds no index yet.
+ */
+@QuarkusTest
+@WithTestResource(NixSpy.class)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class PackagesApiTest {
+
+    String key;
+
+    @BeforeEach
+    void key() {
+        key = memberKey("packages");
+    }
+
+    @Test
+    @Order(1)
+    void theFirstSearchIsRefusedUntilThePinIsIndexedThenItAnswers() {
+        as(key).get("/v1/packages?q=tinypkg").then().statusCode(503).header("Retry-After", "10")
+                .contentType("application/problem+json").body("detail", containsString("try again shortly"));
+        Awaitility.await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(250)).until(() ->
+                as(key).get("/v1/packages?q=tinypkg").statusCode() == 200);
+        as(key).get("/v1/packages?q=tinypkg").then().statusCode(200)
+                .body("[0].attribute", equalTo("python3Packages.tinypkg"))
+                .body("[0].version", equalTo("1.0"))
+                .body("[0].description", equalTo("python3.11-tinypkg-1.0 (offline test fixture)"))
+                .body("[1].attribute", equalTo("python3Packages.tinypkg2"));
+    }
+
+    @Test
+    @Order(2)
+    void aLanguageRestrictsTheSearchToItsPackageSet() {
+        as(key).get("/v1/packages?q=tiny&language=python").then().statusCode(200)
+                .body("attribute", containsInAnyOrder("python3Packages.tinypkg", "python3Packages.tinypkg2",
+                        "python3Packages.tinypng"));
+        as(key).get("/v1/packages?q=tiny&language=lua").then().statusCode(200)
+                .body("attribute", equalTo(java.util.List.of("lua5_4Packages.tinylua")));
+        as(key).get("/v1/packages?q=bash&language=bash").then().statusCode(200)
+                .body("attribute", hasItem("bash")).body("attribute", everyItem(not(containsString("."))));
+        as(key).get("/v1/packages?q=python&limit=1").then().statusCode(200).body("size()", equalTo(1))
+                .body("[0].attribute", startsWith("python"));
+    }
+
+    @Test
+    void aKeyIsRequired() {
+        given().get("/v1/packages?q=jq").then().statusCode(401);
+    }
+
+    @Test
+    void badParametersAreRefusedAllAtOnce() {
+        as(key).get("/v1/packages").then().statusCode(400).body("errors[0].field", equalTo("q"));
+        as(key).get("/v1/packages?q=" + "x".repeat(101)).then().statusCode(400).body("errors[0].field", equalTo("q"));
+        as(key).urlEncodingEnabled(false).get("/v1/packages?q=a%00b").then().statusCode(400)
+                .body("errors[0].field", equalTo("q"));
+        as(key).queryParam("q", " ").queryParam("language", "cobol").queryParam("limit", 0).get("/v1/packages").then().statusCode(400)
+                .body("errors.field", equalTo(java.util.List.of("q", "language", "limit")))
+                .body("errors[1].message", startsWith("unknown language 'cobol'; one of python"));
+        as(key).get("/v1/packages?q=jq&limit=101").then().statusCode(400).body("errors[0].field", equalTo("limit"));
+    }
+}

@@ -1,0 +1,75 @@
+package dev.nixexec.testing;
+
+import dev.nixexec.config.EmbeddedPostgresForTests;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.List;
+import java.util.stream.Stream;
+
+/**
+ * Fresh state directories for application starts, each with its embedded PostgreSQL already
+ * initialised: a copy of a template this test JVM made once with the service's own start-up code
+ * (unpacking the binaries, initdb, the owner role), so each start skips those ~3 s of a 2-core
+ * machine. The binaries are hard links (read-only to PostgreSQL); the cluster is a real copy.
+ */
+public final class FreshStateDirs {
+
+    private static final Path ROOT = Path.of(System.getProperty("nixexec-test.repo-dir", "."), "target", "test-state")
+            .toAbsolutePath();
+
+    private FreshStateDirs() {
+    }
+
+    /**
+     * Made on first use: a stopped cluster, the only safe kind to copy. Kept on disk, not in a
+     * field: each application start loads this class anew (Quarkus' class loader per start), and
+     * starts in one JVM come one after another. Per JVM, so surefire's and failsafe's never share.
+     */
+    private static Path template() throws IOException {
+        Path dir = ROOT.resolve("template-" + System.getProperty("nixexec-test.tier", "default") + "-"
+                + ProcessHandle.current().pid());
+        Path complete = dir.resolve(".complete");
+        if (!Files.exists(complete)) {
+            Files.createDirectories(dir);
+            EmbeddedPostgresForTests.start(dir.resolve("postgres")).stop().run();
+            Files.createFile(complete);
+        }
+        return dir;
+    }
+
+    public static Path create() {
+        try {
+            Path state = Files.createTempDirectory(Files.createDirectories(ROOT), "run-");
+            copy(template(), state);
+            return state;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static void copy(Path template, Path state) throws IOException {
+        Path binaries = template.resolve("postgres-binaries");
+        List<Path> entries;
+        try (Stream<Path> walk = Files.walk(template)) {
+            entries = walk.filter(p -> !p.equals(template)).toList();
+        }
+        for (Path source : entries) {
+            Path target = state.resolve(template.relativize(source).toString());
+            if (Files.isDirectory(source, LinkOption.NOFOLLOW_LINKS)) {
+                Files.createDirectory(target);
+                Files.setPosixFilePermissions(target, Files.getPosixFilePermissions(source));
+            } else if (Files.isRegularFile(source, LinkOption.NOFOLLOW_LINKS) && source.startsWith(binaries)) {
+                Files.createLink(target, source);
+            } else if (Files.isRegularFile(source, LinkOption.NOFOLLOW_LINKS)
+                    && !List.of("postgres.lock", ".complete").contains(source.getFileName().toString())) {
+                Files.copy(source, target, StandardCopyOption.COPY_ATTRIBUTES);
+            } else if (Files.isSymbolicLink(source)) {
+                Files.createSymbolicLink(target, Files.readSymbolicLink(source));
+            }
+        }
+    }
+}
