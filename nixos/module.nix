@@ -21,7 +21,17 @@ let
   configText = import ./render-config.nix {
     inherit (cfg) settings role concurrency;
     inherit stateDir databaseUrl;
+    environments = fleetSettings;
   };
+
+  # services.nix-exec.fleet as the YAML's environments section (unset ones left out)
+  fleetSettings = lib.filterAttrs (name: value: value != null && value != [ ]) {
+    shared_cache = cfg.fleet.sharedCache;
+    signing_key_file = cfg.fleet.signingKeyFile;
+    trusted_public_keys = cfg.fleet.trustedPublicKeys;
+    prebuild = cfg.fleet.prebuild;
+  };
+  publishes = cfg.fleet.sharedCache != null && cfg.fleet.signingKeyFile != null;
 
   substituters = cfg.settings.executor.substituters or null;
 
@@ -105,6 +115,39 @@ in
             format = opt (types.enum [ "text" "json" ]) "text" "json: one JSON object per line (for journald shippers).";
           };
         };
+      };
+    };
+
+    # Environments shared across the fleet and built ahead: docs/environments.md
+    fleet = {
+      sharedCache = mkOption {
+        type = types.nullOr absolutePath;
+        default = null;
+        example = "/mnt/nix-exec-cache";
+        description = ''
+          The fleet's binary cache: a directory every worker mounts (NFS, CephFS...), used as a Nix
+          file:// store. Workers with signingKeyFile publish what they build there; workers with
+          trustedPublicKeys copy what they lack from there instead of building it.
+        '';
+      };
+      # a string, not a path: a path literal would copy the secret into the world-readable store
+      signingKeyFile = mkOption {
+        type = types.nullOr absolutePath;
+        default = null;
+        example = "/run/secrets/nix-exec-fleet-signing-key";
+        description = "Secret key (nix-store --generate-binary-cache-key) the worker signs what it publishes with; owned by the service user, mode 0600.";
+      };
+      trustedPublicKeys = mkOption {
+        type = types.listOf types.str;
+        default = [ ];
+        example = [ "nix-exec-fleet-1:..." ];
+        description = "Public keys whose signatures make a path in the shared cache trusted; also added to the Nix daemon's trusted-public-keys, which checks each copied path.";
+      };
+      prebuild = mkOption {
+        type = types.listOf types.str;
+        default = [ ];
+        example = [ "python python3Packages.numpy" "bash @strict" ];
+        description = "Environments built (or copied) at start in the background: LANGUAGE [PACKAGE ...] or LANGUAGE @PROFILE.";
       };
     };
 
@@ -207,6 +250,14 @@ in
         message = "services.nix-exec: settings.executor.cache_dir and temp_dir must not be under /tmp, /var/tmp, /home, /root or /run/user (hidden from the service by PrivateTmp/ProtectHome).";
       }
       {
+        assertion = (cfg.fleet.signingKeyFile != null || cfg.fleet.trustedPublicKeys != [ ]) -> cfg.fleet.sharedCache != null;
+        message = "services.nix-exec: fleet.signingKeyFile and fleet.trustedPublicKeys need fleet.sharedCache (the directory they publish to and copy from).";
+      }
+      {
+        assertion = cfg.fleet.signingKeyFile == null || !lib.hasPrefix builtins.storeDir cfg.fleet.signingKeyFile;
+        message = "services.nix-exec: fleet.signingKeyFile must not be in the Nix store (anyone on the host can read the store).";
+      }
+      {
         assertion = config.security.allowUserNamespaces;
         message = "services.nix-exec: the sandbox (bubblewrap) needs security.allowUserNamespaces.";
       }
@@ -238,6 +289,8 @@ in
     nix.settings = {
       experimental-features = [ "nix-command" "flakes" ];
       trusted-substituters = optionals (substituters != null) substituters;
+      # the daemon adds the copied paths to the store: it checks their signatures against these
+      extra-trusted-public-keys = cfg.fleet.trustedPublicKeys;
     };
 
     # 0711 like the state directory: the service checks that only it can write there
@@ -279,7 +332,7 @@ in
         StateDirectory = "nix-exec";
         # the service checks that only it can write here; others may traverse to their run dirs
         StateDirectoryMode = "0711";
-        ReadWritePaths = extraDirs;
+        ReadWritePaths = extraDirs ++ optional publishes cfg.fleet.sharedCache;
         EnvironmentFile = optional (cfg.environmentFile != null) cfg.environmentFile;
         LoadCredential = optional (cfg.database.passwordFile != null) "db-password:${cfg.database.passwordFile}";
         Restart = "on-failure";

@@ -3,7 +3,7 @@
 # this file needs no nixpkgs, which lets .ci/run's test (ModuleRenderingTest) evaluate it with a
 # plain `nix-instantiate` and feed the result to the service's real config loader.
 # Unset (null) values are dropped, so a typed option left at null keeps the service's default.
-{ settings, role, concurrency, stateDir, databaseUrl ? null }:
+{ settings, role, concurrency, stateDir, databaseUrl ? null, environments ? { } }:
 let
   clean = value:
     if builtins.isAttrs value then
@@ -20,6 +20,7 @@ let
   derived = {
     node = { inherit role concurrency; };
     state_dir = stateDir;
-  } // (if databaseUrl == null then { } else { db_url = databaseUrl; });
+  } // (if databaseUrl == null then { } else { db_url = databaseUrl; })
+    // (if environments == { } then { } else { inherit environments; });
 in
 builtins.toJSON (clean (merge settings derived))

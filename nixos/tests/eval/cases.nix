@@ -12,6 +12,8 @@ let
     dbName = "services.nix-exec: with database.createLocally, database.name must equal user (ensureDBOwnership).";
     hiddenDirs = "services.nix-exec: settings.executor.cache_dir and temp_dir must not be under /tmp, /var/tmp, /home, /root or /run/user (hidden from the service by PrivateTmp/ProtectHome).";
     userNs = "services.nix-exec: the sandbox (bubblewrap) needs security.allowUserNamespaces.";
+    fleetNeedsCache = "services.nix-exec: fleet.signingKeyFile and fleet.trustedPublicKeys need fleet.sharedCache (the directory they publish to and copy from).";
+    keyInStore = "services.nix-exec: fleet.signingKeyFile must not be in the Nix store (anyone on the host can read the store).";
     allowedUsers = user: "services.nix-exec: add ${user} to nix.settings.allowed-users (it builds environments through the Nix daemon).";
   };
 in
@@ -69,9 +71,37 @@ in
         "no credential" = systemd.services.nix-exec.serviceConfig.LoadCredential == [ ];
       };
     };
+    # a worker of a fleet that shares environments: publishes, copies, builds some ahead
+    fleet-worker = {
+      module = node {
+        role = "worker";
+        database.url = dbUrl;
+        fleet = {
+          sharedCache = "/mnt/nix-exec-cache";
+          signingKeyFile = "/run/secrets/nix-exec-fleet-key";
+          trustedPublicKeys = [ "nix-exec-fleet-1:pLbMgZoBOuNUqIhDkgrOo+YIjWL4j+T/0TdVZ0Jb+wk=" ];
+          prebuild = [ "python python3Packages.numpy" "bash @strict" ];
+        };
+        settings.environments.keep_most_used = 20;
+      };
+      yaml = "expected/fleet-worker.config.yaml";
+      expect = config: with config; {
+        "the daemon trusts the fleet's key" = nix.settings.extra-trusted-public-keys == [ "nix-exec-fleet-1:pLbMgZoBOuNUqIhDkgrOo+YIjWL4j+T/0TdVZ0Jb+wk=" ];
+        "the shared cache is writable" = systemd.services.nix-exec.serviceConfig.ReadWritePaths == [ "/mnt/nix-exec-cache" ];
+        "it is not created as a local directory" = systemd.tmpfiles.rules == [ ];
+      };
+    };
   };
 
   fail = {
+    fleet-key-without-cache = {
+      module = node { database.url = dbUrl; fleet.signingKeyFile = "/run/secrets/k"; };
+      failures = [ msg.fleetNeedsCache ];
+    };
+    fleet-key-in-store = {
+      module = node { database.url = dbUrl; fleet = { sharedCache = "/mnt/c"; signingKeyFile = "/nix/store/abc-key"; }; };
+      failures = [ msg.keyInStore ];
+    };
     no-database = { module = node { }; failures = [ msg.oneDatabase ]; };
     two-databases = { module = node { database = { createLocally = true; url = dbUrl; }; }; failures = [ msg.oneDatabase ]; };
     local-database-name = { module = node { database = { createLocally = true; name = "jobs"; }; }; failures = [ msg.dbName ]; };

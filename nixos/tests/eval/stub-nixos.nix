@@ -59,6 +59,7 @@ in
       options = {
         experimental-features = opt (types.listOf types.str) [ ];
         trusted-substituters = opt (types.listOf types.str) [ ];
+        extra-trusted-public-keys = opt (types.listOf types.str) [ ];
         allowed-users = opt (types.listOf types.str) [ "*" ];
       };
     }) { };

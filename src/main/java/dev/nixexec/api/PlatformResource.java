@@ -5,6 +5,7 @@ import dev.nixexec.refusal.Refusal;
 import dev.nixexec.job.JobQueue;
 import dev.nixexec.nix.Language;
 import dev.nixexec.tenant.Caller;
+import dev.nixexec.worker.NodeEnvironments;
 import dev.nixexec.refusal.FieldError;
 import dev.nixexec.refusal.InvalidRequestException;
 import jakarta.ws.rs.GET;
@@ -12,9 +13,11 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
+import java.sql.SQLException;
 import java.time.OffsetDateTime;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 
@@ -27,11 +30,13 @@ public class PlatformResource {
     private final AuditLog audit;
     private final JobQueue queue;
     private final CallerContext caller;
+    private final NodeEnvironments nodeEnvironments;
 
-    public PlatformResource(AuditLog audit, JobQueue queue, CallerContext caller) {
+    public PlatformResource(AuditLog audit, JobQueue queue, CallerContext caller, NodeEnvironments nodeEnvironments) {
         this.audit = audit;
         this.queue = queue;
         this.caller = caller;
+        this.nodeEnvironments = nodeEnvironments;
     }
 
     public record LanguageView(String language, String interpreter, String packageSet, String examplePackage) {
@@ -87,12 +92,19 @@ public class PlatformResource {
         return new AuditPage(items, next);
     }
 
+    /** A node with its environments built ahead (the prebuild list, the most used; each building, built or failed). */
+    public record NodeView(String id, String role, int concurrency, int running, OffsetDateTime startedAt,
+            OffsetDateTime heartbeatAt, List<NodeEnvironments.Entry> environments) {
+    }
+
     @GET
     @Path("nodes")
-    public List<JobQueue.NodeView> nodes() {
+    public List<NodeView> nodes() throws SQLException {
         if (!caller.get().role().operates()) {
             throw new Refusal(Refusal.Kind.FORBIDDEN, "the node list needs an operator key");
         }
-        return queue.nodes();
+        Map<String, List<NodeEnvironments.Entry>> environments = nodeEnvironments.byNode();
+        return queue.nodes().stream().map(n -> new NodeView(n.id(), n.role(), n.concurrency(), n.running(),
+                n.startedAt(), n.heartbeatAt(), environments.getOrDefault(n.id(), List.of()))).toList();
     }
 }

@@ -41,6 +41,47 @@ public interface NixExecConfig {
 
     Limits limits();
 
+    Environments environments();
+
+    /**
+     * Environments built ahead and shared across the fleet (docs/environments.md, "Built ahead,
+     * and shared across the fleet").
+     */
+    interface Environments {
+        /**
+         * The fleet's binary cache: a directory on storage every worker mounts (NFS, CephFS...),
+         * used as Nix's {@code file://} store. Unset: no sharing, every worker builds for itself.
+         */
+        Optional<Path> sharedCache();
+
+        /**
+         * Secret key ({@code nix-store --generate-binary-cache-key}, mode 0600) this worker signs
+         * what it builds with before it publishes it to the shared cache. Unset: it publishes nothing.
+         */
+        Optional<Path> signingKeyFile();
+
+        /**
+         * Public keys ({@code name:base64}) whose signature makes a path in the shared cache
+         * trusted; unset: this worker copies nothing from the cache.
+         */
+        Optional<List<String>> trustedPublicKeys();
+
+        /**
+         * Environments every worker builds (or copies) in the background at start: each entry is
+         * {@code LANGUAGE [PACKAGE ...]} or {@code LANGUAGE @PROFILE} (a built-in profile's packages).
+         */
+        Optional<List<String>> prebuild();
+
+        /** The most requested environments of the last 24 hours kept built on every worker; 0: none. */
+        @WithDefault("10")
+        int keepMostUsed();
+
+        /** How often a worker looks for the most requested environments and builds what it lacks. */
+        @NonZero
+        @WithDefault("15m")
+        Duration upkeepInterval();
+    }
+
     Catalog catalog();
 
     PackageIndex packageIndex();

@@ -97,6 +97,9 @@ public class EnvironmentCache {
         LOG.infof("building environment %s: %s %s", key, request.language().id(), request.packageNames());
         Path gcRoot = directory("gcroots").resolve(key);
         NixBuilder.Built built = builder.build(request, pin, gcRoot);
+        if (built.copied()) {
+            LOG.infof("environment %s copied from the fleet cache in %d ms", key, built.buildMs());
+        }
         Environment environment = new Environment(key, built.storePath(), built.closure(), pin.revision(), false,
                 built.buildMs());
         try {

@@ -13,11 +13,16 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
-/** Runs {@code nix build} for one environment request in a fresh directory. */
+/**
+ * Has one environment request's store path on this node, in a fresh directory: copied from the
+ * fleet's cache when it has it ({@link FleetCache}), else built with {@code nix build} (and then
+ * published to the cache).
+ */
 @ApplicationScoped
 class NixBuilder {
 
@@ -26,7 +31,8 @@ class NixBuilder {
     /** Names the request file for nix/job-flake.nix. */
     static final String REQUEST_VARIABLE = "NIXEXEC_REQUEST_FILE";
 
-    record Built(String storePath, List<String> closure, long buildMs) {
+    /** {@code copied}: the store path came from the fleet's cache, no build ran on this node. */
+    record Built(String storePath, List<String> closure, long buildMs, boolean copied) {
     }
 
     private final NixExecConfig config;
@@ -34,9 +40,12 @@ class NixBuilder {
     private final NixExpressions expressions;
     private final StatePaths paths;
     private final ObjectMapper json;
+    private final FleetCache fleet;
 
-    NixBuilder(NixExecConfig config, NixCommand nix, NixExpressions expressions, StatePaths paths, ObjectMapper json) {
+    NixBuilder(NixExecConfig config, NixCommand nix, NixExpressions expressions, StatePaths paths, ObjectMapper json,
+            FleetCache fleet) {
         this.config = config;
+        this.fleet = fleet;
         this.nix = nix;
         this.expressions = expressions;
         this.paths = paths;
@@ -58,12 +67,18 @@ class NixBuilder {
             requestFile = Files.createTempFile(paths.cacheDir(), "request-", ".json",
                     PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
             json.writeValue(requestFile.toFile(), request.toNixRequest(config.executor().system()));
+            Map<String, String> requestEnv = Map.of(REQUEST_VARIABLE, requestFile.toString());
+            if (fleet.copies()) {
+                Optional<String> copied = copyFromFleet(dir, requestFile, requestEnv, pin, gcRoot);
+                if (copied.isPresent()) {
+                    return new Built(copied.get(), closure(copied.get()), (System.nanoTime() - started) / 1_000_000, true);
+                }
+            }
             List<String> argv = NixpkgsPins.append(nix.nix("build"), "--json", "--no-write-lock-file", "--impure",
                     "--out-link", gcRoot.toString(),
                     "--override-input", "nixpkgs", pin.lockedUrl(),
                     "path:" + dir + "#default");
-            NixInvocation.Outcome outcome = NixInvocation.run(argv, Map.of(REQUEST_VARIABLE, requestFile.toString()),
-                    dir, config.executor().buildTimeout());
+            NixInvocation.Outcome outcome = NixInvocation.run(argv, requestEnv, dir, config.executor().buildTimeout());
             if (outcome.timedOut()) {
                 throw new EnvironmentException("build_timeout", "building the environment took longer than "
                         + config.executor().buildTimeout().toSeconds() + "s");
@@ -73,7 +88,8 @@ class NixBuilder {
             }
             String storePath = outPath(outcome.stdout());
             List<String> closure = closure(storePath);
-            return new Built(storePath, closure, (System.nanoTime() - started) / 1_000_000);
+            fleet.publish(storePath);
+            return new Built(storePath, closure, (System.nanoTime() - started) / 1_000_000, false);
         } catch (IOException e) {
             throw EnvironmentException.hostStorage("cannot run nix build", e);
         } catch (InterruptedException e) {
@@ -83,6 +99,35 @@ class NixBuilder {
             deleteTree(dir);
             deleteTree(requestFile);
         }
+    }
+
+    /**
+     * This node's evaluation names the store path (cheap: no build); when the fleet's cache has it
+     * under a trusted signature it is copied and rooted at {@code gcRoot}. Empty: build it.
+     */
+    private Optional<String> copyFromFleet(Path dir, Path requestFile, Map<String, String> requestEnv, NixpkgsPin pin,
+            Path gcRoot) throws EnvironmentException, IOException, InterruptedException {
+        List<String> eval = NixpkgsPins.append(nix.nix("eval"), "--raw", "--no-write-lock-file", "--impure",
+                "--override-input", "nixpkgs", pin.lockedUrl(), "path:" + dir + "#default.outPath");
+        NixInvocation.Outcome evaluated = NixInvocation.run(eval, requestEnv, dir, config.executor().buildTimeout());
+        if (evaluated.timedOut()) {
+            throw new EnvironmentException("build_timeout", "evaluating the environment took longer than "
+                    + config.executor().buildTimeout().toSeconds() + "s");
+        }
+        if (evaluated.exitCode() != 0) {
+            throw failure(withoutHostPaths(evaluated.stderrTail(), dir).replace(requestFile.toString(), "<request>"));
+        }
+        String storePath = evaluated.stdout().strip();
+        if (!fleet.copyIn(storePath)) {
+            return Optional.empty();
+        }
+        NixInvocation.Outcome rooted = NixInvocation.run(nix.nixStore("--add-root", gcRoot.toString(), "--indirect",
+                "--realise", storePath), dir, config.executor().buildTimeout());
+        if (!rooted.succeeded()) {
+            throw new EnvironmentException("build_failed", "cannot register the copied environment: "
+                    + NixpkgsPins.lastLines(withoutHostPaths(rooted.stderrTail(), dir), 5));
+        }
+        return Optional.of(storePath);
     }
 
     private EnvironmentException failure(String stderr) {
