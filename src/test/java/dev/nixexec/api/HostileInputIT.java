@@ -331,7 +331,8 @@ class HostileInputIT {
         long before = count("jobs");
         String session = mcpSession();
         List<String> tools = List.of("run_code", "submit_job", "get_job", "cancel_job", "list_jobs", "list_languages",
-                "list_workspace_files", "read_workspace_file", "write_workspace_file", "no_such_tool");
+                "list_workspace_files", "read_workspace_file", "write_workspace_file", "list_profiles", "search_packages",
+                "create_session", "exec_in_session", "list_sessions", "destroy_session", "no_such_tool");
         for (int i = 0; i < rounds; i++) {
             Map<String, List<String>> headers = headers(member);
             headers.put("Accept", List.of("application/json, text/event-stream"));
@@ -366,6 +367,10 @@ class HostileInputIT {
                     args.put("content", random.nextInt(4) == 0 ? "#".repeat(2 << 20) : random.nextBoolean() ? nasty() : randomValue());
                     args.put("encoding", random.nextBoolean() ? "base64" : randomValue());
                     args.put("workspace", random.nextBoolean() ? workspaceId : random.nextBoolean() ? nasty() : randomValue());
+                    args.put("session", random.nextBoolean() ? nasty() : randomValue());
+                    args.put("profile", random.nextBoolean() ? "strict" : nasty());
+                    args.put("query", random.nextBoolean() ? nasty() : randomValue());
+                    args.put("command", random.nextBoolean() ? List.of(nasty()) : randomValue());
                     if (random.nextInt(3) == 0) {
                         args.remove(List.of("path", "content", "encoding", "workspace").get(random.nextInt(4)));
                     }

@@ -167,7 +167,8 @@ class McpSessionBindingTest {
         JsonObject tools = McpWire.answer(wire.post(c.key(), c.id(), McpWire.request(2, "tools/list", new JsonObject())), 2);
         List<String> names = tools.getJsonObject("result").getJsonArray("tools").stream()
                 .map(t -> ((JsonObject) t).getString("name")).sorted().toList();
-        assertEquals(List.of("get_job", "list_jobs", "list_languages", "list_workspace_files", "read_workspace_file"), names);
+        assertEquals(List.of("get_job", "list_jobs", "list_languages", "list_profiles", "list_sessions",
+                "list_workspace_files", "read_workspace_file", "search_packages"), names);
         Map<String, Map<String, Object>> calls = Map.of(
                 "run_code", Map.of("language", "bash", "code", "echo audited"),
                 "submit_job", Map.of("language", "bash", "code", "echo audited"),

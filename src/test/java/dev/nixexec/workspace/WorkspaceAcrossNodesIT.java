@@ -80,9 +80,10 @@ class WorkspaceAcrossNodesIT {
         Process worker = new ProcessBuilder(argv).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         try {
             String id = as(key).body(job).post("/v1/jobs").then().statusCode(201).extract().path("id");
-            JsonPath result = as(key).get("/v1/jobs/" + id + "?wait=60").then().statusCode(200).extract().jsonPath();
-            for (int i = 0; i < 3 && !terminal(result.getString("status")); i++) {
-                result = as(key).get("/v1/jobs/" + id + "?wait=60").then().statusCode(200).extract().jsonPath();
+            // waits shorter than the test client's read timeout, in rounds: a busy machine starts a worker slowly
+            JsonPath result = as(key).get("/v1/jobs/" + id + "?wait=20").then().statusCode(200).extract().jsonPath();
+            for (int i = 0; i < 12 && !terminal(result.getString("status")); i++) {
+                result = as(key).get("/v1/jobs/" + id + "?wait=20").then().statusCode(200).extract().jsonPath();
             }
             assertTrue(terminal(result.getString("status")), "worker log:\n" + Files.readString(log));
             return result;
