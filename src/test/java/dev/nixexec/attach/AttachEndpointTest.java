@@ -113,6 +113,21 @@ class AttachEndpointTest {
         terminal.await("size 43 132");
         type(ws, "exit 3\n");
         assertEquals("1000 exit 3", terminal.closed.get(30, TimeUnit.SECONDS));
+
+        // audited like a job: its start, and its end with the bytes each way and the duration
+        String auditor = Api.key(tenant, "auditor");
+        java.util.List<java.util.Map<String, Object>> items = Api.as(auditor).get("/v1/audit?limit=20").then()
+                .statusCode(200).extract().path("items");
+        java.util.Map<String, Object> end = items.stream().filter(i -> "shell_ended".equals(i.get("kind"))).findFirst()
+                .orElseThrow(() -> new AssertionError("no shell_ended record: " + items));
+        @SuppressWarnings("unchecked")
+        java.util.Map<String, Object> detail = (java.util.Map<String, Object>) end.get("detail");
+        assertEquals(session.toString(), detail.get("session_id"));
+        assertEquals(3, detail.get("exit_code"));
+        assertTrue(((Number) detail.get("bytes_in")).longValue() > 0 && ((Number) detail.get("bytes_out")).longValue() > 0,
+                detail.toString());
+        assertTrue(detail.containsKey("duration_ms"), detail.toString());
+        assertTrue(items.stream().anyMatch(i -> "shell_started".equals(i.get("kind"))), items.toString());
     }
 
     /** Piped input, all at once before any prompt: a script, as a non-interactive client sends it. */
