@@ -119,6 +119,31 @@ public interface NixExecConfig {
         Duration maxIdleTtl();
     }
 
+    Attach attach();
+
+    /** Interactive shells in a session ({@code GET /v1/sessions/{id}/attach}, docs/api.md "Attaching a shell"). */
+    interface Attach {
+        /** A shell with no byte in either direction for this long ends. */
+        @NonZero
+        @WithDefault("15m")
+        Duration idleTimeout();
+
+        /** The longest a shell lives, however busy. */
+        @NonZero
+        @WithDefault("1h")
+        Duration maxDuration();
+
+        /** Shells one tenant may have open at once, on each node. */
+        @NonZero
+        @WithDefault("4")
+        int maxShellsPerTenant();
+
+        /** Input received but not yet taken by the terminal; above it the connection is closed. */
+        @NonZero
+        @WithDefault("1048576")
+        long maxPendingInputBytes();
+    }
+
     /** Workspaces, inline input files and artifacts (docs/workspaces.md). */
     interface Workspaces {
         /** Quota of a new workspace when its creator names none (bytes of all its files). */

@@ -38,9 +38,22 @@ public final class BwrapArguments {
 
     /** Everything before {@code --}: namespaces, mounts, environment. */
     public static List<String> options(SandboxSpec spec, Path codeDir, Path etcDir, StoreView view) {
+        return options(spec, codeDir, etcDir, view, true);
+    }
+
+    /**
+     * As {@link #options(SandboxSpec, Path, Path, StoreView)}; {@code newSession} false only for a
+     * shell on the service's own pseudo-terminal, which stays its controlling terminal (job control,
+     * Ctrl-C): {@code --new-session} guards a terminal the sandbox shares with someone else, and this
+     * one it shares with nobody (docs/security.md, "The attached terminal").
+     */
+    public static List<String> options(SandboxSpec spec, Path codeDir, Path etcDir, StoreView view, boolean newSession) {
         List<String> a = new ArrayList<>();
-        a.addAll(List.of("--unshare-all", "--unshare-user", "--die-with-parent", "--new-session",
-                "--cap-drop", "ALL", "--clearenv", "--disable-userns", "--assert-userns-disabled",
+        a.addAll(List.of("--unshare-all", "--unshare-user", "--die-with-parent"));
+        if (newSession) {
+            a.add("--new-session");
+        }
+        a.addAll(List.of("--cap-drop", "ALL", "--clearenv", "--disable-userns", "--assert-userns-disabled",
                 "--uid", Integer.toString(SANDBOX_UID), "--gid", Integer.toString(SANDBOX_UID),
                 "--hostname", "sandbox"));
         if (spec.network()) {

@@ -136,7 +136,7 @@ public class BwrapSandbox implements Sandbox {
      * service, and only the run's uid may write there. The worker made every entry, so there is
      * no link to follow; links are not followed anyway.
      */
-    private static void giveTo(java.nio.file.Path dir, java.util.OptionalInt uid) throws IOException {
+    static void giveTo(java.nio.file.Path dir, java.util.OptionalInt uid) throws IOException {
         if (uid.isEmpty()) {
             return;
         }

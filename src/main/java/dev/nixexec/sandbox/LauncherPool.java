@@ -26,6 +26,8 @@ import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.LinkOption;
 import java.nio.file.StandardOpenOption;
+import com.pty4j.PtyProcess;
+import com.pty4j.PtyProcessBuilder;
 import org.jboss.logging.Logger;
 
 /**
@@ -55,14 +57,28 @@ public class LauncherPool {
     /** About what storing a run's result and answering its caller take, on a small machine. */
     private static final Duration AFTER_RUN = Duration.ofMillis(30);
 
+    /** The file in a terminal's run directory with its CPU limits line. */
+    static final String TERMINAL_LIMITS = "limits";
     static final String JOIN_CGROUP =
             "while [ \"$1\" != -- ]; do echo $$ > \"$1\" || exit 125; shift; done; shift; exec \"$@\"";
-    static final String WAIT_FOR_RUN = String.join("\n",
-            // fd 5 only lets fd 4 open without waiting for a writer; once closed, the reader sees
-            // the end of the program when the run's writer closes the gate
+    // fd 5 only lets fd 4 open without waiting for a writer; once closed, the reader sees
+    // the end of the program when the run's writer closes the gate
+    static final String WAIT_FOR_RUN = waitScript("exec 5<> \"$3\" 4< \"$3\" 5<&- || exit 125",
+            "read -r cpu hard || exit 125");
+    /**
+     * A terminal's launcher is started with its run already written and has nothing to wait for
+     * but its gate, which it opens only once the run holds the writing end (see
+     * {@link #passTerminalGate}); its stdin is the terminal, so it reads the CPU limits from the run
+     * directory (its working directory) instead.
+     */
+    static final String WAIT_ON_TERMINAL = waitScript("exec 4< \"$3\" || exit 125",
+            "read -r cpu hard < " + TERMINAL_LIMITS + " || exit 125");
+
+    private static String waitScript(String openGate, String readCpuLimits) {
+        return String.join("\n",
             "\"$4\" -m 600 \"$3\" || exit 125",
-            "exec 5<> \"$3\" 4< \"$3\" 5<&- || exit 125",
-            "read -r cpu hard || exit 125",
+            openGate,
+            readCpuLimits,
             "ulimit -S -t \"$cpu\" && ulimit -H -t \"$hard\" || exit 125",
             "exec 3< \"$1\" || exit 125",
             "command=$2",
@@ -72,9 +88,12 @@ public class LauncherPool {
             "set -- \"$@\" --args 3 --",
             "while IFS= read -r word; do set -- \"$@\" \"$word\"; done < \"$command\"",
             "exec \"$@\"");
+    }
 
     /** The fd the waiting shell holds the gate on, for bubblewrap's {@code --seccomp}. */
     static final int SECCOMP_FD = 4;
+    /** A FIFO takes a write of at most this many bytes whole. */
+    private static final int PIPE_BUF = 4096;
     /** How long a launcher started for one run may take to make its gate. */
     private static final Duration GATE_WAIT = Duration.ofSeconds(10);
 
@@ -172,13 +191,46 @@ public class LauncherPool {
      * waits for a reader.
      */
     FileChannel gate(Launcher launcher) throws IOException {
-        Path held = Path.of("/proc", Long.toString(launcher.process().pid()), "fd", Integer.toString(SECCOMP_FD));
+        awaitLauncher(launcher, "open its gate", () -> holdsGate(launcher));
+        return FileChannel.open(launcher.gateFile(), StandardOpenOption.READ, StandardOpenOption.WRITE,
+                LinkOption.NOFOLLOW_LINKS);
+    }
+
+    /**
+     * Passes the seccomp program through a terminal launcher's gate. The launcher's open of the gate
+     * waits for a writer, and once it goes through, the launcher goes straight on to bubblewrap,
+     * which may close its copy before this side could see it held (as {@link #gate} looks): so the
+     * writing end is opened as soon as the gate exists, the program written, and the end kept open
+     * until the pipe is empty (bubblewrap read it all), so that no byte is lost with a pipe nobody
+     * holds. Closing it then gives bubblewrap the end of the program.
+     */
+    void passTerminalGate(Launcher launcher, byte[] program) throws IOException {
+        awaitLauncher(launcher, "make its gate", () -> Files.exists(launcher.gateFile(), LinkOption.NOFOLLOW_LINKS));
+        try (FileChannel gate = FileChannel.open(launcher.gateFile(), StandardOpenOption.READ, StandardOpenOption.WRITE,
+                LinkOption.NOFOLLOW_LINKS);
+                // a reader that never reads: only asks how much is still in the pipe (FIONREAD)
+                java.io.FileInputStream pipe = new java.io.FileInputStream(launcher.gateFile().toFile())) {
+            if (program.length > PIPE_BUF || gate.write(java.nio.ByteBuffer.wrap(program)) != program.length) {
+                throw new SandboxException("the seccomp program did not go through the gate in one write");
+            }
+            awaitLauncher(launcher, "read its seccomp program", () -> {
+                try {
+                    return pipe.available() == 0;
+                } catch (IOException e) {
+                    return false;
+                }
+            });
+        }
+    }
+
+    private void awaitLauncher(Launcher launcher, String step, java.util.function.BooleanSupplier done)
+            throws IOException {
         long deadline = System.nanoTime() + GATE_WAIT.toNanos();
-        while (!holdsGate(held, launcher.gateFile())) {
+        while (!done.getAsBoolean()) {
             if (!launcher.process().isAlive() || System.nanoTime() > deadline) {
-                throw new SandboxException("the sandbox launcher did not open its gate: " + (launcher.process().isAlive()
+                throw new SandboxException("the sandbox launcher did not " + step + ": " + (launcher.process().isAlive()
                         ? "still starting after " + GATE_WAIT.toSeconds() + "s"
-                        : new String(launcher.process().getErrorStream().readAllBytes(), StandardCharsets.UTF_8).strip()));
+                        : new String(launcherErrors(launcher.process()).readAllBytes(), StandardCharsets.UTF_8).strip()));
             }
             try {
                 Thread.sleep(1);
@@ -187,13 +239,17 @@ public class LauncherPool {
                 throw new SandboxException("interrupted while waiting for the sandbox launcher");
             }
         }
-        return FileChannel.open(launcher.gateFile(), StandardOpenOption.READ, StandardOpenOption.WRITE,
-                LinkOption.NOFOLLOW_LINKS);
     }
 
-    private static boolean holdsGate(Path fd, Path gate) {
+    /** Where a launcher that died wrote why: its stderr, or its terminal. */
+    private static java.io.InputStream launcherErrors(Process process) {
+        return process instanceof PtyProcess ? process.getInputStream() : process.getErrorStream();
+    }
+
+    private static boolean holdsGate(Launcher launcher) {
+        Path held = Path.of("/proc", Long.toString(launcher.process().pid()), "fd", Integer.toString(SECCOMP_FD));
         try {
-            return Files.isSameFile(fd, gate);
+            return Files.isSameFile(held, launcher.gateFile());
         } catch (IOException e) {
             return false;
         }
@@ -280,13 +336,39 @@ public class LauncherPool {
         }));
     }
 
+    /** Writes a terminal's run (options, command, code, {@value #TERMINAL_LIMITS}) before its launcher starts. */
+    @FunctionalInterface
+    interface TerminalRun {
+        void write(LauncherFiles files) throws IOException;
+    }
+
+    /**
+     * A launcher on a new pseudo-terminal, started now and never pooled: its stdin, stdout and
+     * stderr are the terminal's side, and it leads a session of its own whose controlling terminal
+     * that is (pty4j's spawn: setsid, TIOCSCTTY). The terminal's other side is held by this
+     * service only. The run is written before it starts: it waits for nothing but its gate.
+     */
+    Launcher startOnTerminal(Limits limits, TerminalSize size, TerminalRun run) throws IOException {
+        return start(LauncherKey.of(limits, cpuCeilingSeconds), Optional.of(new Terminal(size, run)));
+    }
+
+    private record Terminal(TerminalSize size, TerminalRun run) {
+    }
+
     private Launcher start(LauncherKey key) throws IOException {
+        return start(key, Optional.empty());
+    }
+
+    private Launcher start(LauncherKey key, Optional<Terminal> terminal) throws IOException {
         OptionalInt uid = uids.acquire();
         String name = UUID.randomUUID().toString();
         Path runDir = paths.jobsDir().resolve(name);
         Optional<JobCgroup> cgroup = Optional.empty();
         try {
             prepareRunDir(runDir, uid);
+            if (terminal.isPresent()) {
+                terminal.get().run().write(new LauncherFiles(runDir, uid));
+            }
             cgroup = cgroups.create("run-" + name, key.memoryBytes(), key.maxProcesses());
             List<String> argv = new ArrayList<>();
             cgroup.ifPresent(c -> {
@@ -298,8 +380,11 @@ public class LauncherPool {
                     "--cpu=" + key.cpuCeilingSeconds() + ":" + (key.cpuCeilingSeconds() + 1),
                     "--fsize=" + key.maxFileBytes(), "--core=0", "--nofile=1024"));
             if (uid.isPresent()) {
-                // RLIMIT_NPROC counts per uid, so it is a per-run limit only with a per-run uid.
-                argv.add("--nproc=" + key.maxProcesses());
+                // RLIMIT_NPROC counts per uid, so it is a per-run limit only with a per-run uid. A
+                // shell ends at its process limit, which only the cgroup tells (pids.events): the
+                // rlimit, which the kernel checks first, is set above it then.
+                boolean cgroupTells = terminal.isPresent() && cgroup.isPresent();
+                argv.add("--nproc=" + (cgroupTells ? 2L * key.maxProcesses() : key.maxProcesses()));
             }
             if (cgroup.isEmpty()) {
                 // Address space and data segment are poor stand-ins for memory (per process, tmpfs
@@ -310,9 +395,17 @@ public class LauncherPool {
             argv.add("--");
             uid.ifPresent(u -> argv.addAll(List.of(setpriv.orElseThrow().toString(), "--reuid=" + u, "--regid=" + u,
                     "--clear-groups", "--")));
-            argv.addAll(List.of(sh.orElseThrow().toString(), "-c", WAIT_FOR_RUN, "nix-exec-wait",
-                    runDir.resolve("options").toString(), runDir.resolve("command").toString(),
+            argv.addAll(List.of(sh.orElseThrow().toString(), "-c", terminal.isPresent() ? WAIT_ON_TERMINAL : WAIT_FOR_RUN,
+                    "nix-exec-wait", runDir.resolve("options").toString(), runDir.resolve("command").toString(),
                     runDir.resolve("gate").toString(), mkfifo.orElseThrow().toString(), bwrap.orElseThrow().toString()));
+            if (terminal.isPresent()) {
+                TerminalSize size = terminal.get().size();
+                // an empty environment, as below; pty4j's spawn closes every other descriptor, as the JDK's does
+                PtyProcess process = new PtyProcessBuilder(argv.toArray(String[]::new)).setEnvironment(Map.of())
+                        .setDirectory(runDir.toString()).setInitialColumns(size.columns()).setInitialRows(size.rows())
+                        .setRedirectErrorStream(true).start();
+                return new Launcher(key, process, uid, cgroup, runDir);
+            }
             ProcessBuilder builder = new ProcessBuilder(argv).directory(runDir.toFile());
             builder.environment().clear();
             return new Launcher(key, builder.start(), uid, cgroup, runDir);

@@ -1,7 +1,6 @@
 package dev.nixexec.session;
 
 import dev.nixexec.sandbox.SandboxSpec;
-import java.time.Duration;
 import java.util.UUID;
 
 /** A session opened for one interactive shell; closing it stores its persistent paths back. */
@@ -13,9 +12,6 @@ public interface SessionShell extends AutoCloseable {
 
     /** The shell's sandbox: the session's environment, env, network, writable paths and limits. */
     SandboxSpec sandbox();
-
-    /** The shell ends after this long without a byte in either direction. */
-    Duration idleTimeout();
 
     /** Stores the session's paths back and records its last use; called once, when the shell ended. */
     @Override

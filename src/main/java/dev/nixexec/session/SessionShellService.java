@@ -19,7 +19,6 @@ import io.quarkus.narayana.jta.QuarkusTransaction;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -134,11 +133,6 @@ public class SessionShellService implements SessionShells {
         @Override
         public SandboxSpec sandbox() {
             return spec;
-        }
-
-        @Override
-        public Duration idleTimeout() {
-            return session.idleTtl();
         }
 
         @Override

@@ -60,6 +60,19 @@ class BwrapArgumentsTest {
         assertEquals(ENV + "/bin", env.get("PATH"));
     }
 
+    /** A job gets a new session; only a shell on the service's own terminal keeps it, and nothing else changes. */
+    @Test
+    void onlyAShellOnItsOwnTerminalKeepsItsSession() {
+        SandboxSpec spec = spec(Map.of(), false);
+        List<String> job = BwrapArguments.options(spec, Path.of("/run/x/code"), Path.of("/run/x/etc"), StoreView.WHOLE_STORE);
+        List<String> shell = BwrapArguments.options(spec, Path.of("/run/x/code"), Path.of("/run/x/etc"), StoreView.WHOLE_STORE,
+                false);
+        assertTrue(job.contains("--new-session"), job.toString());
+        List<String> jobWithoutSession = new java.util.ArrayList<>(job);
+        jobWithoutSession.remove("--new-session");
+        assertEquals(jobWithoutSession, shell);
+    }
+
     @Test
     void networkOnlyWhenAsked() {
         assertTrue(argv(spec(Map.of(), true), StoreView.WHOLE_STORE).contains("--share-net"));

@@ -1,0 +1,25 @@
+package dev.nixexec.attach;
+
+import dev.nixexec.sandbox.ShellEnd;
+import io.quarkus.websockets.next.CloseReason;
+
+/** The close code and reason that say why a shell ended (docs/api.md, "Attaching a shell"). */
+final class ShellClose {
+
+    static final int IDLE = 4001;
+    static final int TIME_LIMIT = 4002;
+    static final int LIMIT = 4003;
+
+    private ShellClose() {
+    }
+
+    static CloseReason of(ShellEnd.Cause cause) {
+        return switch (cause) {
+            case ShellEnd.Exited exited -> new CloseReason(1000, "exit " + exited.exitCode());
+            case ShellEnd.IdleTimeout idle -> new CloseReason(IDLE, "idle: no byte either way for " + idle.after().toSeconds() + "s");
+            case ShellEnd.TimeLimit limit -> new CloseReason(TIME_LIMIT, "time limit: " + limit.limit().toSeconds() + "s");
+            case ShellEnd.LimitHit hit -> new CloseReason(LIMIT, "limit: " + hit.limit());
+            case ShellEnd.Ended ended -> new CloseReason(1000, AttachedShells.truncate(ended.reason()));
+        };
+    }
+}
