@@ -38,7 +38,8 @@ await a.setLoggingLevel('info');
 await check('tools are listed with a language enum', async () => {
   const { tools } = await a.listTools();
   assert.deepEqual(tools.map((t) => t.name).sort(),
-    ['cancel_job', 'get_job', 'list_jobs', 'list_languages', 'list_workspace_files', 'read_workspace_file', 'run_code',
+    ['cancel_job', 'create_session', 'destroy_session', 'exec_in_session', 'get_job', 'list_jobs', 'list_languages',
+      'list_profiles', 'list_sessions', 'list_workspace_files', 'read_workspace_file', 'run_code', 'search_packages',
       'submit_job', 'write_workspace_file']);
   const runCode = tools.find((t) => t.name === 'run_code');
   assert.deepEqual(runCode.inputSchema.properties.language.enum,
