@@ -1,0 +1,73 @@
+package dev.nixexec.api;
+
+import dev.nixexec.limits.KeyLimits;
+import dev.nixexec.refusal.FieldError;
+import dev.nixexec.refusal.InvalidRequestException;
+import dev.nixexec.session.EnvironmentBuild;
+import dev.nixexec.session.EnvironmentBuildRequest;
+import dev.nixexec.session.EnvironmentBuilds;
+import io.smallrye.common.annotation.RunOnVirtualThread;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.time.Duration;
+import java.util.List;
+import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
+
+/** {@code /v1/environments}: environments built ahead; a thin adapter over {@link EnvironmentBuilds}. */
+@SecurityRequirement(name = "bearer")
+@Path("/v1/environments")
+@Produces(MediaType.APPLICATION_JSON)
+public class EnvironmentsResource {
+
+    private final EnvironmentBuilds builds;
+    private final CallerContext caller;
+    private final KeyLimits limits;
+
+    public EnvironmentsResource(EnvironmentBuilds builds, CallerContext caller, KeyLimits limits) {
+        this.builds = builds;
+        this.caller = caller;
+        this.limits = limits;
+    }
+
+    /** 201 with the build ({@code building}), or 200 once {@code wait} saw it ready or failed. */
+    @POST
+    @Consumes(MediaType.APPLICATION_JSON)
+    @RunOnVirtualThread
+    public Response build(EnvironmentBuildRequest body, @QueryParam("wait") String wait) {
+        if (body == null) {
+            throw new InvalidRequestException(List.of(new FieldError("body", "a JSON object is required")), false);
+        }
+        Duration waitFor = waitParam(wait);
+        EnvironmentBuild build;
+        try (KeyLimits.Wait held = waiting(waitFor)) {
+            build = builds.build(caller.get(), body, waitFor);
+        }
+        return Response.status(build.status().equals("building") ? 201 : 200).entity(build)
+                .header("Location", "/v1/environments/" + build.id()).build();
+    }
+
+    @GET
+    @Path("{id}")
+    @RunOnVirtualThread
+    public EnvironmentBuild get(@PathParam("id") String id, @QueryParam("wait") String wait) {
+        Duration waitFor = waitParam(wait);
+        try (KeyLimits.Wait held = waiting(waitFor)) {
+            return builds.get(caller.get(), JobsResource.jobIdOr404(id, "no environment build " + id), waitFor);
+        }
+    }
+
+    private KeyLimits.Wait waiting(Duration wait) {
+        return wait.isPositive() ? limits.startWait(caller.get()) : () -> { };
+    }
+
+    private static Duration waitParam(String wait) {
+        return wait == null || wait.isBlank() ? Duration.ZERO : SubmitBody.duration("wait", wait);
+    }
+}

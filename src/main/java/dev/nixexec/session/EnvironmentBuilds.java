@@ -1,0 +1,97 @@
+package dev.nixexec.session;
+
+import dev.nixexec.job.JobService;
+import dev.nixexec.job.JobView;
+import dev.nixexec.job.JobWaits;
+import dev.nixexec.job.JobReads;
+import dev.nixexec.refusal.FieldError;
+import dev.nixexec.refusal.InvalidRequestException;
+import dev.nixexec.refusal.Refusal;
+import dev.nixexec.tenant.Caller;
+import dev.nixexec.tenant.Tenants;
+import dev.nixexec.workspace.JobFiles;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+/**
+ * Environments built ahead ({@code POST /v1/environments}, nixo's {@code build}). The build is a
+ * job like any other (queue, fairness, limits, audit, the fleet cache it publishes to) whose code
+ * does nothing: a worker builds the environment as it would for a job of that language with those
+ * packages, so a later job or session asking the same is a cache hit, here or, through the fleet
+ * cache, on any worker. The job carries {@code metadata.environment_build}.
+ */
+@ApplicationScoped
+public class EnvironmentBuilds {
+
+    static final String MARK = "environment_build";
+
+    /** Code that runs and does nothing, per language. */
+    private static final Map<String, String> NOTHING = Map.of("bash", "true", "python", "pass", "node", "0;",
+            "haskell", "main :: IO ()\nmain = return ()", "lua", "local _ = 0", "ruby", "nil", "perl", "1;",
+            "octave", "0;");
+
+    private final JobWaits waits;
+    private final JobReads reads;
+    private final ProfileSubmissions profiles;
+    private final SpecCheck specs;
+    private final Tenants tenants;
+
+    EnvironmentBuilds(JobWaits waits, JobReads reads, ProfileSubmissions profiles, SpecCheck specs, Tenants tenants) {
+        this.waits = waits;
+        this.reads = reads;
+        this.profiles = profiles;
+        this.specs = specs;
+        this.tenants = tenants;
+    }
+
+    public EnvironmentBuild build(Caller caller, EnvironmentBuildRequest request, Duration wait) {
+        if (!caller.role().canSubmit()) {
+            throw new Refusal(Refusal.Kind.FORBIDDEN, "an " + caller.role().id() + " key cannot build environments");
+        }
+        List<String> given = Stream.of(request.packages() == null ? null : "packages",
+                request.profile() == null ? null : "profile", request.spec() == null ? null : "spec")
+                .filter(Objects::nonNull).toList();
+        if (given.size() > 1) {
+            throw new InvalidRequestException(List.of(new FieldError(given.get(1), "give one of packages, profile or "
+                    + "spec, not " + String.join(" and ", given))), false);
+        }
+        String language = request.language() == null ? "bash" : request.language();
+        String code = NOTHING.get(language);
+        if (code == null) {
+            throw new InvalidRequestException(List.of(new FieldError("language", "unknown language '"
+                    + language.substring(0, Math.min(language.length(), 40)) + "'; known: "
+                    + NOTHING.keySet().stream().sorted().collect(Collectors.joining(", ")))), false);
+        }
+        Map<String, Object> mark = Map.of(MARK, true);
+        JobService.Submission submission;
+        if (request.profile() != null) {
+            submission = profiles.apply(caller, request.profile(), new JobService.Submission(language, code, List.of(),
+                    Map.of(), "", Optional.empty(), false, mark, Optional.empty(), JobFiles.NONE), Optional.empty());
+        } else if (request.spec() != null) {
+            Spec spec = specs.check("spec.", request.spec(), tenants.policy(caller.tenantId()));
+            submission = new JobService.Submission(language, code, spec.packages(), spec.env(), "", Optional.empty(),
+                    spec.network(), mark, Optional.empty(), JobFiles.NONE);
+        } else {
+            submission = new JobService.Submission(language, code, request.packages(), Map.of(), "", Optional.empty(),
+                    false, mark, Optional.empty(), JobFiles.NONE);
+        }
+        JobView job = waits.submit(caller, submission, null, wait).job();
+        return EnvironmentBuild.of(job);
+    }
+
+    /** The caller's tenant's build by id; 404 for anything else, a job that is no build included. */
+    public EnvironmentBuild get(Caller caller, UUID id, Duration wait) {
+        JobView job = wait.isPositive() ? waits.await(caller, id, wait) : reads.get(caller, id);
+        if (job.metadata() == null || !Boolean.TRUE.equals(job.metadata().get(MARK))) {
+            throw new Refusal(Refusal.Kind.NOT_FOUND, "no environment build " + id);
+        }
+        return EnvironmentBuild.of(job);
+    }
+}
