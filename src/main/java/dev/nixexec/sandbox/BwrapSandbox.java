@@ -154,19 +154,20 @@ public class BwrapSandbox implements Sandbox {
      * (one word per line, read by the launcher's shell into quoted variables).
      */
     void writeRun(Launcher launcher, SandboxSpec spec) throws IOException {
+        LauncherFiles files = launcher.files();
         List<String> options = new ArrayList<>(List.of("--seccomp", Integer.toString(LauncherPool.SECCOMP_FD)));
-        options.addAll(BwrapArguments.options(spec, launcher.codeDir(), launcher.etcDir(), storeView));
+        options.addAll(BwrapArguments.options(spec, files.codeDir(), files.etcDir(), storeView));
         List<String> command = BwrapArguments.command(spec);
         if (options.stream().anyMatch(o -> o.indexOf('\0') >= 0) || command.stream().anyMatch(w -> w.contains("\n"))) {
             throw new SandboxException("sandbox arguments contain a NUL or newline");
         }
         StringBuilder nulSeparated = new StringBuilder();
         options.forEach(o -> nulSeparated.append(o).append('\0'));
-        var code = launcher.codeDir().resolve(spec.codeFileName());
+        var code = files.codeDir().resolve(spec.codeFileName());
         Files.write(code, spec.code());
-        Files.writeString(launcher.optionsFile(), nulSeparated);
-        Files.writeString(launcher.commandFile(), String.join("\n", command) + "\n");
-        for (var file : List.of(code, launcher.optionsFile(), launcher.commandFile())) {
+        Files.writeString(files.optionsFile(), nulSeparated);
+        Files.writeString(files.commandFile(), String.join("\n", command) + "\n");
+        for (var file : List.of(code, files.optionsFile(), files.commandFile())) {
             LauncherPool.owned(file, launcher.uid());
         }
     }

@@ -12,20 +12,9 @@ import java.util.OptionalInt;
  */
 record Launcher(LauncherKey key, Process process, OptionalInt uid, Optional<JobCgroup> cgroup, Path runDir) {
 
-    Path codeDir() {
-        return runDir.resolve("code");
-    }
-
-    Path etcDir() {
-        return runDir.resolve("etc");
-    }
-
-    Path optionsFile() {
-        return runDir.resolve("options");
-    }
-
-    Path commandFile() {
-        return runDir.resolve("command");
+    /** Where the run is written before the launcher goes on. */
+    LauncherFiles files() {
+        return new LauncherFiles(runDir, uid);
     }
 
     Path gateFile() {
