@@ -5,6 +5,7 @@ import static dev.nixexec.testing.Api.memberKey;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.nixexec.testing.ApiOnlyNode;
+import dev.nixexec.testing.WorkerProcesses;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.path.json.JsonPath;
