@@ -38,10 +38,10 @@ import org.junit.jupiter.api.TestMethodOrder;
  * copy from the host's store (to make B a node that never saw it) touches no other test's paths.
  */
 @QuarkusTest
-@TestProfile(FleetSharingTest.Fleet.class)
+@TestProfile(FleetSharingIT.Fleet.class)
 // the node list first: it waits for the builds ahead, so the other tests' builds do not run beside them
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-class FleetSharingTest {
+class FleetSharingIT {
 
     public static class Fleet implements QuarkusTestProfile {
         @Override
