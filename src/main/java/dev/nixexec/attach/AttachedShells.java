@@ -8,13 +8,16 @@ import dev.nixexec.sandbox.Shell;
 import dev.nixexec.sandbox.ShellEnd;
 import dev.nixexec.sandbox.TerminalSize;
 import dev.nixexec.session.SessionShell;
+import dev.nixexec.session.SessionShells;
 import dev.nixexec.tenant.Caller;
 import io.quarkus.narayana.jta.QuarkusTransaction;
+import io.quarkus.scheduler.Scheduled;
 import io.quarkus.websockets.next.CloseReason;
 import io.quarkus.websockets.next.WebSocketConnection;
 import io.vertx.core.buffer.Buffer;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Instance;
 import java.io.IOException;
 import java.util.Map;
 import java.util.Optional;
@@ -50,11 +53,13 @@ public class AttachedShells {
     private final NixExecConfig config;
     private final BwrapShells shells;
     private final AuditLog audit;
+    private final Instance<SessionShells> sessions;
     private final ConcurrentHashMap<UUID, Integer> seats = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Accepted> accepted = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Attached> open = new ConcurrentHashMap<>();
 
-    public AttachedShells(NixExecConfig config, BwrapShells shells, AuditLog audit) {
+    public AttachedShells(NixExecConfig config, BwrapShells shells, AuditLog audit, Instance<SessionShells> sessions) {
+        this.sessions = sessions;
         this.config = config;
         this.shells = shells;
         this.audit = audit;
@@ -135,6 +140,23 @@ public class AttachedShells {
         Attached attached = open.get(connection.id());
         if (attached != null) {
             attached.end(null);
+        }
+    }
+
+    /**
+     * A shell whose session was destroyed meanwhile (by a caller or by expiry, on any node) ends
+     * (4004): its files are gone, and a destroyed session runs nothing.
+     */
+    @Scheduled(every = "5s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    void endShellsOfDestroyedSessions() {
+        if (open.isEmpty() || !sessions.isResolvable()) {
+            return;
+        }
+        for (Attached attached : open.values()) {
+            UUID session = attached.attach.session().sessionId();
+            if (!sessions.get().live(session)) {
+                attached.end(new CloseReason(ShellClose.SESSION_DESTROYED, "the session was destroyed"));
+            }
         }
     }
 

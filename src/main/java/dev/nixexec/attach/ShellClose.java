@@ -9,6 +9,7 @@ final class ShellClose {
     static final int IDLE = 4001;
     static final int TIME_LIMIT = 4002;
     static final int LIMIT = 4003;
+    static final int SESSION_DESTROYED = 4004;
 
     private ShellClose() {
     }

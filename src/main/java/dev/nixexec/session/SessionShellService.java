@@ -107,6 +107,12 @@ public class SessionShellService implements SessionShells {
         }
     }
 
+    @Override
+    public boolean live(UUID sessionId) {
+        return QuarkusTransaction.requiringNew().call(() -> repository.byId(sessionId))
+                .map(r -> r.status() != SessionStatus.DESTROYED).orElse(false);
+    }
+
     /** One open shell: its sandbox and its materialised files, stored back once when it closes. */
     private final class Shell implements SessionShell {
         private final SessionRepository.Row session;

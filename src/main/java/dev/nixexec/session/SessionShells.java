@@ -16,4 +16,7 @@ public interface SessionShells {
      * when the session exists but cannot take a shell (not ready, destroyed).
      */
     Optional<SessionShell> open(Caller caller, String idOrName);
+
+    /** Whether a shell may stay open in this session: false once it is destroyed (by a caller or by expiry), on any node. */
+    boolean live(java.util.UUID sessionId);
 }

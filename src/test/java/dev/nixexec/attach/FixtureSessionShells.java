@@ -43,6 +43,12 @@ public class FixtureSessionShells implements SessionShells {
         return id;
     }
 
+    /** Fixture sessions are never destroyed. */
+    @Override
+    public boolean live(UUID sessionId) {
+        return true;
+    }
+
     @Override
     public Optional<SessionShell> open(Caller caller, String idOrName) {
         UUID tenant = sessions.get(idOrName);

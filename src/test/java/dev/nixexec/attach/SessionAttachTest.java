@@ -68,6 +68,20 @@ class SessionAttachTest {
     }
 
     @Test
+    void aShellEndsWhenItsSessionIsDestroyed() throws Exception {
+        String tenant = Api.tenant("shell");
+        String member = Api.key(tenant, "member");
+        String session = Api.as(member).body(Map.of()).post("/v1/sessions?wait=120").then().statusCode(201)
+                .extract().path("id");
+        AttachEndpointTest.Terminal terminal = new AttachEndpointTest.Terminal();
+        WebSocket ws = connect(member, session, terminal);
+        ws.sendBinary(ByteBuffer.wrap("echo up-$((6*7))\n".getBytes(StandardCharsets.UTF_8)), true).join();
+        terminal.await("up-42");
+        Api.as(member).delete("/v1/sessions/" + session).then().statusCode(204);
+        assertEquals("4004 the session was destroyed", terminal.closed.get(30, TimeUnit.SECONDS));
+    }
+
+    @Test
     void theRealSessionsRefuseBeforeTheUpgrade() {
         String tenant = Api.tenant("shell");
         String member = Api.key(tenant, "member");
