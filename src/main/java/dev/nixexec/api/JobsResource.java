@@ -1,6 +1,7 @@
 package dev.nixexec.api;
 
 import dev.nixexec.refusal.Refusal;
+import dev.nixexec.job.JobEvents;
 import dev.nixexec.job.JobReads;
 import dev.nixexec.job.JobService;
 import dev.nixexec.job.JobWaits;
@@ -135,13 +136,30 @@ public class JobsResource {
     @RestStreamElementType(MediaType.TEXT_PLAIN)
     public Multi<OutboundSseEvent> events(@PathParam("id") String id, @HeaderParam("Last-Event-ID") String lastEventId,
             @jakarta.ws.rs.core.Context Sse sse) {
+        return followed(id, lastEventId).map(e ->
+                sse.newEventBuilder().id(Integer.toString(e.seq())).name(e.kind()).data(e.data()).build());
+    }
+
+    /**
+     * The same events as NDJSON, one {@link JobEventLine} a line (what {@code nix-exec --json}
+     * prints), chosen by {@code Accept: application/x-ndjson}; {@code Last-Event-ID} resumes.
+     */
+    @GET
+    @Path("{id}/events")
+    @io.smallrye.common.annotation.Blocking
+    @Produces(JobEventLine.NDJSON)
+    @RestStreamElementType(MediaType.APPLICATION_JSON)
+    public Multi<JobEventLine> eventLines(@PathParam("id") String id, @HeaderParam("Last-Event-ID") String lastEventId) {
+        return followed(id, lastEventId).map(JobEventLine::of);
+    }
+
+    private Multi<JobEvents.Event> followed(String id, String lastEventId) {
         int after = parseLastEventId(lastEventId);
         UUID job = jobId(id);
         // a stream is a wait of its key for as long as it is open
         KeyLimits.Wait held = limits.startWait(caller.get());
         try {
-            return waits.follow(caller.get(), job, after).onTermination().invoke(held::close).map(e ->
-                    sse.newEventBuilder().id(Integer.toString(e.seq())).name(e.kind()).data(e.data()).build());
+            return waits.follow(caller.get(), job, after).onTermination().invoke(held::close);
         } catch (RuntimeException e) {
             held.close();
             throw e;

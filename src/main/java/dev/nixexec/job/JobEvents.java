@@ -2,7 +2,9 @@ package dev.nixexec.job;
 
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.Tuple;
+import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 
 /** A job's ordered event stream in {@code job_events}: what live followers on any node read. */
@@ -15,8 +17,8 @@ public final class JobEvents {
      */
     static final String RESULT = "result";
 
-    /** {@code kind} is status, stdout, stderr or result; {@code seq} is the SSE id. */
-    public record Event(int seq, String kind, String data) {
+    /** {@code kind} is status, stdout, stderr or result; {@code seq} is the SSE id; {@code at} when it was stored. */
+    public record Event(int seq, String kind, String data, Instant at) {
     }
 
     private JobEvents() {
@@ -29,6 +31,17 @@ public final class JobEvents {
                 .setParameter(1, jobId).setParameter(2, kind).setParameter(3, data).executeUpdate();
     }
 
+    /** The sequence number of the job's {@code result} event, once it ended; none for another tenant's job. */
+    @SuppressWarnings("unchecked")
+    static Optional<Integer> resultSeq(EntityManager em, UUID tenantId, UUID jobId) {
+        List<Number> rows = em.createNativeQuery("""
+                        SELECT e.seq
+                        FROM job_events e JOIN jobs j ON j.id = e.job_id AND j.tenant_id = :tenant
+                        WHERE e.job_id = :job AND e.kind = 'result'""")
+                .setParameter("job", jobId).setParameter("tenant", tenantId).getResultList();
+        return rows.stream().findFirst().map(Number::intValue);
+    }
+
     /** The most events one read returns; a reader that got this many reads again at once. */
     static final int PAGE = 1000;
 
@@ -36,7 +49,7 @@ public final class JobEvents {
     @SuppressWarnings("unchecked")
     static List<Event> after(EntityManager em, UUID tenantId, UUID jobId, int afterSeq) {
         List<Tuple> rows = em.createNativeQuery("""
-                        SELECT e.seq, e.kind, e.data
+                        SELECT e.seq, e.kind, e.data, e.created_at
                         FROM job_events e JOIN jobs j ON j.id = e.job_id AND j.tenant_id = :tenant
                         WHERE e.job_id = :job AND e.seq > :after
                         ORDER BY e.seq
@@ -44,6 +57,6 @@ public final class JobEvents {
                 .setParameter("job", jobId).setParameter("tenant", tenantId).setParameter("after", afterSeq)
                 .getResultList();
         return rows.stream().map(row -> new Event(row.get("seq", Number.class).intValue(), row.get("kind", String.class),
-                row.get("data", String.class))).toList();
+                row.get("data", String.class), row.get("created_at", Instant.class))).toList();
     }
 }

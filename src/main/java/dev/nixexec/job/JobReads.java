@@ -77,6 +77,15 @@ public class JobReads {
         return JobEvents.after(em, caller.tenantId(), id, afterSeq);
     }
 
+    /**
+     * Where a stream resuming after {@code afterSeq} starts: there, unless that is at or past the
+     * job's {@code result}, which a stream always ends with: then just before it.
+     */
+    @Transactional
+    public int resumeAfter(Caller caller, UUID id, int afterSeq) {
+        return JobEvents.resultSeq(em, caller.tenantId(), id).map(result -> Math.min(afterSeq, result - 1)).orElse(afterSeq);
+    }
+
     @Transactional
     public Page list(Caller caller, Filter filter, int limit, String cursor) {
         return list(caller.tenantId(), filter, limit, cursor);

@@ -29,8 +29,8 @@ public class JobWaits {
         /** A {@code status}, {@code stdout} or {@code stderr} event, in order. */
         void event(JobEvents.Event event);
 
-        /** The {@code result} event's sequence number and the job as it ended. */
-        default void ended(int seq, JobView job) {
+        /** The {@code result} event (stored empty) and the job as it ended. */
+        default void ended(JobEvents.Event result, JobView job) {
         }
 
         /** Asked after each read; false stops following (the job goes on). */
@@ -93,15 +93,17 @@ public class JobWaits {
 
     /**
      * The job's events after {@code afterSeq} as they happen, ending with its {@code result} (the
-     * job as JSON): what the REST and UI event streams send. The caller's tenant is checked before
+     * job as JSON): what the REST and UI event streams send. Resuming at or past the result sends
+     * the result again, so that every stream ends with one. The caller's tenant is checked before
      * the stream starts.
      */
     public Multi<JobEvents.Event> follow(Caller caller, UUID id, int afterSeq) {
         reads.owned(caller, id);
+        int after = afterSeq > 0 ? reads.resumeAfter(caller, id, afterSeq) : 0;
         return Multi.createFrom().emitter(emitter -> {
             Thread follower = Thread.ofVirtual().name("follow-" + id).start(() -> {
                 try (AutoCloseable counted = metrics.follower(); JobWatch watch = JobWatch.ofChanges(notifications, id)) {
-                    followEvents(caller, watch, afterSeq, WaitDeadline.NONE, STREAM_RECHECK, JobWatch.Next.AGAIN,
+                    followEvents(caller, watch, after, WaitDeadline.NONE, STREAM_RECHECK, JobWatch.Next.AGAIN,
                             new Follower() {
                                 @Override
                                 public void event(JobEvents.Event event) {
@@ -109,8 +111,8 @@ public class JobWaits {
                                 }
 
                                 @Override
-                                public void ended(int seq, JobView job) {
-                                    emitter.emit(new JobEvents.Event(seq, JobEvents.RESULT, views.write(job)));
+                                public void ended(JobEvents.Event result, JobView job) {
+                                    emitter.emit(new JobEvents.Event(result.seq(), JobEvents.RESULT, views.write(job), result.at()));
                                     emitter.complete();
                                 }
 
@@ -179,7 +181,7 @@ public class JobWaits {
                 seq[0] = event.seq();
                 if (event.kind().equals(JobEvents.RESULT)) {
                     JobView job = watch.endedHere().orElseGet(() -> reads.get(caller, watch.id()));
-                    follower.ended(event.seq(), job);
+                    follower.ended(event, job);
                     ended.set(job);
                     return JobWatch.Next.DONE;
                 }

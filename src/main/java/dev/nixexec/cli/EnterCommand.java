@@ -1,0 +1,152 @@
+package dev.nixexec.cli;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpResponse;
+import java.net.http.WebSocket;
+import java.net.http.WebSocketHandshakeException;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
+
+/**
+ * The session's interactive shell over {@code GET /v1/sessions/{id}/attach} (docs/api.md,
+ * "Attaching a shell"). On a terminal it puts the terminal in raw mode and keeps the remote
+ * window size in step with it; from a pipe it sends the input and then an end of input, so the
+ * shell exits when its script is done. The command's exit code is the shell's.
+ */
+@Command(name = "enter", description = "Open the session's interactive shell (a real terminal; stdin may be a pipe).")
+final class EnterCommand extends ClientCommand {
+
+    private static final Pattern EXIT = Pattern.compile("exit (\\d+)");
+    private static final byte END_OF_INPUT = 4;
+
+    @Parameters(index = "0", paramLabel = "SESSION", description = "the session's id or name")
+    String session;
+
+    record Closed(int code, String reason) {
+    }
+
+    @Override
+    int run(Server server) {
+        if (client.json) {
+            throw new CommandFailure(Exit.USAGE, "enter: a shell is a terminal, not JSON; leave out --json");
+        }
+        String id = server.get("/v1/sessions/" + Server.segment(session)).path("id").asText();
+        CompletableFuture<Closed> closed = new CompletableFuture<>();
+        WebSocket socket = open(server, id, closed);
+        try (TerminalMode mode = TerminalMode.raw()) {
+            if (mode.interactive()) {
+                mode.onResize(size -> resize(socket, size));
+                resize(socket, mode.size());
+            }
+            Thread input = Thread.ofPlatform().daemon().name("enter-input").start(() -> pump(socket, mode.interactive()));
+            Closed end = await(closed);
+            input.interrupt();
+            return exit(end);
+        }
+    }
+
+    private WebSocket open(Server server, String id, CompletableFuture<Closed> closed) {
+        URI http = server.resolve("/v1/sessions/" + Server.segment(id) + "/attach");
+        URI ws = URI.create(http.toString().replaceFirst("^http", "ws"));
+        // the JDK's WebSocket client: for enter only, its TLS set-up costs the other commands nothing
+        WebSocket.Builder builder = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build().newWebSocketBuilder();
+        server.key().ifPresent(k -> builder.header("Authorization", "Bearer " + k));
+        try {
+            return builder.buildAsync(ws, new Screen(closed)).get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CommandFailure(Exit.CANCELLED, "interrupted");
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof WebSocketHandshakeException refused) {
+                HttpResponse<?> response = refused.getResponse();
+                Object body = response.body();
+                throw Server.refusal(response.statusCode(), body instanceof String text ? text
+                        : body instanceof byte[] bytes ? new String(bytes, java.nio.charset.StandardCharsets.UTF_8) : "");
+            }
+            throw new CommandFailure(Exit.UNREACHABLE, "cannot open a shell on " + server.base + ": " + e.getCause().getMessage());
+        }
+    }
+
+    /** Keystrokes (or the pipe) to the shell, then, from a pipe, the end of input. */
+    private void pump(WebSocket socket, boolean interactive) {
+        byte[] buffer = new byte[8192];
+        try {
+            int n;
+            while ((n = terminal.in().read(buffer)) >= 0) {
+                if (n > 0) {
+                    socket.sendBinary(ByteBuffer.wrap(buffer.clone(), 0, n), true).join();
+                }
+            }
+            if (!interactive) {
+                socket.sendBinary(ByteBuffer.wrap(new byte[] {END_OF_INPUT}), true).join();
+            }
+        } catch (IOException | CompletionException e) {
+            // the connection ended: the close code tells the rest
+        }
+    }
+
+    private static void resize(WebSocket socket, TerminalMode.Size size) {
+        socket.sendText("{\"resize\":[" + size.columns() + "," + size.rows() + "]}", true);
+    }
+
+    private static Closed await(CompletableFuture<Closed> closed) {
+        try {
+            return closed.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CommandFailure(Exit.CANCELLED, "interrupted");
+        } catch (ExecutionException e) {
+            throw new CommandFailure(Exit.SHELL_LOST, "the shell's connection failed: " + e.getCause().getMessage());
+        }
+    }
+
+    private int exit(Closed end) {
+        Matcher exit = EXIT.matcher(end.reason());
+        if (end.code() == WebSocket.NORMAL_CLOSURE && exit.matches()) {
+            return Integer.parseInt(exit.group(1)) & 0xff;
+        }
+        terminal.err().println("nix-exec: the shell ended: " + end.code() + " " + CommandFailure.oneLine(end.reason()));
+        return Exit.SHELL_LOST.code;
+    }
+
+    /** The shell's screen to this command's stdout, at the pace this process writes it. */
+    private final class Screen implements WebSocket.Listener {
+
+        private final CompletableFuture<Closed> closed;
+
+        Screen(CompletableFuture<Closed> closed) {
+            this.closed = closed;
+        }
+
+        @Override
+        public CompletionStage<?> onBinary(WebSocket webSocket, ByteBuffer data, boolean last) {
+            byte[] bytes = new byte[data.remaining()];
+            data.get(bytes);
+            terminal.out().write(bytes, 0, bytes.length);
+            terminal.out().flush();
+            webSocket.request(1);
+            return null;
+        }
+
+        @Override
+        public CompletionStage<?> onClose(WebSocket webSocket, int statusCode, String reason) {
+            closed.complete(new Closed(statusCode, reason));
+            return null;
+        }
+
+        @Override
+        public void onError(WebSocket webSocket, Throwable error) {
+            closed.completeExceptionally(error);
+        }
+    }
+}

@@ -1,0 +1,36 @@
+package dev.nixexec.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.ArrayList;
+import java.util.List;
+import picocli.CommandLine.Command;
+
+@Command(name = "list", description = "List the tenant's live sessions, newest first.")
+final class ListCommand extends ClientCommand {
+
+    @Override
+    int run(Server server) {
+        JsonNode sessions = server.get("/v1/sessions");
+        if (client.json) {
+            ClientOptions.printJson(terminal.out(), sessions);
+            return Exit.OK.code;
+        }
+        List<List<String>> rows = new ArrayList<>();
+        rows.add(List.of("ID", "NAME", "STATUS", "ENVIRONMENT", "EXPIRES"));
+        for (JsonNode session : sessions) {
+            rows.add(List.of(session.path("id").asText(), session.path("name").asText("-"), session.path("status").asText(),
+                    environment(session), session.path("expires_at").asText("-")));
+        }
+        Table.print(terminal.out(), rows);
+        return Exit.OK.code;
+    }
+
+    static String environment(JsonNode session) {
+        if (!session.path("profile").asText("").isEmpty()) {
+            return "profile " + session.path("profile").asText();
+        }
+        List<String> packages = new ArrayList<>();
+        session.path("packages").forEach(p -> packages.add(p.asText()));
+        return packages.isEmpty() ? "-" : String.join(",", packages);
+    }
+}

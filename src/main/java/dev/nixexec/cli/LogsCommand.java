@@ -1,0 +1,38 @@
+package dev.nixexec.cli;
+
+import java.nio.charset.StandardCharsets;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+@Command(name = "logs", description = "Follow a job's events until it ends: its output, or NDJSON events with --json.")
+final class LogsCommand extends ClientCommand {
+
+    @Parameters(index = "0", paramLabel = "JOB", description = "the job's id")
+    String job;
+
+    @Option(names = "--since", paramLabel = "SEQUENCE", description = "resume after this event's sequence number")
+    int since;
+
+    @Override
+    int run(Server server) {
+        if (since < 0) {
+            throw new CommandFailure(Exit.USAGE, "logs: --since must be 0 or more");
+        }
+        new EventFollower(server).follow(job, since, event -> {
+            if (client.json) {
+                ClientOptions.printJson(terminal.out(), event);
+                return;
+            }
+            String text = event.path("payload").path("text").asText();
+            switch (event.path("type").asText()) {
+                case "stdout" -> terminal.out().writeBytes(text.getBytes(StandardCharsets.UTF_8));
+                case "stderr" -> terminal.err().writeBytes(text.getBytes(StandardCharsets.UTF_8));
+                case "lifecycle" -> terminal.err().println("nix-exec: job " + job + " " + event.path("payload").path("status").asText());
+                default -> { }
+            }
+            terminal.out().flush();
+        });
+        return Exit.OK.code;
+    }
+}

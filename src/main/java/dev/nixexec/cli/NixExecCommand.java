@@ -1,0 +1,70 @@
+package dev.nixexec.cli;
+
+import io.quarkus.runtime.annotations.QuarkusMain;
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * The {@code nix-exec} command (docs/cli.md): no arguments or {@code serve} starts the service;
+ * every other command is a client of a running server and returns before Quarkus would start,
+ * so a client command costs a JVM start, not a service start.
+ */
+@QuarkusMain
+@Command(name = "nix-exec", mixinStandardHelpOptions = true, version = "nix-exec",
+        description = "Runs untrusted code in Nix environments and bubblewrap sandboxes: the service, and its client.",
+        subcommands = {RunCommand.class, CreateCommand.class, ExecCommand.class, EnterCommand.class, ListCommand.class,
+                StatusCommand.class, DestroyCommand.class, BuildCommand.class, CatalogCommand.class, JobsCommand.class,
+                LogsCommand.class, CompletionCommand.class},
+        footer = {"", "Client commands take --server URL ($NIXEXEC_SERVER), --key KEY ($NIXEXEC_KEY) and --json."})
+public final class NixExecCommand implements Callable<Integer> {
+
+    public static void main(String... args) {
+        CommandLine line = commandLine();
+        int code = line.execute(args);
+        CommandLine.ParseResult parsed = line.getParseResult();
+        boolean served = parsed != null && !parsed.isUsageHelpRequested() && !parsed.isVersionHelpRequested()
+                && (!parsed.hasSubcommand() || parsed.subcommand().commandSpec().name().equals("serve")
+                        && !parsed.subcommand().isUsageHelpRequested() && !parsed.subcommand().isVersionHelpRequested());
+        if (!served || code != Exit.OK.code) {
+            // the service ends itself (and in dev mode is restarted through main): only a client exits here
+            System.exit(code);
+        }
+    }
+
+    static CommandLine commandLine() {
+        CommandLine line = new CommandLine(new NixExecCommand());
+        line.addSubcommand("serve", new CommandLine(ServeCommand.spec()));
+        java.util.Map<String, String> exits = new java.util.LinkedHashMap<>();
+        for (Exit exit : Exit.values()) {
+            exits.put(Integer.toString(exit.code), exit.meaning);
+        }
+        line.getCommandSpec().usageMessage().exitCodeListHeading("%nExit codes (run and exec: the program's own; otherwise):%n").exitCodeList(exits);
+        line.setExecutionExceptionHandler((error, failed, parsed) -> {
+            PrintWriter err = failed.getErr();
+            if (error instanceof CommandFailure failure) {
+                err.println("nix-exec: " + failure.getMessage());
+                err.flush();
+                return failure.exit.code;
+            }
+            err.println("nix-exec: " + failed.getCommandName() + " failed: " + CommandFailure.oneLine(String.valueOf(error)));
+            err.flush();
+            return Exit.SERVER_ERROR.code;
+        });
+        line.setParameterExceptionHandler((error, args) -> {
+            PrintWriter err = error.getCommandLine().getErr();
+            String command = error.getCommandLine().getCommandSpec().qualifiedName();
+            err.println("nix-exec: " + CommandFailure.oneLine(error.getMessage()) + " (see " + command + " --help)");
+            err.flush();
+            return Exit.USAGE.code;
+        });
+        return line;
+    }
+
+    /** No command: serve. */
+    @Override
+    public Integer call() {
+        return commandLine().execute("serve");
+    }
+}

@@ -1,0 +1,61 @@
+package dev.nixexec.cli;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.List;
+import java.util.Map;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+@Command(name = "run", description = "Run CODE as one job: its stdout, stderr and exit code are this command's.")
+final class RunCommand extends ClientCommand {
+
+    @Option(names = {"-l", "--language"}, required = true, paramLabel = "LANGUAGE",
+            description = "python, bash, javascript, typescript, ruby, go, rust, c, ... (GET /v1/languages)")
+    String language;
+
+    @Option(names = "--with", split = ",", paramLabel = "PACKAGE", description = "nixpkgs packages, comma-separated")
+    List<String> with;
+
+    @Option(names = "--profile", paramLabel = "PROFILE", description = "run under a profile: strict, offline-review, build-install, debug-network, or the tenant's own")
+    String profile;
+
+    @Option(names = "--timeout", paramLabel = "DURATION", description = "e.g. 30s, 5m, or seconds")
+    String timeout;
+
+    @Option(names = {"-e", "--env"}, paramLabel = "NAME=VALUE", description = "an environment variable of the job")
+    Map<String, String> env;
+
+    @Option(names = "--network", description = "give the job the network (if the tenant's policy allows it)")
+    boolean network;
+
+    @Option(names = {"-i", "--stdin"}, description = "pass this command's standard input to the program")
+    boolean stdin;
+
+    @Parameters(index = "0", paramLabel = "CODE", description = "the program's source; - reads it from standard input")
+    String code;
+
+    @Override
+    int run(Server server) {
+        if (code.equals("-") && stdin) {
+            throw new CommandFailure(Exit.USAGE, "run: CODE - and --stdin both read standard input");
+        }
+        ObjectNode body = object().put("language", language).put("code", code.equals("-") ? readStdin() : code);
+        putList(body, "packages", with);
+        putMap(body, "env", env);
+        if (profile != null) {
+            body.put("profile", profile);
+        }
+        if (timeout != null) {
+            body.set("timeout", duration(timeout));
+        }
+        if (network) {
+            body.put("network", "full");
+        }
+        if (stdin) {
+            body.put("stdin", readStdin());
+        }
+        String id = server.post("/v1/jobs", body).path("id").asText();
+        return new JobRun(server, terminal).follow(id, client.json);
+    }
+}

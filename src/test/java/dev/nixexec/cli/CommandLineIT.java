@@ -1,0 +1,290 @@
+package dev.nixexec.cli;
+
+import static dev.nixexec.testing.Api.memberKey;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.nixexec.testing.CommandLine;
+import dev.nixexec.testing.CommandLine.Outcome;
+import io.quarkus.test.common.http.TestHTTPResource;
+import io.quarkus.test.junit.QuarkusIntegrationTest;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URL;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The real {@code target/nix-exec} against the packaged service: every client command, the
+ * NDJSON shape, the exit codes, {@code enter} through a pipe and on a terminal ({@code script}
+ * gives it one).
+ */
+@QuarkusIntegrationTest
+class CommandLineIT {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @TestHTTPResource("/")
+    URL base;
+
+    private CommandLine as(String key) {
+        return CommandLine.against(base.toString(), key);
+    }
+
+    @Test
+    void runIsTheProgram() throws Exception {
+        CommandLine cli = as(memberKey("cli-run"));
+        Outcome run = cli.run("run", "-l", "python", "import sys; print('hi'); print('oops', file=sys.stderr); sys.exit(3)");
+        assertEquals(3, run.exit(), run.toString());
+        assertEquals("hi\n", run.stdout(), run.toString());
+        assertEquals("oops\n", run.stderr(), run.toString());
+
+        Outcome fromStdin = cli.runWithInput("echo $((6 * 7))", "run", "-l", "bash", "-");
+        assertEquals(0, fromStdin.exit(), fromStdin.toString());
+        assertEquals("42\n", fromStdin.stdout());
+
+        Outcome stdin = cli.runWithInput("abc", "run", "-l", "python", "-i", "--", "import sys; print(sys.stdin.read().upper())");
+        assertEquals("ABC\n", stdin.stdout(), stdin.toString());
+
+        Outcome packages = cli.run("run", "-l", "bash", "--with", "jq", "-e", "V=7", "echo '{\"v\":'$V'}' | jq .v");
+        assertEquals("7\n", packages.stdout(), packages.toString());
+    }
+
+    @Test
+    void jsonStreamsAreNdjsonOfTheJobsEvents() throws Exception {
+        CommandLine cli = as(memberKey("cli-json"));
+        Outcome run = cli.run("run", "--json", "-l", "bash", "echo a; echo b >&2; exit 2");
+        assertEquals(2, run.exit(), run.toString());
+        List<JsonNode> events = ndjson(run.stdout());
+        assertEquals("lifecycle", events.get(0).path("type").asText(), run.stdout());
+        assertEquals("queued", events.get(0).path("payload").path("status").asText(), run.stdout());
+        JsonNode result = events.get(events.size() - 1);
+        assertEquals("result", result.path("type").asText());
+        assertEquals("failed", result.path("payload").path("status").asText());
+        assertEquals(2, result.path("payload").path("exit_code").asInt());
+        assertTrue(events.stream().anyMatch(e -> e.path("type").asText().equals("stdout")
+                && e.path("payload").path("text").asText().equals("a\n")), run.stdout());
+        assertTrue(events.stream().anyMatch(e -> e.path("type").asText().equals("stderr")
+                && e.path("payload").path("text").asText().equals("b\n")), run.stdout());
+
+        // logs: the same stream, resumable after any event; a resume past the end still ends with the result
+        String job = result.path("payload").path("id").asText();
+        Outcome logs = cli.run("logs", "--json", job);
+        assertEquals(run.stdout(), logs.stdout(), "logs --json replays the stream the run printed");
+        int middle = events.get(2).path("sequence").asInt();
+        List<JsonNode> resumed = ndjson(cli.run("logs", "--json", "--since", Integer.toString(middle), job).stdout());
+        assertEquals(events.subList(3, events.size()), resumed);
+        List<JsonNode> pastTheEnd = ndjson(cli.run("logs", "--json", "--since", "9999", job).stdout());
+        assertEquals(List.of(result), pastTheEnd);
+
+        Outcome text = cli.run("logs", job);
+        assertEquals(0, text.exit(), text.toString());
+        assertEquals("a\n", text.stdout());
+    }
+
+    private static List<JsonNode> ndjson(String stdout) throws IOException {
+        List<JsonNode> events = new ArrayList<>();
+        int last = 0;
+        for (String line : stdout.lines().toList()) {
+            JsonNode event = JSON.readTree(line);
+            assertEquals(Set.of("type", "sequence", "ts", "payload"), fieldNames(event), line);
+            assertTrue(Set.of("lifecycle", "stdout", "stderr", "result").contains(event.path("type").asText()), line);
+            assertTrue(event.path("sequence").asInt() > last, "sequence strictly increasing: " + stdout);
+            assertTrue(event.path("ts").asText().matches("\\d{4}-\\d\\d-\\d\\dT[0-9:.]+Z"), line);
+            last = event.path("sequence").asInt();
+            events.add(event);
+        }
+        return events;
+    }
+
+    private static Set<String> fieldNames(JsonNode node) {
+        Set<String> names = new java.util.HashSet<>();
+        node.fieldNames().forEachRemaining(names::add);
+        return names;
+    }
+
+    @Test
+    void everyOtherEndHasItsOwnExitCodeAndOneLine() throws Exception {
+        CommandLine cli = as(memberKey("cli-exits"));
+        assertFails(cli.run("run", "-l", "bash", "--timeout", "1", "sleep 30"), Exit.TIMED_OUT, "timed out");
+        assertFails(cli.run("run", "-l", "bash", "--with", "no-such-package-zz", "true"), Exit.COULD_NOT_RUN, "no-such-package-zz");
+        assertFails(cli.run("run", "-l", "klingon", "x"), Exit.REFUSED, "klingon");
+        assertFails(cli.run("status", "no-such-session"), Exit.NOT_FOUND, "no-such-session");
+        assertFails(cli.run("run", "-l", "bash", "--frobnicate", "true"), Exit.USAGE, "--frobnicate");
+        assertFails(cli.run("run", "true"), Exit.USAGE, "--language");
+        assertFails(cli.run("frobnicate"), Exit.USAGE, "frobnicate");
+        assertFails(as("nx_not_a_key").run("list"), Exit.DENIED, "key");
+        assertFails(as(null).run("jobs"), Exit.DENIED, "key");
+        assertFails(CommandLine.against("http://127.0.0.1:" + closedPort(), "nx_x").run("list"), Exit.UNREACHABLE, "cannot reach");
+        assertFails(CommandLine.against("ftp://example", "nx_x").run("list"), Exit.USAGE, "--server");
+    }
+
+    private static void assertFails(Outcome outcome, Exit exit, String mentions) {
+        assertEquals(exit.code, outcome.exit(), outcome.toString());
+        List<String> lines = outcome.stderr().lines().toList();
+        assertEquals(1, lines.size(), "one line on stderr: " + outcome);
+        assertTrue(lines.get(0).startsWith("nix-exec: ") && lines.get(0).contains(mentions), outcome.toString());
+        assertFalse(outcome.stderr().contains("Exception") || outcome.stderr().contains("\tat "), outcome.toString());
+    }
+
+    private static int closedPort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+
+    @Test
+    void aSessionFromCreateToDestroy() throws Exception {
+        CommandLine cli = as(memberKey("cli-session"));
+        Outcome created = cli.run("create", "--with", "jq", "--name", "work", "--agent", "cli-test");
+        assertEquals(0, created.exit(), created.toString());
+        String id = created.stdout().strip();
+        assertTrue(id.matches("[0-9a-f-]{36}"), created.toString());
+
+        assertTrue(cli.run("list").stdout().contains(id));
+        JsonNode listed = JSON.readTree(cli.run("list", "--json").stdout());
+        assertEquals(id, listed.get(0).path("id").asText());
+        JsonNode status = JSON.readTree(cli.run("status", "--json", "work").stdout());
+        assertEquals("ready", status.path("status").asText());
+        assertTrue(cli.run("status", id).stdout().contains("status: ready"));
+
+        Outcome jq = cli.runWithInput("{\"a\": 5}", "exec", "-i", "work", "--", "jq", ".a");
+        assertEquals(0, jq.exit(), jq.toString());
+        assertEquals("5\n", jq.stdout());
+        // argv as given: no shell between the command line and the program
+        Outcome argv = cli.run("exec", id, "--", "printf", "%s|", "a b", "$HOME", "*");
+        assertEquals("a b|$HOME|*|", argv.stdout(), argv.toString());
+        Outcome failing = cli.run("exec", id, "--", "sh", "-c", "echo out; echo err >&2; exit 4");
+        assertEquals(new Outcome(4, "out\n", "err\n"), failing);
+        Outcome script = cli.run("exec", id, "--code", "echo kept > /workspace/note; echo written");
+        assertEquals("written\n", script.stdout(), script.toString());
+
+        // enter, from a pipe: the shell reads the file the exec wrote, and its exit code is the command's
+        Outcome shell = cli.runWithInput("cat /workspace/note\nexit 7\n", "enter", "work");
+        assertEquals(7, shell.exit(), shell.toString());
+        assertTrue(shell.stdout().contains("kept"), shell.toString());
+        Outcome endOfInput = cli.runWithInput("echo last\n", "enter", id);
+        assertEquals(0, endOfInput.exit(), "the end of the pipe ends the shell: " + endOfInput);
+
+        Outcome destroyed = cli.run("destroy", "work");
+        assertEquals(0, destroyed.exit(), destroyed.toString());
+        assertEquals("destroyed", JSON.readTree(cli.run("status", "--json", id).stdout()).path("status").asText());
+        assertFails(cli.run("exec", id, "--", "true"), Exit.REFUSED, "destroyed");
+        assertFails(cli.run("enter", id), Exit.REFUSED, "");
+    }
+
+    @Test
+    void aSessionWhoseBuildFails() throws Exception {
+        Outcome created = as(memberKey("cli-failed")).run("create", "--with", "no-such-package-qq");
+        assertEquals(Exit.COULD_NOT_RUN.code, created.exit(), created.toString());
+        assertTrue(created.stderr().contains("no-such-package-qq"), created.toString());
+    }
+
+    @Test
+    void buildCatalogAndJobs() throws Exception {
+        CommandLine cli = as(memberKey("cli-build"));
+        Outcome built = cli.run("build", "--with", "jq");
+        assertEquals(0, built.exit(), built.toString());
+        assertTrue(built.stdout().strip().matches("/nix/store/[a-z0-9]{32}-.+"), built.toString());
+        JsonNode again = JSON.readTree(cli.run("build", "--json", "--with", "jq").stdout());
+        assertEquals("ready", again.path("status").asText());
+        assertEquals(built.stdout().strip(), again.path("store_path").asText());
+        assertFails(cli.run("build", "--with", "no-such-package-zz"), Exit.COULD_NOT_RUN, "no-such-package-zz");
+
+        Outcome catalog = cli.run("catalog", "--filter", "ripgrep");
+        assertEquals(0, catalog.exit(), catalog.toString());
+        assertTrue(catalog.stdout().lines().anyMatch(l -> l.startsWith("tool") && l.contains("ripgrep")), catalog.toString());
+        JsonNode grouped = JSON.readTree(cli.run("catalog", "--json", "--grouped").stdout());
+        assertTrue(grouped.path("agent_categories").isObject() && grouped.path("tools").isArray(), grouped.toString());
+
+        JsonNode jobs = JSON.readTree(cli.run("jobs", "--json", "--limit", "2").stdout());
+        assertEquals(2, jobs.path("items").size(), jobs.toString());
+        Outcome table = cli.run("jobs", "--status", "error");
+        assertEquals("ID STATUS LANGUAGE EXIT CREATED", table.stdoutLines().get(0).replaceAll("\\s+", " "));
+        assertTrue(table.stdout().contains(" error "), table.toString());
+    }
+
+    @Test
+    void bashCompletionComesFromTheCommandItself() throws Exception {
+        Outcome script = as(null).run("completion");
+        assertEquals(0, script.exit(), script.toString());
+        java.nio.file.Path file = java.nio.file.Files.createTempFile("nix-exec-completion", ".bash");
+        try {
+            java.nio.file.Files.writeString(file, script.stdout());
+            Process bash = new ProcessBuilder("bash", "-c", "source \"$1\"; COMP_WORDS=(nix-exec cre); COMP_CWORD=1; "
+                    + "COMP_LINE='nix-exec cre'; COMP_POINT=12; _complete_nix-exec; printf '%s\\n' \"${COMPREPLY[@]}\"",
+                    "bash", file.toString()).redirectErrorStream(true).start();
+            String completed = new String(bash.getInputStream().readAllBytes());
+            assertEquals(0, bash.waitFor(), completed);
+            assertEquals("create", completed.strip());
+        } finally {
+            java.nio.file.Files.deleteIfExists(file);
+        }
+    }
+
+    @Test
+    void enterOnATerminalIsRawAndFollowsTheWindowSize() throws Exception {
+        CommandLine cli = as(memberKey("cli-terminal"));
+        Outcome created = cli.run("create", "--name", "tty");
+        assertEquals(0, created.exit(), created.toString());
+        java.nio.file.Path ttyName = java.nio.file.Files.createTempFile("nix-exec-tty", ".name");
+        // script(1) gives the command a pseudo-terminal; the paths reach its shell as variables
+        Process script = cli.with(java.util.Map.of("NX_TTY", ttyName.toString(), "NX_COMMAND", CommandLine.COMMAND.toString()))
+                .start(List.of("script", "-qec", "tty > \"$NX_TTY\"; stty cols 123 rows 45; exec \"$NX_COMMAND\" enter tty", "/dev/null"));
+        StringBuffer screen = new StringBuffer();
+        Thread.ofVirtual().start(() -> {
+            byte[] buffer = new byte[4096];
+            try (var in = script.getInputStream()) {
+                int n;
+                while ((n = in.read(buffer)) >= 0) {
+                    screen.append(new String(buffer, 0, n, java.nio.charset.StandardCharsets.UTF_8));
+                }
+            } catch (IOException e) {
+                // the script ended
+            }
+        });
+        try (var keys = script.getOutputStream()) {
+            awaitScreen(screen, "sandbox:", null, keys);
+            awaitScreen(screen, "45 123", "stty size\r", keys);
+            // a window size change reaches the shell (SIGWINCH on the terminal, a resize message)
+            String tty = java.nio.file.Files.readString(ttyName).strip();
+            assertEquals(0, new ProcessBuilder("stty", "-F", tty, "cols", "100", "rows", "30").start().waitFor());
+            awaitScreen(screen, "30 100", "stty size\r", keys);
+            // raw mode: Ctrl-C is a byte for the remote shell, not a signal that ends this command
+            keys.write("echo sleeping-$((1 + 1)); sleep 60\r".getBytes());
+            keys.flush();
+            awaitScreen(screen, "sleeping-2", null, keys);
+            // (the echoed keys never show the words awaited: the shell computes them)
+            awaitScreen(screen, "still-42", "\u0003echo still-$((40 + 2))\r", keys);
+            keys.write("exit 3\r".getBytes());
+            keys.flush();
+            assertTrue(script.waitFor(60, java.util.concurrent.TimeUnit.SECONDS), screen.toString());
+            assertEquals(3, script.exitValue(), screen.toString());
+        } finally {
+            script.destroyForcibly();
+            java.nio.file.Files.deleteIfExists(ttyName);
+        }
+    }
+
+    /** Types {@code keys} (if any) every 2 s until the screen shows {@code text}; at most 60 s. */
+    private static void awaitScreen(StringBuffer screen, String text, String keys, java.io.OutputStream terminal)
+            throws IOException, InterruptedException {
+        int from = screen.length();
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
+        long nextKeys = 0;
+        while (screen.indexOf(text, from) < 0) {
+            assertTrue(System.nanoTime() < deadline, "the screen never showed '" + text + "':\n" + screen);
+            if (keys != null && System.nanoTime() >= nextKeys) {
+                terminal.write(keys.getBytes());
+                terminal.flush();
+                nextKeys = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(2);
+            }
+            Thread.sleep(50);
+        }
+    }
+}
