@@ -46,10 +46,13 @@ stdenvNoCC.mkDerivation {
   # Quarkus' fast-jar layout: target/quarkus-app/quarkus-run.jar with lib/, app/ and quarkus/ beside it.
   installPhase = ''
     runHook preInstall
-    mkdir -p $out/share/nix-exec $out/bin
+    mkdir -p $out/share/nix-exec $out/libexec $out/bin
     cp -r target/quarkus-app/. $out/share/nix-exec/
-    makeWrapper ${jdk21_headless}/bin/java $out/bin/nix-exec \
-      --add-flags "-jar $out/share/nix-exec/quarkus-run.jar" \
+    # the command (src/main/launcher/nix-exec): serve, or a client command, on this package's JDK
+    install -m 755 target/nix-exec $out/libexec/nix-exec
+    makeWrapper $out/libexec/nix-exec $out/bin/nix-exec \
+      --set NIXEXEC_APP_DIR $out/share/nix-exec \
+      --set NIXEXEC_JAVA ${jdk21_headless}/bin/java \
       --suffix PATH : ${lib.makeBinPath [ bubblewrap nix util-linux coreutils ]}
     runHook postInstall
   '';

@@ -147,7 +147,8 @@ public class JobsResource {
     @GET
     @Path("{id}/events")
     @io.smallrye.common.annotation.Blocking
-    @Produces(JobEventLine.NDJSON)
+    // below the event stream for a client that accepts anything (curl, */*): it came first
+    @Produces(JobEventLine.NDJSON + ";qs=0.5")
     @RestStreamElementType(MediaType.APPLICATION_JSON)
     public Multi<JobEventLine> eventLines(@PathParam("id") String id, @HeaderParam("Last-Event-ID") String lastEventId) {
         return followed(id, lastEventId).map(JobEventLine::of);

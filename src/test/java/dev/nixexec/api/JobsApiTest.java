@@ -235,6 +235,41 @@ class JobsApiTest {
         String resumed = as(memberA).accept("text/event-stream").header("Last-Event-ID", "3")
                 .get("/v1/jobs/" + id + "/events").then().statusCode(200).extract().asString();
         assertTrue(!resumed.contains("data:queued") && resumed.contains("event:result"), resumed);
+        // a client that names no type gets the event stream it always got
+        String plain = given().header("Authorization", "Bearer " + memberA).get("/v1/jobs/" + id + "/events")
+                .then().statusCode(200).extract().asString();
+        assertTrue(plain.contains("event:result"), plain);
+        // past the end: the result alone, so the stream still ends
+        String pastTheEnd = as(memberA).accept("text/event-stream").header("Last-Event-ID", "999")
+                .get("/v1/jobs/" + id + "/events").then().statusCode(200).extract().asString();
+        assertEquals(1, pastTheEnd.lines().filter(l -> l.startsWith("event:")).count(), pastTheEnd);
+        assertTrue(pastTheEnd.contains("event:result"), pastTheEnd);
+    }
+
+    @Test
+    void eventsAsNdjson() throws Exception {
+        String id = submit(memberA, Map.of("language", "bash", "code", "echo one; echo two >&2"));
+        String stream = as(memberA).accept("application/x-ndjson").get("/v1/jobs/" + id + "/events")
+                .then().statusCode(200).contentType(startsWith("application/x-ndjson")).extract().asString();
+        List<com.fasterxml.jackson.databind.JsonNode> lines = new java.util.ArrayList<>();
+        for (String line : stream.lines().toList()) {
+            lines.add(new com.fasterxml.jackson.databind.ObjectMapper().readTree(line));
+        }
+        assertEquals(List.of("lifecycle", "lifecycle", "lifecycle"),
+                lines.subList(0, 3).stream().map(l -> l.path("type").asText()).toList(), stream);
+        assertEquals("queued", lines.get(0).path("payload").path("status").asText());
+        assertTrue(lines.stream().anyMatch(l -> l.path("type").asText().equals("stdout")
+                && l.path("payload").path("text").asText().equals("one\n")), stream);
+        com.fasterxml.jackson.databind.JsonNode result = lines.get(lines.size() - 1);
+        assertEquals("result", result.path("type").asText());
+        assertEquals(id, result.path("payload").path("id").asText());
+        assertEquals("two\n", result.path("payload").path("stderr").asText());
+        for (int i = 1; i < lines.size(); i++) {
+            assertTrue(lines.get(i).path("sequence").asInt() > lines.get(i - 1).path("sequence").asInt(), stream);
+        }
+        String resumed = as(memberA).accept("application/x-ndjson").header("Last-Event-ID", "2")
+                .get("/v1/jobs/" + id + "/events").then().statusCode(200).extract().asString();
+        assertEquals(stream.lines().skip(2).toList(), resumed.lines().toList());
     }
 
     @Test

@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * The real {@code target/nix-exec} command (made by the package phase), run as a user runs it:
  * its own process, the server and key in {@code NIXEXEC_SERVER}/{@code NIXEXEC_KEY}, the JDK
- * this test runs on, a class-data cache of its own under the tier's state directory.
+ * this test runs on.
  */
 public final class CommandLine {
 
@@ -53,8 +53,6 @@ public final class CommandLine {
             env.put("NIXEXEC_KEY", key);
         }
         env.put("JAVA_HOME", System.getProperty("java.home"));
-        env.put("XDG_CACHE_HOME", REPO.resolve("target/test-state/"
-                + System.getProperty("nixexec-test.tier", "default") + "/command-cache").toString());
         return new CommandLine(env);
     }
 
