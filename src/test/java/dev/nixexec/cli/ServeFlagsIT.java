@@ -80,6 +80,26 @@ class ServeFlagsIT {
         }
     }
 
+    @Test
+    void anOlderJavaIsNamedInOneLineBeforeItRuns() throws Exception {
+        // a JDK 17 as the launcher sees one: its release file; its java must never be started
+        Path jdk = Files.createTempDirectory("nix-exec-old-jdk");
+        try {
+            Path java = Files.createDirectories(jdk.resolve("bin")).resolve("java");
+            Files.writeString(java, "#!/bin/sh\necho 'the old java ran' >&2\nexit 99\n");
+            java.toFile().setExecutable(true);
+            Files.writeString(jdk.resolve("release"), "IMPLEMENTOR=\"Test\"\nJAVA_VERSION=\"17.0.9\"\n");
+            ProcessBuilder builder = new ProcessBuilder(CommandLine.COMMAND.toString(), "list").redirectErrorStream(true);
+            builder.environment().put("JAVA_HOME", jdk.toString());
+            Process command = builder.start();
+            String output = new String(command.getInputStream().readAllBytes());
+            assertEquals(Exit.OLD_JAVA.code, command.waitFor(), output);
+            assertEquals("nix-exec: needs Java 21 or newer, " + java + " is Java 17: set JAVA_HOME to a newer JDK", output.strip());
+        } finally {
+            deleteTree(jdk);
+        }
+    }
+
     private static void awaitReady(String base, Process service) throws Exception {
         HttpClient http = HttpClient.newHttpClient();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
