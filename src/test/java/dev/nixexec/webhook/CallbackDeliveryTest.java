@@ -128,6 +128,28 @@ class CallbackDeliveryTest {
     }
 
     @Test
+    void aCallbackLeftByANodeThatDiedMidAttemptIsDeliveredFromTheDatabase() throws Exception {
+        try (CallbackReceiver receiver = new CallbackReceiver()) {
+            Hooked tenant = hooked("127.0.0.1:" + receiver.port());
+            String job = as(tenant.member()).body(Map.of("language", "bash", "code", "true")).post("/v1/jobs?wait=60")
+                    .then().statusCode(200).extract().path("id");
+            // what a node leaves when it dies after claiming attempt 1: only the row, its lease run out
+            try (Connection c = db.getConnection(); PreparedStatement insert = c.prepareStatement("INSERT INTO job_callbacks "
+                    + "(job_id, tenant_id, url, attempts, next_attempt_at) VALUES (?, ?, ?, 1, now() - interval '1 second')")) {
+                insert.setObject(1, UUID.fromString(job));
+                insert.setObject(2, UUID.fromString(tenant.tenantId()));
+                insert.setString(3, "http://127.0.0.1:" + receiver.port() + "/late");
+                insert.executeUpdate();
+            }
+            CallbackReceiver.Received late = receiver.next();
+            assertEquals("/late", late.path());
+            assertEquals("2", late.headers().get("x-nixexec-attempt"));
+            assertEquals(job, json.readTree(late.body()).path("id").asText());
+            assertEquals("delivered", attemptsUntilEnded(job).getLast().path("outcome").asText());
+        }
+    }
+
+    @Test
     void anUnreachableReceiverIsRetriedThenFails() throws Exception {
         int closedPort;
         try (CallbackReceiver gone = new CallbackReceiver()) {
