@@ -6,6 +6,8 @@ import dev.nixexec.tenant.Role;
 import dev.nixexec.tenant.Tenant;
 import dev.nixexec.tenant.TenantPolicy;
 import dev.nixexec.tenant.Tenants;
+import dev.nixexec.tenant.WebhookHosts;
+import dev.nixexec.tenant.WebhookSecrets;
 import dev.nixexec.refusal.FieldError;
 import dev.nixexec.refusal.InvalidRequestException;
 import jakarta.ws.rs.Consumes;
@@ -22,7 +24,8 @@ import java.util.UUID;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 
 /**
- * {@code /v1/admin}: tenants (operator) and keys (an admin in its own tenant, an operator in any).
+ * {@code /v1/admin}: tenants (operator), keys and webhook secrets (an admin in its own tenant, an
+ * operator in any).
  * A tenant or key an admin may not see answers 404 exactly as an unknown one does.
  */
 @SecurityRequirement(name = "bearer")
@@ -33,10 +36,12 @@ public class AdminResource {
 
     private final Tenants tenants;
     private final CallerContext caller;
+    private final WebhookSecrets webhookSecrets;
 
-    public AdminResource(Tenants tenants, CallerContext caller) {
+    public AdminResource(Tenants tenants, CallerContext caller, WebhookSecrets webhookSecrets) {
         this.tenants = tenants;
         this.caller = caller;
+        this.webhookSecrets = webhookSecrets;
     }
 
     public record TenantBody(String name, TenantPolicy policy) {
@@ -59,6 +64,7 @@ public class AdminResource {
             throw new InvalidRequestException(List.of(new FieldError("name",
                     "1 to 63 letters, digits, '_', '.', '-', starting with a letter or digit")), false);
         }
+        checkWebhookHosts(body.policy());
         try {
             Tenant tenant = tenants.create(body.name(), body.policy(), operator);
             return Response.status(201).entity(new TenantView(tenant.id, tenant.name, tenants.policy(tenant), tenant.createdAt)).build();
@@ -81,6 +87,31 @@ public class AdminResource {
         }
         Tenants.CreatedKey key = tenants.createKey(id, role, admin);
         return Response.status(201).entity(new KeyView(key.id(), key.tenantId(), role.id(), key.secret())).build();
+    }
+
+    /** The secret job callbacks of the tenant are signed with; shown this once. */
+    public record WebhookSecretView(String secret) {
+    }
+
+    /** Makes or replaces the tenant's webhook secret (docs/api.md, "Callbacks"). */
+    @POST
+    @Path("tenants/{id}/webhook-secret")
+    public Response rotateWebhookSecret(@PathParam("id") String tenantId) {
+        Caller admin = admin();
+        UUID id = caller.tenant(tenantId);
+        return Response.status(201).entity(new WebhookSecretView(webhookSecrets.rotate(id, admin))).build();
+    }
+
+    /** Every entry of a policy's {@code webhook_hosts} is a host or {@code host:port}. */
+    static void checkWebhookHosts(TenantPolicy policy) {
+        if (policy == null || policy.webhookHosts() == null) {
+            return;
+        }
+        List<FieldError> errors = policy.webhookHosts().stream().flatMap(e -> WebhookHosts.problem(e).stream())
+                .map(problem -> new FieldError("policy.webhook_hosts", problem)).toList();
+        if (!errors.isEmpty()) {
+            throw new InvalidRequestException(errors, false);
+        }
     }
 
     @DELETE

@@ -15,12 +15,13 @@ import java.util.regex.Pattern;
 /**
  * The body of {@code POST /v1/jobs}; {@code workspace} (id or name), {@code files} and
  * {@code artifacts} are described in docs/workspaces.md; {@code profile} names a profile the job runs
- * under (session/ProfileSubmissions). It only turns the wire form into a submission (the network
+ * under (session/ProfileSubmissions); {@code callback_url} gets the job JSON when it ends (docs/api.md,
+ * "Callbacks"). It only turns the wire form into a submission (the network
  * word, durations as text); intake checks the rest.
  */
 public record SubmitBody(String language, String code, List<String> packages, Map<String, String> env, String stdin,
         JsonNode timeout, String network, Map<String, Object> metadata, String workspace,
-        List<JobFiles.InputFile> files, List<String> artifacts, String profile) {
+        List<JobFiles.InputFile> files, List<String> artifacts, String profile, String callbackUrl) {
 
     private static final Pattern DURATION = Pattern.compile("(\\d{1,7})(ms|s|m|h)?");
 
@@ -30,7 +31,8 @@ public record SubmitBody(String language, String code, List<String> packages, Ma
         }
         return new JobService.Submission(language, code, packages, env, stdin, duration("timeout", timeout),
                 "full".equals(network), metadata, Optional.empty(),
-                new JobFiles(Optional.ofNullable(workspace), files, artifacts));
+                new JobFiles(Optional.ofNullable(workspace), files, artifacts))
+                .withCallbackUrl(Optional.ofNullable(callbackUrl));
     }
 
     /** The job's own word on network, if it said one (a profile's network applies otherwise). */

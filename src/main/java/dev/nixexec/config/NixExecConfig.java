@@ -43,6 +43,25 @@ public interface NixExecConfig {
 
     Environments environments();
 
+    Webhooks webhooks();
+
+    /** Job callbacks ({@code callback_url}; docs/api.md, "Callbacks"). */
+    interface Webhooks {
+        /** How often each node looks for callbacks due. */
+        @NonZero
+        @WithDefault("1s")
+        Duration poll();
+
+        /** The longest one delivery attempt may take: connecting, sending, the receiver's answer. */
+        @NonZero
+        @WithDefault("10s")
+        Duration attemptTimeout();
+
+        /** The waits after each failed attempt; one attempt more than there are waits, then it has failed. */
+        @WithDefault("1s,5s,30s,2m,10m")
+        List<Duration> retryDelays();
+    }
+
     /**
      * Environments built ahead and shared across the fleet (docs/environments.md, "Built ahead,
      * and shared across the fleet").

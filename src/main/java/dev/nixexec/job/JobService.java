@@ -6,11 +6,13 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.nixexec.config.HostWorkspaces;
 import dev.nixexec.config.NixExecConfig;
 import dev.nixexec.execution.ExecutionRequest;
+import dev.nixexec.refusal.FieldError;
 import dev.nixexec.refusal.InvalidRequestException;
 import dev.nixexec.refusal.Refusal;
 import dev.nixexec.tenant.Caller;
 import dev.nixexec.tenant.TenantPolicy;
 import dev.nixexec.tenant.Tenants;
+import dev.nixexec.tenant.WebhookSecrets;
 import dev.nixexec.workspace.JobFiles;
 import dev.nixexec.workspace.JobInputs;
 import io.quarkus.narayana.jta.QuarkusTransaction;
@@ -41,13 +43,15 @@ public class JobService {
     /**
      * What a caller submits. An empty timeout means the service default. A host workspace comes
      * only from an MCP root in local mode, already checked by {@link HostWorkspaces}. A session's
-     * job names its session (the session side has checked it is the caller's and ready).
+     * job names its session (the session side has checked it is the caller's and ready). A
+     * {@code callbackUrl} gets the job JSON once it ends (webhook/CallbackDeliveries).
      */
     public record Submission(String language, String code, List<String> packages, Map<String, String> env,
             String stdin, Optional<Duration> timeout, boolean network, Map<String, Object> metadata,
-            Optional<Path> hostWorkspace, JobFiles files, Optional<UUID> session) {
+            Optional<Path> hostWorkspace, JobFiles files, Optional<UUID> session, Optional<String> callbackUrl) {
 
         public Submission {
+            callbackUrl = callbackUrl == null ? Optional.empty() : callbackUrl;
             session = session == null ? Optional.empty() : session;
             files = files == null ? JobFiles.NONE : files;
             packages = packages == null ? List.of() : List.copyOf(packages);
@@ -56,6 +60,20 @@ public class JobService {
             timeout = timeout == null ? Optional.empty() : timeout;
             metadata = metadata == null ? Map.of() : Map.copyOf(metadata);
             hostWorkspace = hostWorkspace == null ? Optional.empty() : hostWorkspace;
+        }
+
+        /** A submission without a callback. */
+        public Submission(String language, String code, List<String> packages, Map<String, String> env,
+                String stdin, Optional<Duration> timeout, boolean network, Map<String, Object> metadata,
+                Optional<Path> hostWorkspace, JobFiles files, Optional<UUID> session) {
+            this(language, code, packages, env, stdin, timeout, network, metadata, hostWorkspace, files, session,
+                    Optional.empty());
+        }
+
+        /** The same submission with this callback. */
+        public Submission withCallbackUrl(Optional<String> url) {
+            return new Submission(language, code, packages, env, stdin, timeout, network, metadata, hostWorkspace,
+                    files, session, url);
         }
 
         /** A submission that belongs to no session. */
@@ -106,11 +124,14 @@ public class JobService {
     private final JobInputs inputs;
     private final LocalSlots localSlots;
     private final JobTransitions transitions;
+    private final WebhookSecrets webhookSecrets;
 
     public JobService(NixExecConfig config, SubmissionCheck check, Tenants tenants,
             JobNotifications notifications, ObjectMapper json, JobViews views, JobReads reads,
-            JobMetrics metrics, JobInputs inputs, LocalSlots localSlots, JobTransitions transitions) {
+            JobMetrics metrics, JobInputs inputs, LocalSlots localSlots, JobTransitions transitions,
+            WebhookSecrets webhookSecrets) {
         this.config = config;
+        this.webhookSecrets = webhookSecrets;
         this.transitions = transitions;
         this.check = check;
         this.localSlots = localSlots;
@@ -186,6 +207,10 @@ public class JobService {
             Optional<LocalSlots.Slot> slot) {
         TenantPolicy policy = tenants.policy(caller.tenantId());
         check.check(s, policy); // the tenant's half of the checks, in the insert's transaction
+        if (s.callbackUrl().isPresent() && !webhookSecrets.present(caller.tenantId())) {
+            throw new InvalidRequestException(List.of(new FieldError("callback_url", "the tenant has no webhook secret "
+                    + "(an admin makes one: POST /v1/admin/tenants/" + caller.tenantId() + "/webhook-secret)")), false);
+        }
         if (idempotencyKey != null) {
             Optional<Submitted> earlier = existing(caller, idempotencyKey, hash);
             if (earlier.isPresent()) {
@@ -230,6 +255,7 @@ public class JobService {
                     + " queued jobs, its cap is " + maxQueued);
         }
         inputs.attach(caller, job.id, s.files());
+        s.callbackUrl().ifPresent(url -> registerCallback(job, url));
         if (inserted.claimedBy().isEmpty()) {
             return new Stored(new Submitted(view(job), true), Optional.empty());
         }
@@ -240,6 +266,12 @@ public class JobService {
         return new Stored(new Submitted(view(job), true), Optional.of(new ClaimedJob(job.id, job.tenantId, 1,
                 job.language, job.code, s.packages(), s.env(), job.stdin, Duration.ofMillis(job.timeoutMs), job.network,
                 policy, s.hostWorkspace(), !s.files().isEmpty(), s.session())));
+    }
+
+    /** The job's callback, due once the job ends; in the submission's transaction, so never lost. */
+    private static void registerCallback(Job job, String url) {
+        Job.getEntityManager().createNativeQuery("INSERT INTO job_callbacks (job_id, tenant_id, url) VALUES (?1, ?2, ?3)")
+                .setParameter(1, job.id).setParameter(2, job.tenantId).setParameter(3, url).executeUpdate();
     }
 
     private synchronized long queuedOfAllTenants() {
@@ -305,6 +337,7 @@ public class JobService {
                 fields.put("files", s.files());
             }
             s.session().ifPresent(session -> fields.put("session", session));
+            s.callbackUrl().ifPresent(url -> fields.put("callback_url", url));
             byte[] digest = MessageDigest.getInstance("SHA-256").digest(canonical.writeValueAsBytes(fields));
             return HexFormat.of().formatHex(digest);
         } catch (JsonProcessingException | NoSuchAlgorithmException e) {

@@ -20,7 +20,7 @@ import java.util.Optional;
  * Everything intake checks about a submission, whoever sends it (REST, MCP, the command line):
  * the request as the engine will run it (language, code, packages, env, stdin, timeout: the
  * engine's own rules, {@link ExecutionEngine#validate}), its metadata, host workspace and
- * idempotency key, then the tenant's policy. Adapters only turn their wire form into a
+ * idempotency key, callback URL, then the tenant's policy (its {@code webhook_hosts} among it). Adapters only turn their wire form into a
  * {@link JobService.Submission}; a refusal reads the same over all of them.
  */
 @ApplicationScoped
@@ -62,6 +62,13 @@ public class SubmissionCheck {
             throw new InvalidRequestException(List.of(new FieldError("workspace",
                     "a job with a host directory at /workspace takes no workspace, files or artifacts")), false);
         }
+        if (submission.callbackUrl().isPresent()) {
+            try {
+                CallbackUrl.parse(submission.callbackUrl().get());
+            } catch (IllegalArgumentException e) {
+                throw new InvalidRequestException(List.of(new FieldError("callback_url", e.getMessage())), false);
+            }
+        }
         if (idempotencyKey != null && (idempotencyKey.isBlank() || idempotencyKey.length() > MAX_IDEMPOTENCY_KEY)) {
             throw new InvalidRequestException(List.of(new FieldError("Idempotency-Key",
                     "must be 1 to " + MAX_IDEMPOTENCY_KEY + " characters")), false);
@@ -88,6 +95,10 @@ public class SubmissionCheck {
                 && s.timeout().get().toSeconds() > policy.maxTimeoutSeconds()) {
             errors.add(new FieldError("timeout", "timeout may be at most " + policy.maxTimeoutSeconds() + "s for this tenant"));
         }
+        s.callbackUrl().map(CallbackUrl::parse).filter(url -> !policy.webhooks().lists(url.host(), url.port()))
+                .ifPresent(url -> errors.add(new FieldError("callback_url", "host " + url.host() + ":" + url.port()
+                        + " is not in this tenant's webhook_hosts" + (policy.webhooks().entries().isEmpty() ? " (none listed)"
+                                : ": " + String.join(", ", policy.webhooks().entries())))));
         if (!errors.isEmpty()) {
             throw new InvalidRequestException(errors, false);
         }

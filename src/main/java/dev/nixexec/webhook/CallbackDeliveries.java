@@ -1,0 +1,192 @@
+package dev.nixexec.webhook;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.nixexec.audit.AuditLog;
+import dev.nixexec.config.NixExecConfig;
+import dev.nixexec.job.CallbackUrl;
+import dev.nixexec.job.Job;
+import dev.nixexec.job.JobViews;
+import dev.nixexec.tenant.TenantPolicy;
+import dev.nixexec.tenant.Tenants;
+import dev.nixexec.tenant.WebhookSecrets;
+import io.quarkus.narayana.jta.QuarkusTransaction;
+import io.quarkus.scheduler.Scheduled;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.persistence.EntityManager;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.jboss.logging.Logger;
+
+/**
+ * Delivers job callbacks: any node finds the {@code job_callbacks} rows whose job has ended and
+ * whose next attempt is due, claims them in one statement ({@code FOR UPDATE SKIP LOCKED}, so one
+ * node takes each, and a lease past the attempt's timeout, so a node that dies mid-attempt leaves it
+ * to another), POSTs the job JSON signed ({@link WebhookSignature}) to the address
+ * {@link CallbackAddresses} allows, and records the attempt: its audit record and the next
+ * attempt or the end, in one transaction. Rows are written with the job at submission, so a
+ * callback outlives restarts.
+ */
+@ApplicationScoped
+public class CallbackDeliveries {
+
+    private static final Logger LOG = Logger.getLogger(CallbackDeliveries.class);
+    private static final int BATCH = 32;
+    /** The audit kind of every attempt. */
+    public static final String AUDIT_KIND = "webhook_delivery";
+
+    private final NixExecConfig config;
+    private final EntityManager em;
+    private final JobViews views;
+    private final ObjectMapper json;
+    private final Tenants tenants;
+    private final WebhookSecrets secrets;
+    private final AuditLog audit;
+
+    public CallbackDeliveries(NixExecConfig config, EntityManager em, JobViews views, ObjectMapper json,
+            Tenants tenants, WebhookSecrets secrets, AuditLog audit) {
+        this.config = config;
+        this.em = em;
+        this.views = views;
+        this.json = json;
+        this.tenants = tenants;
+        this.secrets = secrets;
+        this.audit = audit;
+    }
+
+    /** A claimed delivery: its {@code attempt} is this one's number, from 1. */
+    record Due(UUID jobId, UUID tenantId, String url, int attempt) {
+    }
+
+    /** What one attempt came to. */
+    sealed interface Attempt permits Answered, Broke, Refused {
+    }
+
+    /** The receiver answered; only a 2xx ends the delivery. */
+    record Answered(String address, int status) implements Attempt {
+    }
+
+    /** No answer: connection, TLS, timeout, DNS. */
+    record Broke(String exception) implements Attempt {
+    }
+
+    /** Not sent: the SSRF rules or a missing secret; never retried. */
+    record Refused(String reason) implements Attempt {
+    }
+
+    @Scheduled(every = "${nixexec.webhooks.poll:1s}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    void deliverDue() {
+        List<Due> due = QuarkusTransaction.requiringNew().call(this::claim);
+        if (due.isEmpty()) {
+            return;
+        }
+        // a slow receiver holds up only its own delivery
+        try (ExecutorService attempts = Executors.newVirtualThreadPerTaskExecutor()) {
+            due.forEach(d -> attempts.submit(() -> deliver(d)));
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private List<Due> claim() {
+        List<Object[]> rows = em.createNativeQuery("""
+                UPDATE job_callbacks c SET attempts = c.attempts + 1,
+                       next_attempt_at = now() + make_interval(secs => ?1)
+                FROM (SELECT cb.job_id FROM job_callbacks cb JOIN jobs j ON j.id = cb.job_id
+                      WHERE cb.finished_at IS NULL AND cb.next_attempt_at <= now()
+                        AND j.status IN ('succeeded', 'failed', 'timed_out', 'cancelled', 'error')
+                      ORDER BY cb.next_attempt_at LIMIT ?2 FOR UPDATE OF cb SKIP LOCKED) due
+                WHERE c.job_id = due.job_id
+                RETURNING c.job_id, c.tenant_id, c.url, c.attempts""")
+                .setParameter(1, config.webhooks().attemptTimeout().multipliedBy(2).toMillis() / 1000.0)
+                .setParameter(2, BATCH).getResultList();
+        return rows.stream().map(r -> new Due((UUID) r[0], (UUID) r[1], (String) r[2], ((Number) r[3]).intValue())).toList();
+    }
+
+    private void deliver(Due due) {
+        CallbackUrl url = CallbackUrl.parse(due.url());
+        Attempt attempt;
+        try {
+            attempt = attempt(due, url);
+        } catch (IOException | RuntimeException e) {
+            attempt = new Broke(e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage()));
+        }
+        Attempt done = attempt;
+        try {
+            QuarkusTransaction.requiringNew().run(() -> record(due, url, done));
+        } catch (RuntimeException e) {
+            // the lease runs out and another attempt follows
+            LOG.warnf(e, "could not record callback attempt %d of job %s", due.attempt(), due.jobId());
+        }
+    }
+
+    private Attempt attempt(Due due, CallbackUrl url) throws IOException {
+        Optional<Prepared> prepared = QuarkusTransaction.requiringNew().call(() -> prepare(due));
+        if (prepared.isEmpty()) {
+            return new Refused("the tenant has no webhook secret");
+        }
+        return switch (CallbackAddresses.resolve(url, prepared.get().policy().webhooks())) {
+            case CallbackAddresses.Refused refused -> new Refused(refused.reason());
+            case CallbackAddresses.Reachable reachable -> new Answered(reachable.address().getHostAddress(),
+                    CallbackPost.send(url, reachable.address(), prepared.get().body(),
+                            Map.of(WebhookSignature.HEADER, WebhookSignature.of(prepared.get().secret(), prepared.get().body()),
+                                    "X-NixExec-Job", due.jobId().toString(),
+                                    "X-NixExec-Attempt", Integer.toString(due.attempt())),
+                            config.webhooks().attemptTimeout()));
+        };
+    }
+
+    /** The body (the job JSON as {@code GET /v1/jobs/{id}} answers), the key and the policy of now. */
+    private record Prepared(byte[] body, byte[] secret, TenantPolicy policy) {
+    }
+
+    private Optional<Prepared> prepare(Due due) {
+        Optional<byte[]> secret = secrets.secret(due.tenantId());
+        if (secret.isEmpty()) {
+            return Optional.empty();
+        }
+        try {
+            byte[] body = json.writeValueAsBytes(views.view(Job.findById(due.jobId())));
+            return Optional.of(new Prepared(body, secret.get(), tenants.policy(due.tenantId())));
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private void record(Due due, CallbackUrl url, Attempt attempt) {
+        List<Duration> delays = config.webhooks().retryDelays();
+        String outcome = switch (attempt) {
+            case Answered a when a.status() >= 200 && a.status() < 300 -> "delivered";
+            case Refused r -> "refused";
+            default -> due.attempt() > delays.size() ? "failed" : "retry";
+        };
+        Map<String, Object> detail = new LinkedHashMap<>();
+        detail.put("host", url.host());
+        detail.put("port", url.port());
+        detail.put("attempt", due.attempt());
+        switch (attempt) {
+            case Answered a -> {
+                detail.put("address", a.address());
+                detail.put("status", a.status());
+            }
+            case Broke b -> detail.put("exception", b.exception());
+            case Refused r -> detail.put("refused", r.reason());
+        }
+        detail.put("outcome", outcome);
+        if (outcome.equals("retry")) {
+            em.createNativeQuery("UPDATE job_callbacks SET next_attempt_at = now() + make_interval(secs => ?2) "
+                    + "WHERE job_id = ?1").setParameter(1, due.jobId())
+                    .setParameter(2, delays.get(due.attempt() - 1).toMillis() / 1000.0).executeUpdate();
+        } else {
+            em.createNativeQuery("UPDATE job_callbacks SET finished_at = now(), outcome = ?2 WHERE job_id = ?1")
+                    .setParameter(1, due.jobId()).setParameter(2, outcome).executeUpdate();
+        }
+        audit.record(AUDIT_KIND, due.tenantId(), due.jobId(), null, null, detail);
+    }
+}
