@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.nixexec.config.HostWorkspaces;
 import dev.nixexec.config.NixExecConfig;
 import dev.nixexec.execution.ExecutionRequest;
+import dev.nixexec.execution.RequestedLimits;
 import dev.nixexec.refusal.InvalidRequestException;
 import dev.nixexec.refusal.Refusal;
 import dev.nixexec.tenant.Caller;
@@ -41,13 +42,15 @@ public class JobService {
     /**
      * What a caller submits. An empty timeout means the service default. A host workspace comes
      * only from an MCP root in local mode, already checked by {@link HostWorkspaces}. A session's
-     * job names its session (the session side has checked it is the caller's and ready).
+     * job names its session (the session side has checked it is the caller's and ready). The
+     * fields {@code limits} leaves out keep the service's defaults (narrowed by the tenant's caps).
      */
     public record Submission(String language, String code, List<String> packages, Map<String, String> env,
             String stdin, Optional<Duration> timeout, boolean network, Map<String, Object> metadata,
-            Optional<Path> hostWorkspace, JobFiles files, Optional<UUID> session) {
+            Optional<Path> hostWorkspace, JobFiles files, Optional<UUID> session, RequestedLimits limits) {
 
         public Submission {
+            limits = limits == null ? RequestedLimits.NONE : limits;
             session = session == null ? Optional.empty() : session;
             files = files == null ? JobFiles.NONE : files;
             packages = packages == null ? List.of() : List.copyOf(packages);
@@ -56,6 +59,20 @@ public class JobService {
             timeout = timeout == null ? Optional.empty() : timeout;
             metadata = metadata == null ? Map.of() : Map.copyOf(metadata);
             hostWorkspace = hostWorkspace == null ? Optional.empty() : hostWorkspace;
+        }
+
+        /** A submission under the service's default limits. */
+        public Submission(String language, String code, List<String> packages, Map<String, String> env,
+                String stdin, Optional<Duration> timeout, boolean network, Map<String, Object> metadata,
+                Optional<Path> hostWorkspace, JobFiles files, Optional<UUID> session) {
+            this(language, code, packages, env, stdin, timeout, network, metadata, hostWorkspace, files, session,
+                    RequestedLimits.NONE);
+        }
+
+        /** The same submission asking for {@code requested} limits. */
+        public Submission withLimits(RequestedLimits requested) {
+            return new Submission(language, code, packages, env, stdin, timeout, network, metadata, hostWorkspace,
+                    files, session, requested);
         }
 
         /** A submission that belongs to no session. */
@@ -80,7 +97,7 @@ public class JobService {
         }
 
         ExecutionRequest execution() {
-            return new ExecutionRequest(language, code, packages, env, stdin, timeout, network);
+            return new ExecutionRequest(language, code, packages, env, stdin, timeout, network, limits);
         }
     }
 
@@ -214,6 +231,7 @@ public class JobService {
         job.idempotencyKey = idempotencyKey;
         job.requestHash = hash;
         job.sessionId = s.session().orElse(null);
+        job.limits = s.limits().isEmpty() ? null : write(s.limits());
         job.maxAttempts = config.jobs().maxAttempts();
         OffsetDateTime now = JobTransitions.storedNow();
         job.createdAt = now;
@@ -239,7 +257,7 @@ public class JobService {
         job.claimedAt = now;
         return new Stored(new Submitted(view(job), true), Optional.of(new ClaimedJob(job.id, job.tenantId, 1,
                 job.language, job.code, s.packages(), s.env(), job.stdin, Duration.ofMillis(job.timeoutMs), job.network,
-                policy, s.hostWorkspace(), !s.files().isEmpty(), s.session())));
+                policy, s.hostWorkspace(), !s.files().isEmpty(), s.session(), s.limits())));
     }
 
     private synchronized long queuedOfAllTenants() {
@@ -305,6 +323,9 @@ public class JobService {
                 fields.put("files", s.files());
             }
             s.session().ifPresent(session -> fields.put("session", session));
+            if (!s.limits().isEmpty()) {
+                fields.put("limits", s.limits());
+            }
             byte[] digest = MessageDigest.getInstance("SHA-256").digest(canonical.writeValueAsBytes(fields));
             return HexFormat.of().formatHex(digest);
         } catch (JsonProcessingException | NoSuchAlgorithmException e) {

@@ -4,12 +4,22 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import java.util.List;
 
 /**
- * What a tenant may ask for; a missing field means the service-wide default. {@code maxTimeoutSeconds}
- * and {@code maxOutputBytes} can only narrow the service's own limits.
+ * What a tenant may ask for; a missing field means the service-wide default. {@code maxTimeoutSeconds},
+ * {@code maxOutputBytes}, {@code maxMemoryBytes}, {@code maxPids} and {@code maxCpuSeconds} can only
+ * narrow the service's own limits: a job's {@code limits} may not exceed them, and a job that leaves
+ * a limit out runs under the smaller of the service's value and the cap.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record TenantPolicy(List<String> languages, List<String> packageAllowlist, List<String> packageDenylist,
-        Boolean network, Long maxTimeoutSeconds, Long maxOutputBytes, Integer maxQueued, Integer maxRunning) {
+        Boolean network, Long maxTimeoutSeconds, Long maxOutputBytes, Integer maxQueued, Integer maxRunning,
+        Long maxMemoryBytes, Integer maxPids, Long maxCpuSeconds) {
+
+    /** A policy with no caps on a run's memory, processes or CPU time beyond the service's. */
+    public TenantPolicy(List<String> languages, List<String> packageAllowlist, List<String> packageDenylist,
+            Boolean network, Long maxTimeoutSeconds, Long maxOutputBytes, Integer maxQueued, Integer maxRunning) {
+        this(languages, packageAllowlist, packageDenylist, network, maxTimeoutSeconds, maxOutputBytes, maxQueued,
+                maxRunning, null, null, null);
+    }
 
     public static TenantPolicy defaults() {
         return new TenantPolicy(null, null, null, null, null, null, null, null);
