@@ -1,5 +1,6 @@
 package dev.nixexec.execution;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.nixexec.sandbox.Limits;
 
@@ -16,6 +17,7 @@ public record RequestedLimits(Long memory, Integer pids, Long cpuSeconds, Long o
     /** Smallest memory a run may ask for: a floor against sizes meant as KB or MB but sent as bytes. */
     public static final long MIN_MEMORY_BYTES = 4L << 20;
 
+    @JsonIgnore
     public boolean isEmpty() {
         return memory == null && pids == null && cpuSeconds == null && outputBytes == null;
     }
