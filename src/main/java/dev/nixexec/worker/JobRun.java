@@ -190,7 +190,7 @@ final class JobRun {
      * within them at intake (this only matters if the policy tightened since); one it left out takes
      * the smaller of the service's default and the cap.
      */
-    static Limits withinCaps(Limits l, TenantPolicy policy) {
+    private static Limits withinCaps(Limits l, TenantPolicy policy) {
         long memory = Math.min(l.memoryBytes(), Optional.ofNullable(policy.maxMemoryBytes()).orElse(Long.MAX_VALUE));
         int processes = Math.min(l.maxProcesses(), Optional.ofNullable(policy.maxPids()).orElse(Integer.MAX_VALUE));
         long cpu = policy.maxCpuSeconds() == null ? l.cpuSeconds()
