@@ -53,12 +53,13 @@ public class SessionsResource {
         }
     }
 
-    /** The exec body as received. */
+    /** The exec body as received; {@code limits} as in a job's submit body. */
     public record ExecBody(List<String> command, String language, String code, String stdin, Map<String, String> env,
-            JsonNode timeout) {
+            JsonNode timeout, JsonNode limits) {
 
         SessionExec exec() {
-            return new SessionExec(command, language, code, stdin, env, SubmitBody.duration("timeout", timeout));
+            return new SessionExec(command, language, code, stdin, env, SubmitBody.duration("timeout", timeout),
+                    SubmitBody.limits(limits));
         }
     }
 

@@ -1,11 +1,14 @@
 package dev.nixexec.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.nixexec.execution.ByteSize;
+import dev.nixexec.execution.RequestedLimits;
 import dev.nixexec.job.JobService;
 import dev.nixexec.refusal.FieldError;
 import dev.nixexec.refusal.InvalidRequestException;
 import dev.nixexec.workspace.JobFiles;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -16,12 +19,13 @@ import java.util.regex.Pattern;
  * The body of {@code POST /v1/jobs}; {@code workspace} (id or name), {@code files} and
  * {@code artifacts} are described in docs/workspaces.md; {@code profile} names a profile the job runs
  * under (session/ProfileSubmissions); {@code callback_url} gets the job JSON when it ends (docs/api.md,
- * "Callbacks"). It only turns the wire form into a submission (the network
+ * "Callbacks"); {@code limits} the run's limits ({@link #limits}). It only turns the wire form into a
+ * submission (the network
  * word, durations as text); intake checks the rest.
  */
 public record SubmitBody(String language, String code, List<String> packages, Map<String, String> env, String stdin,
         JsonNode timeout, String network, Map<String, Object> metadata, String workspace,
-        List<JobFiles.InputFile> files, List<String> artifacts, String profile, String callbackUrl) {
+        List<JobFiles.InputFile> files, List<String> artifacts, String profile, String callbackUrl, JsonNode limits) {
 
     private static final Pattern DURATION = Pattern.compile("(\\d{1,7})(ms|s|m|h)?");
 
@@ -32,7 +36,66 @@ public record SubmitBody(String language, String code, List<String> packages, Ma
         return new JobService.Submission(language, code, packages, env, stdin, duration("timeout", timeout),
                 "full".equals(network), metadata, Optional.empty(),
                 new JobFiles(Optional.ofNullable(workspace), files, artifacts))
-                .withCallbackUrl(Optional.ofNullable(callbackUrl));
+                .withCallbackUrl(Optional.ofNullable(callbackUrl)).withLimits(limits(limits));
+    }
+
+    /**
+     * {@code limits} as sent: {@code {memory, pids, cpu_seconds, output_bytes}}, each optional;
+     * sizes a whole number of bytes or a string such as {@code "64MiB"} ({@link ByteSize}), counts
+     * whole numbers. Every problem at once, each under {@code limits.<field>}.
+     */
+    static RequestedLimits limits(JsonNode value) {
+        if (value == null || value.isNull()) {
+            return RequestedLimits.NONE;
+        }
+        if (!value.isObject()) {
+            throw new InvalidRequestException(List.of(new FieldError("limits",
+                    "an object {memory, pids, cpu_seconds, output_bytes}, each optional")), false);
+        }
+        List<FieldError> errors = new ArrayList<>();
+        value.fieldNames().forEachRemaining(name -> {
+            if (!LIMIT_FIELDS.contains(name)) {
+                errors.add(new FieldError("limits." + name, "unknown limit; known: " + String.join(", ", LIMIT_FIELDS)));
+            }
+        });
+        Long memory = size(value.get("memory"), "limits.memory", errors);
+        Long pids = count(value.get("pids"), "limits.pids", errors);
+        Long cpuSeconds = count(value.get("cpu_seconds"), "limits.cpu_seconds", errors);
+        Long outputBytes = size(value.get("output_bytes"), "limits.output_bytes", errors);
+        if (pids != null && pids > Integer.MAX_VALUE) {
+            errors.add(new FieldError("limits.pids", "a count of processes, not " + pids));
+        }
+        if (!errors.isEmpty()) {
+            throw new InvalidRequestException(errors, false);
+        }
+        return new RequestedLimits(memory, pids == null ? null : pids.intValue(), cpuSeconds, outputBytes);
+    }
+
+    private static final List<String> LIMIT_FIELDS = List.of("memory", "pids", "cpu_seconds", "output_bytes");
+
+    private static Long size(JsonNode value, String field, List<FieldError> errors) {
+        if (value == null || value.isNull()) {
+            return null;
+        }
+        Optional<Long> bytes = value.isIntegralNumber() && value.canConvertToLong() ? Optional.of(value.asLong())
+                : value.isTextual() ? ByteSize.parse(value.asText()) : Optional.empty();
+        if (bytes.isEmpty() || bytes.get() <= 0) {
+            errors.add(new FieldError(field, "a size: a whole number of bytes, or a string such as \"64MiB\", "
+                    + "\"1GiB\" or \"500KB\"; not " + value));
+            return null;
+        }
+        return bytes.get();
+    }
+
+    private static Long count(JsonNode value, String field, List<FieldError> errors) {
+        if (value == null || value.isNull()) {
+            return null;
+        }
+        if (!value.isIntegralNumber() || !value.canConvertToLong() || value.asLong() <= 0) {
+            errors.add(new FieldError(field, "a whole number above 0, not " + value));
+            return null;
+        }
+        return value.asLong();
     }
 
     /** The job's own word on network, if it said one (a profile's network applies otherwise). */

@@ -137,15 +137,52 @@ public class ExecutionEngine {
         } else if (timeout.compareTo(limits.maxTimeout()) > 0) {
             errors.add(new FieldError("timeout", "timeout may be at most " + limits.maxTimeout().toSeconds() + "s"));
         }
+        errors.addAll(limitProblems(request.limits(), limits));
         if (!errors.isEmpty() || !tooLarge.isEmpty()) {
             List<FieldError> all = new ArrayList<>(errors);
             all.addAll(tooLarge);
             throw new InvalidRequestException(all, errors.isEmpty());
         }
-        Limits runLimits = new Limits(timeout, limits.memoryBytes(), limits.maxProcesses(), limits.cpuSeconds(),
-                limits.maxFileBytes(), limits.tmpBytes(), limits.workspaceBytes(), limits.maxOutputBytes());
+        Limits runLimits = request.limits().over(new Limits(timeout, limits.memoryBytes(), limits.maxProcesses(),
+                limits.cpuSeconds(), limits.maxFileBytes(), limits.tmpBytes(), limits.workspaceBytes(),
+                limits.maxOutputBytes()));
         return new ValidatedRequest(language.get(), EnvironmentRequest.of(language.get(), packages, request.network()), code,
                 request.env(), stdin, runLimits, request.network(), Optional.empty(), Optional.empty(), Optional.empty());
+    }
+
+    /**
+     * The largest CPU seconds a request may ask for: {@code cpu-seconds} when set, else the longest
+     * timeout (0 there means "as long as the wall timeout", which no run exceeds).
+     */
+    public static long maxCpuSeconds(NixExecConfig.Sandbox limits) {
+        return limits.cpuSeconds() > 0 ? limits.cpuSeconds() : Math.max(1, limits.maxTimeout().toSeconds());
+    }
+
+    /**
+     * Requested limits beyond the service's own (memory, processes, output: the configured values;
+     * CPU: {@link #maxCpuSeconds}) or below a run's minimum, under {@code limits.<field>}. A request
+     * may only narrow the service's limits; a tenant's caps may narrow them further (intake checks those).
+     */
+    private static List<FieldError> limitProblems(RequestedLimits requested, NixExecConfig.Sandbox limits) {
+        List<FieldError> problems = new ArrayList<>();
+        if (requested.memory() != null) {
+            if (requested.memory() < RequestedLimits.MIN_MEMORY_BYTES) {
+                problems.add(new FieldError("limits.memory", "must be at least "
+                        + ByteSize.describe(RequestedLimits.MIN_MEMORY_BYTES) + "; a number is bytes, or write \"64MiB\""));
+            } else if (requested.memory() > limits.memoryBytes()) {
+                problems.add(new FieldError("limits.memory", "may be at most " + ByteSize.describe(limits.memoryBytes())));
+            }
+        }
+        if (requested.pids() != null && (requested.pids() < 1 || requested.pids() > limits.maxProcesses())) {
+            problems.add(new FieldError("limits.pids", "must be 1 to " + limits.maxProcesses()));
+        }
+        if (requested.cpuSeconds() != null && (requested.cpuSeconds() < 1 || requested.cpuSeconds() > maxCpuSeconds(limits))) {
+            problems.add(new FieldError("limits.cpu_seconds", "must be 1 to " + maxCpuSeconds(limits)));
+        }
+        if (requested.outputBytes() != null && (requested.outputBytes() < 1 || requested.outputBytes() > limits.maxOutputBytes())) {
+            problems.add(new FieldError("limits.output_bytes", "must be 1 to " + ByteSize.describe(limits.maxOutputBytes())));
+        }
+        return problems;
     }
 
     /**
@@ -241,6 +278,6 @@ public class ExecutionEngine {
     private static ExecutionResult finished(SandboxResult r, ExecutionResult.EnvironmentInfo info) {
         String status = r.timedOut() ? "timed_out" : r.exitCode() == 0 ? "succeeded" : "failed";
         return new ExecutionResult(status, Optional.of(r.exitCode()), r.signal(), r.timedOut(), r.limitHit(),
-                r.durationMs(), r.stdout(), r.stderr(), Optional.of(info), Optional.empty());
+                r.durationMs(), r.stdout(), r.stderr(), Optional.of(info), Optional.empty(), r.usage());
     }
 }

@@ -7,16 +7,23 @@ import java.util.Optional;
 
 /**
  * What a caller asks to run, as received: {@link ExecutionEngine#validate} checks it. An empty
- * timeout means the configured default.
+ * timeout means the configured default, as do the fields {@code limits} leaves out.
  */
 public record ExecutionRequest(String language, String code, List<String> packages, Map<String, String> env,
-        String stdin, Optional<Duration> timeout, boolean network) {
+        String stdin, Optional<Duration> timeout, boolean network, RequestedLimits limits) {
 
     public ExecutionRequest {
         packages = packages == null ? List.of() : List.copyOf(packages);
         env = env == null ? Map.of() : Map.copyOf(env);
         stdin = stdin == null ? "" : stdin;
         timeout = timeout == null ? Optional.empty() : timeout;
+        limits = limits == null ? RequestedLimits.NONE : limits;
+    }
+
+    /** A request under the service's default limits. */
+    public ExecutionRequest(String language, String code, List<String> packages, Map<String, String> env,
+            String stdin, Optional<Duration> timeout, boolean network) {
+        this(language, code, packages, env, stdin, timeout, network, RequestedLimits.NONE);
     }
 
     public static ExecutionRequest of(String language, String code) {
@@ -24,18 +31,22 @@ public record ExecutionRequest(String language, String code, List<String> packag
     }
 
     public ExecutionRequest withPackages(String... names) {
-        return new ExecutionRequest(language, code, List.of(names), env, stdin, timeout, network);
+        return new ExecutionRequest(language, code, List.of(names), env, stdin, timeout, network, limits);
     }
 
     public ExecutionRequest withEnv(Map<String, String> variables) {
-        return new ExecutionRequest(language, code, packages, variables, stdin, timeout, network);
+        return new ExecutionRequest(language, code, packages, variables, stdin, timeout, network, limits);
     }
 
     public ExecutionRequest withStdin(String input) {
-        return new ExecutionRequest(language, code, packages, env, input, timeout, network);
+        return new ExecutionRequest(language, code, packages, env, input, timeout, network, limits);
     }
 
     public ExecutionRequest withTimeout(Duration limit) {
-        return new ExecutionRequest(language, code, packages, env, stdin, Optional.of(limit), network);
+        return new ExecutionRequest(language, code, packages, env, stdin, Optional.of(limit), network, limits);
+    }
+
+    public ExecutionRequest withLimits(RequestedLimits requested) {
+        return new ExecutionRequest(language, code, packages, env, stdin, timeout, network, requested);
     }
 }

@@ -1,15 +1,17 @@
 package dev.nixexec.execution;
 
 import dev.nixexec.sandbox.OutputCapture;
+import dev.nixexec.sandbox.ResourceUsage;
 import java.util.Optional;
 
 /**
  * How an execution ended. {@code status} is {@code succeeded}, {@code failed} (non-zero exit),
- * {@code timed_out} or {@code error} (the platform could not run it; see {@code error}).
+ * {@code timed_out} or {@code error} (the platform could not run it; see {@code error}). {@code usage}
+ * is what the sandbox measured of the run ({@link ResourceUsage#NONE} when it did not run or could not measure).
  */
 public record ExecutionResult(String status, Optional<Integer> exitCode, Optional<Integer> signal, boolean timedOut,
         Optional<String> limitHit, long durationMs, OutputCapture.Captured stdout, OutputCapture.Captured stderr,
-        Optional<EnvironmentInfo> environment, Optional<ErrorInfo> error) {
+        Optional<EnvironmentInfo> environment, Optional<ErrorInfo> error, ResourceUsage usage) {
 
     /** Where the code ran: the environment's store path and how it was had. */
     public record EnvironmentInfo(String storePath, String nixpkgsRevision, boolean cacheHit, long buildMs) {
@@ -22,6 +24,6 @@ public record ExecutionResult(String status, Optional<Integer> exitCode, Optiona
     static ExecutionResult error(String code, String message, Optional<EnvironmentInfo> environment) {
         return new ExecutionResult("error", Optional.empty(), Optional.empty(), false, Optional.empty(), 0,
                 OutputCapture.Captured.empty(), OutputCapture.Captured.empty(), environment,
-                Optional.of(new ErrorInfo(code, message)));
+                Optional.of(new ErrorInfo(code, message)), ResourceUsage.NONE);
     }
 }

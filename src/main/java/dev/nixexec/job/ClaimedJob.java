@@ -1,5 +1,6 @@
 package dev.nixexec.job;
 
+import dev.nixexec.execution.RequestedLimits;
 import dev.nixexec.tenant.TenantPolicy;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -11,9 +12,14 @@ import java.util.UUID;
 /**
  * What a worker needs to run a job it claimed, with its tenant's policy as of the claim, in local
  * mode the host directory to mount at {@code /workspace} (to be checked again), and whether it has
- * a workspace, input files or artifacts to materialise, and the session it runs in, if any.
+ * a workspace, input files or artifacts to materialise, the session it runs in, if any, and the
+ * limits it asked for.
  */
 public record ClaimedJob(UUID id, UUID tenantId, int attempt, String language, String code, List<String> packages,
         Map<String, String> env, String stdin, Duration timeout, boolean network, TenantPolicy policy,
-        Optional<Path> hostWorkspace, boolean hasFiles, Optional<UUID> sessionId) {
+        Optional<Path> hostWorkspace, boolean hasFiles, Optional<UUID> sessionId, RequestedLimits limits) {
+
+    public ClaimedJob {
+        limits = limits == null ? RequestedLimits.NONE : limits;
+    }
 }

@@ -95,6 +95,14 @@ public class Job extends PanacheEntityBase {
     public String errorCode;
     @Column(name = "error_message")
     public String errorMessage;
+    /** The limits the job asked for (JSON, {@code RequestedLimits}), or null: the defaults. */
+    @JdbcTypeCode(SqlTypes.JSON)
+    public String limits;
+    /** What the sandbox measured of the run; null where it measured nothing. */
+    @Column(name = "cpu_ms")
+    public Long cpuMs;
+    @Column(name = "max_rss_bytes")
+    public Long maxRssBytes;
     /** The session the job builds or runs in, if any. */
     @Column(name = "session_id")
     public UUID sessionId;

@@ -69,6 +69,9 @@ final class JobRows {
         job.errorCode = rs.getString("error_code");
         job.errorMessage = rs.getString("error_message");
         job.sessionId = rs.getObject("session_id", UUID.class);
+        job.limits = rs.getString("limits");
+        job.cpuMs = rs.getObject("cpu_ms", Long.class);
+        job.maxRssBytes = rs.getObject("max_rss_bytes", Long.class);
         return job;
     }
 
@@ -89,7 +92,8 @@ final class JobRows {
                 job.stderr, job.stdoutBytes, job.stderrBytes, job.stdoutTruncated, job.stderrTruncated, environment,
                 error, job.attempt, job.nodeId,
                 job.artifacts == null ? List.of() : read(json, job.artifacts, new TypeReference<List<Artifact>>() { }),
-                job.sessionId);
+                job.sessionId, job.cpuMs == null && job.maxRssBytes == null ? null
+                        : new JobView.Usage(job.cpuMs, job.maxRssBytes));
     }
 
     static <T> T read(ObjectMapper json, String text, TypeReference<T> type) {

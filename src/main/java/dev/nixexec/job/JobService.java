@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.nixexec.config.HostWorkspaces;
 import dev.nixexec.config.NixExecConfig;
 import dev.nixexec.execution.ExecutionRequest;
+import dev.nixexec.execution.RequestedLimits;
 import dev.nixexec.refusal.FieldError;
 import dev.nixexec.refusal.InvalidRequestException;
 import dev.nixexec.refusal.Refusal;
@@ -44,14 +45,17 @@ public class JobService {
      * What a caller submits. An empty timeout means the service default. A host workspace comes
      * only from an MCP root in local mode, already checked by {@link HostWorkspaces}. A session's
      * job names its session (the session side has checked it is the caller's and ready). A
-     * {@code callbackUrl} gets the job JSON once it ends (webhook/CallbackDeliveries).
+     * {@code callbackUrl} gets the job JSON once it ends (webhook/CallbackDeliveries). The fields
+     * {@code limits} leaves out keep the service's defaults (narrowed by the tenant's caps).
      */
     public record Submission(String language, String code, List<String> packages, Map<String, String> env,
             String stdin, Optional<Duration> timeout, boolean network, Map<String, Object> metadata,
-            Optional<Path> hostWorkspace, JobFiles files, Optional<UUID> session, Optional<String> callbackUrl) {
+            Optional<Path> hostWorkspace, JobFiles files, Optional<UUID> session, Optional<String> callbackUrl,
+            RequestedLimits limits) {
 
         public Submission {
             callbackUrl = callbackUrl == null ? Optional.empty() : callbackUrl;
+            limits = limits == null ? RequestedLimits.NONE : limits;
             session = session == null ? Optional.empty() : session;
             files = files == null ? JobFiles.NONE : files;
             packages = packages == null ? List.of() : List.copyOf(packages);
@@ -62,18 +66,24 @@ public class JobService {
             hostWorkspace = hostWorkspace == null ? Optional.empty() : hostWorkspace;
         }
 
-        /** A submission without a callback. */
+        /** A submission without a callback, under the service's default limits. */
         public Submission(String language, String code, List<String> packages, Map<String, String> env,
                 String stdin, Optional<Duration> timeout, boolean network, Map<String, Object> metadata,
                 Optional<Path> hostWorkspace, JobFiles files, Optional<UUID> session) {
             this(language, code, packages, env, stdin, timeout, network, metadata, hostWorkspace, files, session,
-                    Optional.empty());
+                    Optional.empty(), RequestedLimits.NONE);
         }
 
         /** The same submission with this callback. */
         public Submission withCallbackUrl(Optional<String> url) {
             return new Submission(language, code, packages, env, stdin, timeout, network, metadata, hostWorkspace,
-                    files, session, url);
+                    files, session, url, limits);
+        }
+
+        /** The same submission asking for {@code requested} limits. */
+        public Submission withLimits(RequestedLimits requested) {
+            return new Submission(language, code, packages, env, stdin, timeout, network, metadata, hostWorkspace,
+                    files, session, callbackUrl, requested);
         }
 
         /** A submission that belongs to no session. */
@@ -98,7 +108,7 @@ public class JobService {
         }
 
         ExecutionRequest execution() {
-            return new ExecutionRequest(language, code, packages, env, stdin, timeout, network);
+            return new ExecutionRequest(language, code, packages, env, stdin, timeout, network, limits);
         }
     }
 
@@ -239,6 +249,7 @@ public class JobService {
         job.idempotencyKey = idempotencyKey;
         job.requestHash = hash;
         job.sessionId = s.session().orElse(null);
+        job.limits = s.limits().isEmpty() ? null : write(s.limits());
         job.maxAttempts = config.jobs().maxAttempts();
         OffsetDateTime now = JobTransitions.storedNow();
         job.createdAt = now;
@@ -265,7 +276,7 @@ public class JobService {
         job.claimedAt = now;
         return new Stored(new Submitted(view(job), true), Optional.of(new ClaimedJob(job.id, job.tenantId, 1,
                 job.language, job.code, s.packages(), s.env(), job.stdin, Duration.ofMillis(job.timeoutMs), job.network,
-                policy, s.hostWorkspace(), !s.files().isEmpty(), s.session())));
+                policy, s.hostWorkspace(), !s.files().isEmpty(), s.session(), s.limits())));
     }
 
     /** The job's callback, due once the job ends; in the submission's transaction, so never lost. */
@@ -338,6 +349,9 @@ public class JobService {
             }
             s.session().ifPresent(session -> fields.put("session", session));
             s.callbackUrl().ifPresent(url -> fields.put("callback_url", url));
+            if (!s.limits().isEmpty()) {
+                fields.put("limits", s.limits());
+            }
             byte[] digest = MessageDigest.getInstance("SHA-256").digest(canonical.writeValueAsBytes(fields));
             return HexFormat.of().formatHex(digest);
         } catch (JsonProcessingException | NoSuchAlgorithmException e) {

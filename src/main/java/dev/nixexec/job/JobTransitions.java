@@ -3,6 +3,7 @@ package dev.nixexec.job;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.nixexec.config.NixExecConfig;
+import dev.nixexec.execution.RequestedLimits;
 import dev.nixexec.tenant.TenantPolicy;
 import io.agroal.api.AgroalDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -126,7 +127,7 @@ public class JobTransitions {
                 INSERT INTO jobs (id, tenant_id, key_id, status, language, code, packages, env, stdin,
                                   timeout_ms, network, host_workspace, metadata, idempotency_key,
                                   request_hash, max_attempts, created_at, run_after, node_id, attempt,
-                                  lease_until, claimed_at, session_id)
+                                  lease_until, claimed_at, session_id, limits)
                 SELECT :id, :tenant, CAST(:key AS uuid), CASE WHEN h.node_id IS NULL THEN 'queued' ELSE 'building' END,
                        :language, :code, CAST(:packages AS jsonb), CAST(:env AS jsonb), :stdin, :timeout_ms, :network,
                        CAST(:host_workspace AS text), CAST(:metadata AS jsonb), CAST(:idempotency_key AS text),
@@ -134,7 +135,7 @@ public class JobTransitions {
                        CASE WHEN h.node_id IS NULL THEN 0 ELSE 1 END,
                        CASE WHEN h.node_id IS NOT NULL THEN now() + make_interval(secs => :lease_seconds) END,
                        CASE WHEN h.node_id IS NOT NULL THEN CAST(:created_at AS timestamptz) END,
-                       CAST(:session AS uuid)
+                       CAST(:session AS uuid), CAST(:limits AS jsonb)
                 FROM (SELECT 1) one LEFT JOIN here h ON true
                 WHERE (SELECT n FROM queued) < :max_queued
                 RETURNING id, tenant_id, key_id, node_id
@@ -193,7 +194,7 @@ public class JobTransitions {
                 RETURNING id, tenant_id, attempt, language, code, packages::text AS packages, env::text AS env, stdin,
                           timeout_ms, network, (SELECT t.policy::text FROM tenants t WHERE t.id = jobs.tenant_id) AS policy,
                           host_workspace, EXISTS (SELECT 1 FROM job_files f WHERE f.job_id = jobs.id) AS has_files,
-                          session_id
+                          session_id, limits::text AS limits
             ), events AS (
                 INSERT INTO job_events (job_id, seq, kind, data)
                 SELECT c.id, coalesce((SELECT max(e.seq) FROM job_events e WHERE e.job_id = c.id), 0) + 1, 'status', 'building'
@@ -244,14 +245,15 @@ public class JobTransitions {
                 SELECT * FROM json_to_recordset(CAST(:ends AS json)) AS v(id uuid, attempt integer, status text,
                     exit_code integer, signal integer, timed_out boolean, limit_hit text, duration_ms bigint, stdout text,
                     stderr text, stdout_bytes bigint, stderr_bytes bigint, stdout_truncated boolean,
-                    stderr_truncated boolean, error_code text, error_message text)
+                    stderr_truncated boolean, error_code text, error_message text, cpu_ms bigint, max_rss_bytes bigint)
             ), done AS (
                 UPDATE jobs j SET status = CASE WHEN j.cancel_requested AND v.status <> 'succeeded' THEN 'cancelled'
                        ELSE v.status END, finished_at = now(), lease_until = NULL, exit_code = v.exit_code,
                        signal = v.signal, timed_out = v.timed_out, limit_hit = v.limit_hit, duration_ms = v.duration_ms,
                        stdout = v.stdout, stderr = v.stderr, stdout_bytes = v.stdout_bytes, stderr_bytes = v.stderr_bytes,
                        stdout_truncated = v.stdout_truncated, stderr_truncated = v.stderr_truncated,
-                       error_code = v.error_code, error_message = v.error_message
+                       error_code = v.error_code, error_message = v.error_message, cpu_ms = v.cpu_ms,
+                       max_rss_bytes = v.max_rss_bytes
                 FROM ends v
                 WHERE j.id = v.id AND j.attempt = v.attempt AND j.node_id = :node AND j.status IN ('building', 'running')
                 RETURNING j.*
@@ -432,6 +434,7 @@ public class JobTransitions {
                 .set("idempotency_key", job.idempotencyKey).set("request_hash", job.requestHash)
                 .set("max_attempts", job.maxAttempts).set("created_at", job.createdAt).set("max_queued", maxQueued)
                 .set("submitted", submitted).set("node", handOffNode.orElse(null)).set("session", job.sessionId)
+                .set("limits", job.limits)
                 .set("share", settings.share(settings.slots())).set("lease_seconds", leaseSeconds())
                 .set("default_cap", settings.defaultMaxRunning())
                 .set("window_seconds", (double) settings.contentionWindow().toSeconds())
@@ -463,7 +466,9 @@ public class JobTransitions {
                 rs.getString("stdin"), Duration.ofMillis(rs.getLong("timeout_ms")), rs.getBoolean("network"),
                 JobRows.read(json, rs.getString("policy"), new TypeReference<TenantPolicy>() { }),
                 Optional.ofNullable(rs.getString("host_workspace")).map(Path::of), rs.getBoolean("has_files"),
-                Optional.ofNullable(rs.getObject("session_id", UUID.class)))));
+                Optional.ofNullable(rs.getObject("session_id", UUID.class)),
+                Optional.ofNullable(rs.getString("limits"))
+                        .map(text -> JobRows.read(json, text, new TypeReference<RequestedLimits>() { })).orElse(null))));
     }
 
     // ---------------------------------------------------------------- start
@@ -501,14 +506,22 @@ public class JobTransitions {
         return text == null || text.indexOf('\0') < 0 ? text : text.replace('\0', '\uFFFD');
     }
 
-    /** How a run ended, in the job's terms. */
+    /** How a run ended, in the job's terms; {@code usage} null when the sandbox measured nothing. */
     public record Outcome(String status, Integer exitCode, Integer signal, boolean timedOut, String limitHit,
             Long durationMs, String stdout, String stderr, long stdoutBytes, long stderrBytes, boolean stdoutTruncated,
-            boolean stderrTruncated, String errorCode, String errorMessage) {
+            boolean stderrTruncated, String errorCode, String errorMessage, JobView.Usage usage) {
         public Outcome {
             stdout = storable(stdout);
             stderr = storable(stderr);
             errorMessage = storable(errorMessage);
+        }
+
+        /** An outcome with no measured usage (the code never ran, or was stopped from outside). */
+        public Outcome(String status, Integer exitCode, Integer signal, boolean timedOut, String limitHit,
+                Long durationMs, String stdout, String stderr, long stdoutBytes, long stderrBytes,
+                boolean stdoutTruncated, boolean stderrTruncated, String errorCode, String errorMessage) {
+            this(status, exitCode, signal, timedOut, limitHit, durationMs, stdout, stderr, stdoutBytes, stderrBytes,
+                    stdoutTruncated, stderrTruncated, errorCode, errorMessage, null);
         }
 
         /** Whether the job's code ran to an end of its own (not stopped, never started, or refused). */
@@ -519,7 +532,7 @@ public class JobTransitions {
         /** The same run, ended as an {@code error} of the platform's after the code ran (its output kept). */
         public Outcome asError(String code, String message) {
             return new Outcome("error", exitCode, signal, timedOut, limitHit, durationMs, stdout, stderr, stdoutBytes,
-                    stderrBytes, stdoutTruncated, stderrTruncated, code, message);
+                    stderrBytes, stdoutTruncated, stderrTruncated, code, message, usage);
         }
     }
 
@@ -559,6 +572,8 @@ public class JobTransitions {
             end.put("stderr_truncated", o.stderrTruncated());
             end.put("error_code", o.errorCode());
             end.put("error_message", o.errorMessage());
+            end.put("cpu_ms", o.usage() == null ? null : o.usage().cpuMs());
+            end.put("max_rss_bytes", o.usage() == null ? null : o.usage().maxRssBytes());
             endRows.add(end);
             for (Chunk c : f.output()) {
                 output.add(Map.of("id", f.id(), "n", output.size(), "kind", c.stream(), "data", c.text()));

@@ -2,7 +2,9 @@ package dev.nixexec.job;
 
 import dev.nixexec.config.HostWorkspaces;
 import dev.nixexec.config.NixExecConfig;
+import dev.nixexec.execution.ByteSize;
 import dev.nixexec.execution.ExecutionEngine;
+import dev.nixexec.execution.RequestedLimits;
 import dev.nixexec.nix.PackageName;
 import dev.nixexec.nix.PackagePolicy;
 import dev.nixexec.refusal.FieldError;
@@ -75,7 +77,10 @@ public class SubmissionCheck {
         }
     }
 
-    /** The tenant's policy: languages, package lists, network, longest timeout; every problem at once. */
+    /**
+     * The tenant's policy: languages, package lists, network, longest timeout, the caps on a run's
+     * limits (the service's own were checked by the engine); every problem at once.
+     */
     void check(JobService.Submission s, TenantPolicy policy) {
         List<FieldError> errors = new ArrayList<>();
         String language = s.language().toLowerCase(Locale.ROOT);
@@ -99,9 +104,30 @@ public class SubmissionCheck {
                 .ifPresent(url -> errors.add(new FieldError("callback_url", "host " + url.host() + ":" + url.port()
                         + " is not in this tenant's webhook_hosts" + (policy.webhooks().entries().isEmpty() ? " (none listed)"
                                 : ": " + String.join(", ", policy.webhooks().entries())))));
+        RequestedLimits limits = s.limits();
+        if (over(limits.memory(), policy.maxMemoryBytes())) {
+            errors.add(new FieldError("limits.memory", "may be at most " + ByteSize.describe(policy.maxMemoryBytes())
+                    + " for this tenant"));
+        }
+        if (over(limits.pids() == null ? null : limits.pids().longValue(),
+                policy.maxPids() == null ? null : policy.maxPids().longValue())) {
+            errors.add(new FieldError("limits.pids", "may be at most " + policy.maxPids() + " for this tenant"));
+        }
+        if (over(limits.cpuSeconds(), policy.maxCpuSeconds())) {
+            errors.add(new FieldError("limits.cpu_seconds", "may be at most " + policy.maxCpuSeconds() + " for this tenant"));
+        }
+        if (over(limits.outputBytes(), policy.maxOutputBytes())) {
+            errors.add(new FieldError("limits.output_bytes", "may be at most " + ByteSize.describe(policy.maxOutputBytes())
+                    + " for this tenant"));
+        }
         if (!errors.isEmpty()) {
             throw new InvalidRequestException(errors, false);
         }
+    }
+
+    /** Whether a requested value exceeds a cap; a missing value or cap exceeds nothing. */
+    private static boolean over(Long requested, Long cap) {
+        return requested != null && cap != null && requested > cap;
     }
 
     static boolean holdsNul(Object value) {

@@ -98,6 +98,8 @@ public class BwrapSandbox implements Sandbox {
             if (program.length > PIPE_BUF || gateChannel.write(ByteBuffer.wrap(program)) != program.length) {
                 throw new SandboxException("the seccomp program did not go through the gate in one write");
             }
+            // the launcher's and bubblewrap's set-up before this point is not the code's CPU time
+            Optional<Long> cpuAtStart = launcher.cgroup().flatMap(JobCgroup::cpuNanos);
             gateChannel.close();
             long started = System.nanoTime();
 
@@ -124,8 +126,10 @@ public class BwrapSandbox implements Sandbox {
                 };
             }
             boolean timedOut = !exited && !cancelled.get();
+            // read before the launcher is released: its cgroup goes with it
+            ResourceUsage usage = launcher.cgroup().map(c -> c.usage(cpuAtStart)).orElse(ResourceUsage.NONE);
             return new SandboxResult(exitCode, signal, timedOut, timedOut ? Optional.of("timeout") : limitHit,
-                    durationMs, stdout.result(), stderr.result());
+                    durationMs, stdout.result(), stderr.result(), usage);
         } finally {
             launchers.release(launcher);
         }

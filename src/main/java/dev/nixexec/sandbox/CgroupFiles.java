@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 
 /** Reading and writing cgroup control files. */
 final class CgroupFiles {
@@ -24,6 +25,30 @@ final class CgroupFiles {
             // no such counter on this kernel
         }
         return 0;
+    }
+
+    /** The number {@code key} stands before in a flat-keyed file (cpu.stat), if the file has it. */
+    static Optional<Long> keyed(Path file, String key) {
+        try {
+            for (String line : Files.readAllLines(file)) {
+                String[] parts = line.trim().split("\\s+");
+                if (parts.length == 2 && parts[0].equals(key)) {
+                    return Optional.of(Long.parseLong(parts[1]));
+                }
+            }
+        } catch (IOException | NumberFormatException ignored) {
+            // not on this kernel: unmeasured
+        }
+        return Optional.empty();
+    }
+
+    /** The number a single-value file (cpuacct.usage, memory.peak) holds, if it exists and holds one. */
+    static Optional<Long> value(Path file) {
+        try {
+            return Optional.of(Long.parseLong(Files.readString(file).trim()));
+        } catch (IOException | NumberFormatException ignored) {
+            return Optional.empty();
+        }
     }
 
     static void write(Path file, String value) throws IOException {

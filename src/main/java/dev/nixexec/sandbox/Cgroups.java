@@ -11,8 +11,9 @@ import java.util.Optional;
 import org.jboss.logging.Logger;
 
 /**
- * Makes a cgroup per run for memory and process limits. Works on the legacy hierarchy (memory and
- * pids controllers, as root) and on the unified one where the service was delegated a subtree
+ * Makes a cgroup per run for memory and process limits, and to measure what the run used (CPU
+ * time, peak memory). Works on the legacy hierarchy (memory and pids controllers, and cpuacct for
+ * CPU time when it is mounted, as root) and on the unified one where the service was delegated a subtree
  * (systemd {@code Delegate=yes}); when neither can be written, runs fall back to rlimits only.
  */
 @ApplicationScoped
@@ -22,7 +23,8 @@ public class Cgroups {
 
     /** Where per-run cgroups go, or empty when cgroups cannot be used. */
     private sealed interface Layout {
-        record Legacy(Path memoryParent, Path pidsParent) implements Layout {
+        /** {@code pidsParent} and {@code cpuacctParent} null where that controller is missing. */
+        record Legacy(Path memoryParent, Path pidsParent, Path cpuacctParent) implements Layout {
         }
 
         record Unified(Path parent) implements Layout {
@@ -42,7 +44,9 @@ public class Cgroups {
     public String describe() {
         return layout.map(l -> switch (l) {
             case Layout.Legacy legacy -> "cgroup v1 under " + legacy.memoryParent()
-                    + (legacy.pidsParent() == null ? " (no pids controller)" : " and " + legacy.pidsParent());
+                    + (legacy.pidsParent() == null ? " (no pids controller)" : " and " + legacy.pidsParent())
+                    + (legacy.cpuacctParent() == null ? " (no cpuacct controller: CPU time unmeasured)"
+                            : " and " + legacy.cpuacctParent());
             case Layout.Unified unified -> "cgroup v2 under " + unified.parent();
         }).orElse("unavailable: " + missing);
     }
@@ -74,7 +78,9 @@ public class Cgroups {
                     pids = Files.createDirectory(legacy.pidsParent().resolve(name));
                     CgroupFiles.write(pids.resolve("pids.max"), Integer.toString(maxProcesses));
                 }
-                return Optional.of(new JobCgroup.V1(memory, pids));
+                Path cpuacct = legacy.cpuacctParent() == null ? null
+                        : Files.createDirectory(legacy.cpuacctParent().resolve(name));
+                return Optional.of(new JobCgroup.V1(memory, pids, cpuacct));
             }
             case Layout.Unified unified -> {
                 Path dir = Files.createDirectory(unified.parent().resolve(name));
@@ -104,7 +110,7 @@ public class Cgroups {
                     v2Mount = mountPoint;
                 } else if (right[0].equals("cgroup") && right.length > 2) {
                     for (String option : right[2].split(",")) {
-                        if (option.equals("memory") || option.equals("pids")) {
+                        if (option.equals("memory") || option.equals("pids") || option.equals("cpuacct")) {
                             v1Mounts.put(option, mountPoint);
                         }
                     }
@@ -126,8 +132,14 @@ public class Cgroups {
                         ? configuredParent.map(p -> v1Mounts.get("pids").resolve(Path.of(p).getFileName()))
                                 .orElse(under(v1Mounts.get("pids"), own.get("pids")).resolve("nix-exec"))
                         : null;
+                Path cpuacctParent = v1Mounts.containsKey("cpuacct")
+                        ? configuredParent.map(p -> v1Mounts.get("cpuacct").resolve(Path.of(p).getFileName()))
+                                .orElse(under(v1Mounts.get("cpuacct"), own.get("cpuacct")).resolve("nix-exec"))
+                        : null;
                 if (usable(memoryParent) && (pidsParent == null || usable(pidsParent))) {
-                    return Optional.of(new Layout.Legacy(memoryParent, pidsParent));
+                    // CPU time is only measured, never a limit here (RLIMIT_CPU is): a run goes on without it
+                    return Optional.of(new Layout.Legacy(memoryParent, pidsParent,
+                            cpuacctParent != null && usable(cpuacctParent) ? cpuacctParent : null));
                 }
                 missing = "cannot make cgroups under " + memoryParent + (pidsParent == null ? "" : " and " + pidsParent);
                 return Optional.empty();

@@ -15,18 +15,43 @@ public sealed interface JobCgroup {
     /** The limit the kernel enforced, if any: {@code memory} or {@code processes}. */
     Optional<String> limitHit();
 
+    /** CPU time its processes used so far, in nanoseconds, if this cgroup counts it. */
+    Optional<Long> cpuNanos();
+
+    /** The most memory it held at once, in bytes, if this cgroup keeps that. */
+    Optional<Long> peakMemoryBytes();
+
+    /** What the run used: CPU since {@code cpuNanosAtStart} (a reading of {@link #cpuNanos} when its code started) and peak memory. */
+    default ResourceUsage usage(Optional<Long> cpuNanosAtStart) {
+        Optional<Long> cpuMs = cpuNanos().map(now -> Math.max(0, now - cpuNanosAtStart.orElse(0L)) / 1_000_000);
+        return new ResourceUsage(cpuMs, peakMemoryBytes());
+    }
+
     /** Kills every process still in the cgroup. */
     void killAll();
 
     /** Removes the cgroup; every process must be gone. */
     void remove();
 
-    /** Legacy hierarchy: one directory per controller. */
-    record V1(Path memory, Path pids) implements JobCgroup {
+    /**
+     * Legacy hierarchy: one directory per controller; {@code pids} and {@code cpuacct} are null
+     * where that controller is not mounted (or not writable).
+     */
+    record V1(Path memory, Path pids, Path cpuacct) implements JobCgroup {
         @Override
         public List<Path> procsFiles() {
-            return pids == null ? List.of(memory.resolve("cgroup.procs"))
-                    : List.of(memory.resolve("cgroup.procs"), pids.resolve("cgroup.procs"));
+            return java.util.stream.Stream.of(memory, pids, cpuacct).filter(java.util.Objects::nonNull)
+                    .map(dir -> dir.resolve("cgroup.procs")).toList();
+        }
+
+        @Override
+        public Optional<Long> cpuNanos() {
+            return cpuacct == null ? Optional.empty() : CgroupFiles.value(cpuacct.resolve("cpuacct.usage"));
+        }
+
+        @Override
+        public Optional<Long> peakMemoryBytes() {
+            return CgroupFiles.value(memory.resolve("memory.max_usage_in_bytes"));
         }
 
         @Override
@@ -55,6 +80,9 @@ public sealed interface JobCgroup {
             if (pids != null) {
                 CgroupFiles.removeDir(pids);
             }
+            if (cpuacct != null) {
+                CgroupFiles.removeDir(cpuacct);
+            }
         }
     }
 
@@ -63,6 +91,18 @@ public sealed interface JobCgroup {
         @Override
         public List<Path> procsFiles() {
             return List.of(dir.resolve("cgroup.procs"));
+        }
+
+        /** {@code usage_usec} of cpu.stat, which every cgroup has, the cpu controller enabled or not. */
+        @Override
+        public Optional<Long> cpuNanos() {
+            return CgroupFiles.keyed(dir.resolve("cpu.stat"), "usage_usec").map(usec -> usec * 1000);
+        }
+
+        /** memory.peak: Linux 5.19 and later. */
+        @Override
+        public Optional<Long> peakMemoryBytes() {
+            return CgroupFiles.value(dir.resolve("memory.peak"));
         }
 
         @Override

@@ -110,7 +110,7 @@ public class SeatbeltSandbox implements Sandbox {
             Optional<Integer> signal = ChildStreams.signalOf(exitCode);
             boolean timedOut = !exited && !cancelled.get();
             return new SandboxResult(exitCode, signal, timedOut, timedOut ? Optional.of("timeout") : Optional.empty(),
-                    durationMs, stdout.result(), stderr.result());
+                    durationMs, stdout.result(), stderr.result(), ResourceUsage.NONE);
         } finally {
             if (tree != null) {
                 tree.killAll();

@@ -351,7 +351,7 @@ public class SessionService {
         env.putAll(exec.env());
         return new JobService.Submission(language, code, session.packages(), env, exec.stdin(), exec.timeout(),
                 session.network(), Map.of(), Optional.empty(), new JobFiles(Optional.of(session.workspaceId().toString()),
-                        List.of(), List.of(ARTIFACTS)), Optional.of(session.id()));
+                        List.of(), List.of(ARTIFACTS)), Optional.of(session.id())).withLimits(exec.limits());
     }
 
     /**

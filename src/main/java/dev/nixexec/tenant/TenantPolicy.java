@@ -4,20 +4,22 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import java.util.List;
 
 /**
- * What a tenant may ask for; a missing field means the service-wide default. {@code maxTimeoutSeconds}
- * and {@code maxOutputBytes} can only narrow the service's own limits. {@code webhookHosts}: where a
- * job's {@code callback_url} may point ({@link WebhookHosts}); none listed, no callbacks.
+ * What a tenant may ask for; a missing field means the service-wide default. {@code maxTimeoutSeconds},
+ * {@code maxOutputBytes}, {@code maxMemoryBytes}, {@code maxPids} and {@code maxCpuSeconds} can only
+ * narrow the service's own limits: a job's {@code limits} may not exceed them, and a job that leaves
+ * a limit out runs under the smaller of the service's value and the cap. {@code webhookHosts}: where
+ * a job's {@code callback_url} may point ({@link WebhookHosts}); none listed, no callbacks.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record TenantPolicy(List<String> languages, List<String> packageAllowlist, List<String> packageDenylist,
         Boolean network, Long maxTimeoutSeconds, Long maxOutputBytes, Integer maxQueued, Integer maxRunning,
-        List<String> webhookHosts) {
+        List<String> webhookHosts, Long maxMemoryBytes, Integer maxPids, Long maxCpuSeconds) {
 
-    /** A policy that lists no webhook hosts. */
+    /** A policy that lists no webhook hosts and caps no run's memory, processes or CPU time beyond the service's. */
     public TenantPolicy(List<String> languages, List<String> packageAllowlist, List<String> packageDenylist,
             Boolean network, Long maxTimeoutSeconds, Long maxOutputBytes, Integer maxQueued, Integer maxRunning) {
         this(languages, packageAllowlist, packageDenylist, network, maxTimeoutSeconds, maxOutputBytes, maxQueued,
-                maxRunning, null);
+                maxRunning, null, null, null, null);
     }
 
     public static TenantPolicy defaults() {

@@ -10,6 +10,7 @@ import dev.nixexec.config.HostWorkspaces;
 import dev.nixexec.job.ClaimedJob;
 import dev.nixexec.logging.JobLogContext;
 import dev.nixexec.job.JobQueue;
+import dev.nixexec.job.JobView;
 import dev.nixexec.job.JobTransitions;
 import dev.nixexec.sandbox.Limits;
 import dev.nixexec.sandbox.OutputCapture;
@@ -129,13 +130,8 @@ final class JobRun {
         ExecutionEngine.ValidatedRequest request;
         try {
             request = deps.engine.validate(new ExecutionRequest(job.language(), job.code(), job.packages(), job.env(),
-                    job.stdin(), Optional.of(job.timeout()), job.network()));
-            TenantPolicy policy = job.policy();
-            if (policy.maxOutputBytes() != null && policy.maxOutputBytes() < request.limits().maxOutputBytes()) {
-                Limits l = request.limits();
-                request = request.withLimits(new Limits(l.timeout(), l.memoryBytes(), l.maxProcesses(), l.cpuSeconds(),
-                        l.maxFileBytes(), l.tmpBytes(), l.workspaceBytes(), policy.maxOutputBytes()));
-            }
+                    job.stdin(), Optional.of(job.timeout()), job.network(), job.limits()));
+            request = request.withLimits(withinCaps(request.limits(), job.policy()));
             if (job.hostWorkspace().isPresent()) {
                 Optional<Path> checked = job.hostWorkspace().flatMap(deps.hostWorkspaces::permit);
                 if (checked.isEmpty()) {
@@ -189,6 +185,20 @@ final class JobRun {
         }
     }
 
+    /**
+     * The run's limits narrowed to the tenant's caps as of the claim: a limit the job asked for was
+     * within them at intake (this only matters if the policy tightened since); one it left out takes
+     * the smaller of the service's default and the cap.
+     */
+    private static Limits withinCaps(Limits l, TenantPolicy policy) {
+        long memory = Math.min(l.memoryBytes(), Optional.ofNullable(policy.maxMemoryBytes()).orElse(Long.MAX_VALUE));
+        int processes = Math.min(l.maxProcesses(), Optional.ofNullable(policy.maxPids()).orElse(Integer.MAX_VALUE));
+        long cpu = policy.maxCpuSeconds() == null ? l.cpuSeconds()
+                : Math.min(l.effectiveCpuSeconds(), policy.maxCpuSeconds());
+        long output = Math.min(l.maxOutputBytes(), Optional.ofNullable(policy.maxOutputBytes()).orElse(Long.MAX_VALUE));
+        return new Limits(l.timeout(), memory, processes, cpu, l.maxFileBytes(), l.tmpBytes(), l.workspaceBytes(), output);
+    }
+
     private boolean beforeRun(ExecutionResult.EnvironmentInfo environment) {
         if (stopReason != null) {
             return false;
@@ -231,7 +241,9 @@ final class JobRun {
                 r.limitHit().orElse(null), r.status().equals("error") ? null : r.durationMs(), out.text(), err.text(),
                 out.totalBytes(), err.totalBytes(), out.truncated(), err.truncated(),
                 r.error().map(ExecutionResult.ErrorInfo::code).orElse(null),
-                r.error().map(ExecutionResult.ErrorInfo::message).orElse(null));
+                r.error().map(ExecutionResult.ErrorInfo::message).orElse(null),
+                r.usage().measured() ? new JobView.Usage(r.usage().cpuMs().orElse(null),
+                        r.usage().maxRssBytes().orElse(null)) : null);
     }
 
     /** Ended from outside: cancelled by the tenant, or abandoned by a node shutting down. */

@@ -29,7 +29,7 @@ class JobPageViewTest {
         JobView job = new JobView(ID, "failed", "bash", List.of("jq"), Map.of("ticket", "T-1"), T, T, T, null, 9,
                 false, "memory", 1200L, "head[... 10 bytes truncated ...]tail", null, 5000, 0, true, false,
                 new JobView.EnvironmentView("/nix/store/x-env", null, true, 10L), new JobView.ErrorView("oom", "killed"),
-                2, "n1", List.of(), null);
+                2, "n1", List.of(), null, null);
         JobPageView page = JobPageView.of(new JobDetail(job, null, "echo", "", List.of("TOKEN"), Optional.empty(),
                 30000, false, 3, null, true), null, JSON);
         Map<String, String> summary = fields(page.summary());
@@ -60,7 +60,7 @@ class JobPageViewTest {
     void aRunningJobIsLiveShowsEnvValuesToThoseWhoMaySeeThemAndItsTrailOldestFirst() {
         UUID key = UUID.randomUUID();
         JobView job = new JobView(ID, "running", "python", List.of(), Map.of(), T, T, null, null, null, false, null,
-                null, null, null, 0, 0, false, false, null, null, 1, null, List.of(), null);
+                null, null, null, 0, 0, false, false, null, null, 1, null, List.of(), null, null);
         List<AuditLog.Entry> entries = List.of(
                 new AuditLog.Entry(7, null, ID, null, "n1", "job_started", Map.of(), T.plusSeconds(1)),
                 new AuditLog.Entry(3, null, ID, key, null, "job_submitted", Map.of("size", 4), T));
