@@ -86,8 +86,9 @@ public class AdminResource {
             throw new InvalidRequestException(List.of(new FieldError("name",
                     "1 to 63 letters, digits, '_', '.', '-', starting with a letter or digit")), false);
         }
-        if (body.policy() != null && !body.policy().problems().isEmpty()) {
-            throw new InvalidRequestException(body.policy().problems(), false);
+        List<FieldError> problems = body.policy() == null ? List.of() : body.policy().problems();
+        if (!problems.isEmpty()) {
+            throw new InvalidRequestException(problems, false);
         }
         try {
             Tenant tenant = tenants.create(body.name(), body.policy(), operator);
