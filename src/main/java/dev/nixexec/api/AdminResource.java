@@ -12,6 +12,8 @@ import dev.nixexec.refusal.FieldError;
 import dev.nixexec.refusal.InvalidRequestException;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.PATCH;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
@@ -19,14 +21,20 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 
 /**
- * {@code /v1/admin}: tenants (operator), keys and webhook secrets (an admin in its own tenant, an
- * operator in any).
- * A tenant or key an admin may not see answers 404 exactly as an unknown one does.
+ * {@code /v1/admin}: tenants (operator; a tenant's policy also its admin), keys and webhook secrets
+ * (an admin in its own tenant, an operator in any). A tenant or key an admin may not see answers
+ * 404 exactly as an unknown one does.
  */
 @SecurityRequirement(name = "bearer")
 @Path("/v1/admin")
@@ -50,10 +58,28 @@ public class AdminResource {
     public record TenantView(UUID id, String name, TenantPolicy policy, OffsetDateTime createdAt) {
     }
 
-    public record KeyBody(String role) {
+    /** {@code policy}: the fields to change (a merge patch, see {@link Tenants#changePolicy}). */
+    public record PolicyPatchBody(@Schema(implementation = TenantPolicy.class) Map<String, Object> policy) {
     }
 
-    public record KeyView(UUID id, UUID tenantId, String role, String key) {
+    public record KeyBody(String role, String name, @Schema(format = "date-time") String expiresAt) {
+    }
+
+    /** A made key: {@code key} is its secret, shown here only. */
+    public record KeyView(UUID id, UUID tenantId, String key, String name, String role, OffsetDateTime createdAt,
+            OffsetDateTime expiresAt) {
+    }
+
+    /** A key as listed: never its secret nor its hash. */
+    public record KeyListed(UUID id, String name, String role, OffsetDateTime createdAt, OffsetDateTime lastUsedAt,
+            OffsetDateTime expiresAt, OffsetDateTime revokedAt) {
+    }
+
+    @GET
+    @Path("tenants")
+    public List<TenantView> tenants() {
+        operator();
+        return tenants.all().stream().map(t -> new TenantView(t.id, t.name, tenants.policy(t), t.createdAt)).toList();
     }
 
     @POST
@@ -64,7 +90,10 @@ public class AdminResource {
             throw new InvalidRequestException(List.of(new FieldError("name",
                     "1 to 63 letters, digits, '_', '.', '-', starting with a letter or digit")), false);
         }
-        checkWebhookHosts(body.policy());
+        List<FieldError> problems = body.policy() == null ? List.of() : body.policy().problems();
+        if (!problems.isEmpty()) {
+            throw new InvalidRequestException(problems, false);
+        }
         try {
             Tenant tenant = tenants.create(body.name(), body.policy(), operator);
             return Response.status(201).entity(new TenantView(tenant.id, tenant.name, tenants.policy(tenant), tenant.createdAt)).build();
@@ -73,20 +102,70 @@ public class AdminResource {
         }
     }
 
+    @PATCH
+    @Path("tenants/{id}")
+    public TenantView changePolicy(@PathParam("id") String tenantId, PolicyPatchBody body) {
+        Caller admin = admin();
+        UUID id = caller.tenant(tenantId);
+        if (body == null || body.policy() == null) {
+            throw new InvalidRequestException(List.of(new FieldError("policy",
+                    "required: an object of the policy fields to change (null resets a field to the default)")), false);
+        }
+        tenants.changePolicy(id, body.policy(), admin);
+        Tenant tenant = tenants.find(id).orElseThrow();
+        return new TenantView(tenant.id, tenant.name, tenants.policy(tenant), tenant.createdAt);
+    }
+
+    @GET
+    @Path("tenants/{id}/keys")
+    public List<KeyListed> keys(@PathParam("id") String tenantId) {
+        admin();
+        return tenants.keys(caller.tenant(tenantId)).stream().map(k -> new KeyListed(k.id(), k.name(), k.role().id(),
+                k.createdAt(), k.lastUsedAt(), k.expiresAt(), k.revokedAt())).toList();
+    }
+
     @POST
     @Path("tenants/{id}/keys")
     public Response createKey(@PathParam("id") String tenantId, KeyBody body) {
         Caller admin = admin();
+        List<FieldError> errors = new ArrayList<>();
         Role role = body == null || body.role() == null ? null : Role.byId(body.role()).orElse(null);
         if (role == null) {
-            throw new InvalidRequestException(List.of(new FieldError("role", "one of operator, admin, member, auditor")), false);
+            errors.add(new FieldError("role", "one of operator, admin, member, auditor"));
+        }
+        String name = body == null ? null : body.name();
+        if (name != null && (name.isBlank() || name.length() > 100 || name.chars().anyMatch(Character::isISOControl))) {
+            errors.add(new FieldError("name", "1 to 100 characters, no control characters"));
+        }
+        OffsetDateTime expiresAt = body == null || body.expiresAt() == null ? null : expiry(body.expiresAt(), errors);
+        if (!errors.isEmpty()) {
+            throw new InvalidRequestException(errors, false);
         }
         UUID id = caller.tenant(tenantId);
         if (!admin.role().mayMint(role)) {
             throw new Refusal(Refusal.Kind.FORBIDDEN, "only an operator key makes " + role.id() + " keys");
         }
-        Tenants.CreatedKey key = tenants.createKey(id, role, admin);
-        return Response.status(201).entity(new KeyView(key.id(), key.tenantId(), role.id(), key.secret())).build();
+        Tenants.CreatedKey key = tenants.createKey(id, role, name, expiresAt, admin);
+        return Response.status(201).entity(new KeyView(key.id(), key.tenantId(), key.secret(), key.name(), role.id(),
+                key.createdAt(), key.expiresAt())).build();
+    }
+
+    /** An RFC 3339 time with its offset (a four-digit year), later than now; null (and an error) otherwise. */
+    private static OffsetDateTime expiry(String value, List<FieldError> errors) {
+        try {
+            OffsetDateTime at = OffsetDateTime.parse(value, DateTimeFormatter.ISO_OFFSET_DATE_TIME);
+            if (at.getYear() > 9999) {
+                throw new DateTimeParseException("year beyond 9999", value, 0);
+            }
+            if (!at.isAfter(OffsetDateTime.now(ZoneOffset.UTC))) {
+                errors.add(new FieldError("expires_at", "must be in the future, not " + value));
+                return null;
+            }
+            return at.withOffsetSameInstant(ZoneOffset.UTC);
+        } catch (DateTimeParseException e) {
+            errors.add(new FieldError("expires_at", "must be an RFC 3339 time with an offset, e.g. 2030-01-31T12:00:00Z"));
+            return null;
+        }
     }
 
     /** The secret job callbacks of the tenant are signed with; shown this once. */
@@ -100,18 +179,6 @@ public class AdminResource {
         Caller admin = admin();
         UUID id = caller.tenant(tenantId);
         return Response.status(201).entity(new WebhookSecretView(webhookSecrets.rotate(id, admin))).build();
-    }
-
-    /** Every entry of a policy's {@code webhook_hosts} is a host or {@code host:port}. */
-    static void checkWebhookHosts(TenantPolicy policy) {
-        if (policy == null || policy.webhookHosts() == null) {
-            return;
-        }
-        List<FieldError> errors = policy.webhookHosts().stream().flatMap(e -> WebhookHosts.problem(e).stream())
-                .map(problem -> new FieldError("policy.webhook_hosts", problem)).toList();
-        if (!errors.isEmpty()) {
-            throw new InvalidRequestException(errors, false);
-        }
     }
 
     @DELETE

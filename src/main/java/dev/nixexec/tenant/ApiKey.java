@@ -20,6 +20,9 @@ public class ApiKey extends PanacheEntityBase {
 
     public String role;
 
+    /** What the key is for, as its maker named it; optional. */
+    public String name;
+
     @Column(name = "secret_hash")
     public byte[] secretHash;
 
@@ -28,4 +31,12 @@ public class ApiKey extends PanacheEntityBase {
 
     @Column(name = "revoked_at")
     public OffsetDateTime revokedAt;
+
+    /** After this the key is refused as an unknown one; null: never. */
+    @Column(name = "expires_at")
+    public OffsetDateTime expiresAt;
+
+    /** Written by {@link KeyUses}, at most a minute late. */
+    @Column(name = "last_used_at")
+    public OffsetDateTime lastUsedAt;
 }

@@ -13,7 +13,8 @@ import java.util.function.Supplier;
  * revoke notifies all nodes in its own transaction ({@link #CHANNEL}) and each drops all it holds;
  * while the node's notification connection is down nothing is kept. An entry also lapses after
  * {@code nixexec.auth.cache-ttl}, for changes made to the database by hand. Unknown keys are never
- * kept, so a new key works at once and guessing cannot fill the memory.
+ * kept, so a new key works at once and guessing cannot fill the memory. A kept key carries its
+ * expiry, which its user checks on every use ({@link LiveKey#liveAt}).
  */
 @ApplicationScoped
 public class TenantCache {
@@ -26,7 +27,7 @@ public class TenantCache {
     }
 
     private final long ttlNanos;
-    private final Map<String, Entry<Caller>> callers = new ConcurrentHashMap<>();
+    private final Map<String, Entry<LiveKey>> keys = new ConcurrentHashMap<>();
     private final Map<UUID, Entry<TenantPolicy>> policies = new ConcurrentHashMap<>();
     private long generation;
     private volatile boolean hearing;
@@ -46,21 +47,21 @@ public class TenantCache {
         dropAll();
     }
 
-    /** The caller kept for this key, if any: no database, so it may be asked on an event loop. */
-    Optional<Caller> kept(String keyHash) {
-        Entry<Caller> kept = callers.get(keyHash);
+    /** The key kept for this hash, if any: no database, so it may be asked on an event loop. */
+    Optional<LiveKey> kept(String keyHash) {
+        Entry<LiveKey> kept = keys.get(keyHash);
         return kept != null && System.nanoTime() - kept.expiresAt() < 0 ? Optional.of(kept.value()) : Optional.empty();
     }
 
-    Optional<Caller> caller(String keyHash, Supplier<Optional<Caller>> read) {
-        Optional<Caller> kept = kept(keyHash);
+    Optional<LiveKey> key(String keyHash, Supplier<Optional<LiveKey>> read) {
+        Optional<LiveKey> kept = kept(keyHash);
         if (kept.isPresent()) {
             return kept;
         }
         long seen = generation();
-        Optional<Caller> caller = read.get();
-        caller.ifPresent(c -> keep(callers, keyHash, c, seen));
-        return caller;
+        Optional<LiveKey> key = read.get();
+        key.ifPresent(k -> keep(keys, keyHash, k, seen));
+        return key;
     }
 
     TenantPolicy policy(UUID tenantId, Supplier<TenantPolicy> read) {
@@ -91,7 +92,7 @@ public class TenantCache {
 
     private void dropAll() {
         generation++;
-        callers.clear();
+        keys.clear();
         policies.clear();
     }
 }

@@ -1,6 +1,8 @@
 package dev.nixexec.tenant;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import dev.nixexec.refusal.FieldError;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -32,5 +34,47 @@ public record TenantPolicy(List<String> languages, List<String> packageAllowlist
 
     public boolean networkAllowed() {
         return Boolean.TRUE.equals(network);
+    }
+
+    /**
+     * What is wrong with this policy beyond its JSON shape, each under its JSON name below
+     * {@code policy.}; empty when nothing is. The same check for a tenant made and a policy changed.
+     */
+    public List<FieldError> problems() {
+        List<FieldError> errors = new ArrayList<>();
+        names("policy.languages", languages, errors);
+        names("policy.package_allowlist", packageAllowlist, errors);
+        names("policy.package_denylist", packageDenylist, errors);
+        atLeast("policy.max_timeout_seconds", maxTimeoutSeconds, 1, errors);
+        atLeast("policy.max_output_bytes", maxOutputBytes, 0, errors);
+        atLeast("policy.max_queued", maxQueued, 0, errors);
+        atLeast("policy.max_running", maxRunning, 0, errors);
+        // a cap on a run of 0 would leave no run possible: the sandbox refuses such limits
+        atLeast("policy.max_memory_bytes", maxMemoryBytes, 1, errors);
+        atLeast("policy.max_pids", maxPids, 1, errors);
+        atLeast("policy.max_cpu_seconds", maxCpuSeconds, 1, errors);
+        if (webhookHosts != null) {
+            webhookHosts.stream().flatMap(entry -> WebhookHosts.problem(entry).stream())
+                    .forEach(problem -> errors.add(new FieldError("policy.webhook_hosts", problem)));
+        }
+        return errors;
+    }
+
+    private static void names(String field, List<String> names, List<FieldError> errors) {
+        if (names == null) {
+            return;
+        }
+        for (int i = 0; i < names.size(); i++) {
+            String name = names.get(i);
+            if (name == null || name.isBlank() || name.length() > 200) {
+                errors.add(new FieldError(field + "[" + i + "]", "must be a name of 1 to 200 characters"));
+            }
+        }
+    }
+
+    private static void atLeast(String field, Number value, long least, List<FieldError> errors) {
+        if (value != null && value.longValue() < least) {
+            errors.add(new FieldError(field, "must be at least " + least + " (or absent: the service's default)"));
+        }
     }
 }

@@ -1,25 +1,37 @@
 package dev.nixexec.tenant;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.nixexec.audit.AuditLog;
 import dev.nixexec.config.AfterCommit;
+import dev.nixexec.refusal.FieldError;
+import dev.nixexec.refusal.InvalidRequestException;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.persistence.LockModeType;
 import jakarta.transaction.Transactional;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
+import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.Base64;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import org.jboss.logging.Logger;
 
-/** Tenants and their API keys. Keys are stored as SHA-256 hashes; a secret is returned only when made. */
+/**
+ * Tenants and their API keys. Keys are stored as SHA-256 hashes; a secret is returned only when
+ * made. Every key lookup is here, and each refuses a revoked or expired key as an unknown one.
+ */
 @ApplicationScoped
 public class Tenants {
 
@@ -32,17 +44,25 @@ public class Tenants {
     private final AuditLog audit;
     private final TenantCache cache;
     private final AfterCommit afterCommit;
+    private final KeyUses uses;
     private final SecureRandom random = new SecureRandom();
 
-    public Tenants(ObjectMapper json, AuditLog audit, TenantCache cache, AfterCommit afterCommit) {
+    public Tenants(ObjectMapper json, AuditLog audit, TenantCache cache, AfterCommit afterCommit, KeyUses uses) {
         this.json = json;
         this.audit = audit;
         this.cache = cache;
         this.afterCommit = afterCommit;
+        this.uses = uses;
     }
 
     /** A made key: {@code secret} is shown to the caller once and never again. */
-    public record CreatedKey(UUID id, UUID tenantId, Role role, String secret) {
+    public record CreatedKey(UUID id, UUID tenantId, Role role, String name, OffsetDateTime createdAt,
+            OffsetDateTime expiresAt, String secret) {
+    }
+
+    /** A key as listed: never its secret nor its hash. */
+    public record KeyInfo(UUID id, String name, Role role, OffsetDateTime createdAt, OffsetDateTime lastUsedAt,
+            OffsetDateTime expiresAt, OffsetDateTime revokedAt) {
     }
 
     public static class NameTakenException extends RuntimeException {
@@ -69,6 +89,61 @@ public class Tenants {
     @Transactional
     public Optional<Tenant> find(UUID id) {
         return Tenant.findByIdOptional(id);
+    }
+
+    /** Every tenant, oldest first. */
+    @Transactional
+    public List<Tenant> all() {
+        return Tenant.list("order by createdAt, id");
+    }
+
+    /**
+     * Changes a tenant's policy as a JSON merge patch (RFC 7386) of its top level: each field given
+     * replaces the stored one whole, a null one returns it to the service's default, the others
+     * stay. The result is checked as a new tenant's policy is, and nothing is stored unless all of
+     * it passes ({@link InvalidRequestException}). Every node uses the new policy at once
+     * ({@link TenantCache}); a real change is audited as {@code policy_changed} with both policies.
+     */
+    @Transactional
+    public TenantPolicy changePolicy(UUID tenantId, Map<String, Object> changes, Caller by) {
+        Tenant tenant = Tenant.findById(tenantId, LockModeType.PESSIMISTIC_WRITE);
+        TenantPolicy before = policy(tenant);
+        ObjectNode merged = json.valueToTree(before);
+        changes.forEach((field, value) -> {
+            if (value == null) {
+                merged.remove(field);
+            } else {
+                merged.set(field, json.valueToTree(value));
+            }
+        });
+        TenantPolicy after;
+        try {
+            after = json.treeToValue(merged, TenantPolicy.class);
+        } catch (JsonProcessingException e) {
+            throw new InvalidRequestException(List.of(unreadable(e)), false);
+        }
+        List<FieldError> problems = after.problems();
+        if (!problems.isEmpty()) {
+            throw new InvalidRequestException(problems, false);
+        }
+        if (!after.equals(before)) {
+            tenant.policy = write(after);
+            audit.record("policy_changed", tenantId, null, by.keyId(), null, Map.of("before", before, "after", after));
+            announceChange();
+        }
+        return after;
+    }
+
+    /** Where a policy's JSON went wrong, in the words the REST API uses for a body. */
+    private static FieldError unreadable(JsonProcessingException e) {
+        StringBuilder field = new StringBuilder("policy");
+        if (e instanceof JsonMappingException mapping) {
+            for (JsonMappingException.Reference ref : mapping.getPath()) {
+                field.append(ref.getFieldName() != null ? "." + ref.getFieldName() : "[" + ref.getIndex() + "]");
+            }
+        }
+        return new FieldError(field.toString(), e instanceof UnrecognizedPropertyException ? "unknown field"
+                : "has the wrong type or shape");
     }
 
     /** The tenant with this name, made with default policy if it does not exist. */
@@ -99,12 +174,22 @@ public class Tenants {
         return cache.policy(tenantId, () -> policy(Tenant.<Tenant>findByIdOptional(tenantId).orElseThrow()));
     }
 
+    /** A new key; {@code name} and {@code expiresAt} (null: never) are the caller's to have checked. */
     @Transactional
-    public CreatedKey createKey(UUID tenantId, Role role, Caller by) {
+    public CreatedKey createKey(UUID tenantId, Role role, String name, OffsetDateTime expiresAt, Caller by) {
         byte[] bytes = new byte[32];
         random.nextBytes(bytes);
         String secret = SECRET_PREFIX + Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
-        return storeKey(tenantId, role, secret, by);
+        return storeKey(tenantId, role, name, expiresAt, secret, by);
+    }
+
+    /** The tenant's keys, oldest first, revoked and expired ones too. */
+    @Transactional
+    public List<KeyInfo> keys(UUID tenantId) {
+        return ApiKey.<ApiKey>list("tenantId = ?1 order by createdAt, id", tenantId).stream()
+                .map(k -> new KeyInfo(k.id, k.name, Role.byId(k.role).orElseThrow(), k.createdAt, k.lastUsedAt,
+                        k.expiresAt, k.revokedAt))
+                .toList();
     }
 
     /**
@@ -119,7 +204,7 @@ public class Tenants {
         Tenant home = named(DEFAULT_TENANT);
         Optional<ApiKey> existing = ApiKey.<ApiKey>find("secretHash", hash(secret)).firstResultOptional();
         if (existing.isEmpty()) {
-            storeKey(home.id, Role.OPERATOR, secret, null);
+            storeKey(home.id, Role.OPERATOR, null, null, secret, null);
             return;
         }
         ApiKey key = existing.get();
@@ -133,43 +218,62 @@ public class Tenants {
         }
     }
 
-    private CreatedKey storeKey(UUID tenantId, Role role, String secret, Caller by) {
+    private CreatedKey storeKey(UUID tenantId, Role role, String name, OffsetDateTime expiresAt, String secret, Caller by) {
         ApiKey key = new ApiKey();
         key.id = UUID.randomUUID();
         key.tenantId = tenantId;
         key.role = role.id();
+        key.name = name;
         key.secretHash = hash(secret);
         key.createdAt = OffsetDateTime.now(ZoneOffset.UTC);
+        key.expiresAt = expiresAt;
         key.persist();
-        audit.record("key_created", tenantId, null, by == null ? null : by.keyId(), null,
-                Map.of("key_id", key.id.toString(), "role", role.id()));
-        return new CreatedKey(key.id, tenantId, role, secret);
+        Map<String, Object> detail = new LinkedHashMap<>();
+        detail.put("key_id", key.id.toString());
+        detail.put("role", role.id());
+        if (name != null) {
+            detail.put("name", name);
+        }
+        if (expiresAt != null) {
+            detail.put("expires_at", expiresAt);
+        }
+        audit.record("key_created", tenantId, null, by == null ? null : by.keyId(), null, detail);
+        return new CreatedKey(key.id, tenantId, role, name, key.createdAt, expiresAt, secret);
     }
 
-    /** The caller a bearer secret stands for, if it is a live key. */
+    /** The caller a bearer secret stands for, if it is a live key: neither revoked nor expired. */
     @Transactional
     public Optional<Caller> authenticate(String secret) {
         if (secret == null || secret.isBlank()) {
             return Optional.empty();
         }
         byte[] hash = hash(secret);
-        return cache.caller(HexFormat.of().formatHex(hash), () -> ApiKey.<ApiKey>find("secretHash = ?1 and revokedAt is null",
-                hash).firstResultOptional().map(k -> new Caller(k.tenantId, k.id, Role.byId(k.role).orElseThrow())));
+        Instant now = Instant.now();
+        return live(cache.key(HexFormat.of().formatHex(hash), () -> ApiKey.<ApiKey>find("secretHash = ?1 and revokedAt is null",
+                hash).firstResultOptional().map(LiveKey::of).filter(k -> k.liveAt(now))), now);
     }
 
-    /** The caller of a bearer secret if this node keeps it ({@link TenantCache}); never reads the database. */
+    /** The caller of a bearer secret if this node keeps it ({@link TenantCache}) and it is live; never reads the database. */
     public Optional<Caller> kept(String secret) {
         if (secret == null || secret.isBlank()) {
             return Optional.empty();
         }
-        return cache.kept(HexFormat.of().formatHex(hash(secret)));
+        return live(cache.kept(HexFormat.of().formatHex(hash(secret))), Instant.now());
     }
 
     /** The caller a key id stands for while the key is live (a browser session keeps only the id). */
     @Transactional
     public Optional<Caller> callerOfKey(UUID keyId) {
-        return ApiKey.<ApiKey>find("id = ?1 and revokedAt is null", keyId).firstResultOptional()
-                .map(k -> new Caller(k.tenantId, k.id, Role.byId(k.role).orElseThrow()));
+        return live(ApiKey.<ApiKey>find("id = ?1 and revokedAt is null", keyId).firstResultOptional().map(LiveKey::of),
+                Instant.now());
+    }
+
+    /** A key found is used only if it has not expired, even when kept from before its expiry. */
+    private Optional<Caller> live(Optional<LiveKey> key, Instant now) {
+        return key.filter(k -> k.liveAt(now)).map(k -> {
+            uses.used(k.caller().keyId(), now);
+            return k.caller();
+        });
     }
 
     /** The role of a key, if the caller may see it: a key of its own tenant, or any key for an operator. */

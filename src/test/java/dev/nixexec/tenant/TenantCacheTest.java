@@ -13,27 +13,27 @@ import org.junit.jupiter.api.Test;
 
 class TenantCacheTest {
 
-    private static final Caller CALLER = new Caller(UUID.randomUUID(), UUID.randomUUID(), Role.MEMBER);
+    private static final LiveKey KEY = new LiveKey(new Caller(UUID.randomUUID(), UUID.randomUUID(), Role.MEMBER), null);
 
     @Test
     void keepsWhatItReadsOnlyWhileItHearsChanges() {
         TenantCache cache = cache(Duration.ofSeconds(10));
         AtomicInteger reads = new AtomicInteger();
-        cache.caller("k", () -> count(reads));
-        cache.caller("k", () -> count(reads));
+        cache.key("k", () -> count(reads));
+        cache.key("k", () -> count(reads));
         assertEquals(2, reads.get(), "not hearing: every lookup reads");
         cache.hearing(true);
         assertEquals(Optional.empty(), cache.kept("k"));
-        cache.caller("k", () -> count(reads));
-        cache.caller("k", () -> count(reads));
+        cache.key("k", () -> count(reads));
+        cache.key("k", () -> count(reads));
         assertEquals(3, reads.get(), "hearing: the second lookup is kept");
-        assertEquals(Optional.of(CALLER), cache.kept("k"), "and can be asked without a read");
+        assertEquals(Optional.of(KEY), cache.kept("k"), "and can be asked without a read");
         cache.changed();
         assertEquals(Optional.empty(), cache.kept("k"));
-        cache.caller("k", () -> count(reads));
+        cache.key("k", () -> count(reads));
         assertEquals(4, reads.get(), "a change drops what was kept");
         cache.hearing(false);
-        cache.caller("k", () -> count(reads));
+        cache.key("k", () -> count(reads));
         assertEquals(5, reads.get(), "a lost connection drops what was kept");
     }
 
@@ -42,11 +42,11 @@ class TenantCacheTest {
         TenantCache cache = cache(Duration.ofSeconds(10));
         cache.hearing(true);
         AtomicInteger reads = new AtomicInteger();
-        cache.caller("k", () -> {
+        cache.key("k", () -> {
             cache.changed(); // the revoke's notification arrives while the read is on its way
             return count(reads);
         });
-        cache.caller("k", () -> count(reads));
+        cache.key("k", () -> count(reads));
         assertEquals(2, reads.get());
     }
 
@@ -56,21 +56,21 @@ class TenantCacheTest {
         cache.hearing(true);
         AtomicInteger reads = new AtomicInteger();
         for (int i = 0; i < 2; i++) {
-            cache.caller("unknown", () -> {
+            cache.key("unknown", () -> {
                 reads.incrementAndGet();
                 return Optional.empty();
             });
         }
         assertEquals(2, reads.get());
-        cache.caller("k", () -> count(reads));
+        cache.key("k", () -> count(reads));
         Thread.sleep(80);
-        cache.caller("k", () -> count(reads));
+        cache.key("k", () -> count(reads));
         assertEquals(4, reads.get());
     }
 
-    private static Optional<Caller> count(AtomicInteger reads) {
+    private static Optional<LiveKey> count(AtomicInteger reads) {
         reads.incrementAndGet();
-        return Optional.of(CALLER);
+        return Optional.of(KEY);
     }
 
     private static TenantCache cache(Duration ttl) {
