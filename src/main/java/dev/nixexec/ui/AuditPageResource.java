@@ -90,7 +90,8 @@ public class AuditPageResource {
         }
         String ownName = access.user(session).tenant();
         List<Pages.EventRow> rows = entries.stream().map(e -> new Pages.EventRow(UiFormat.time(e.at()),
-                tenants.getOrDefault(e.tenantId(), ownName), e.kind(), e.keyId() == null ? "–" : e.keyId().toString(),
+                tenants.getOrDefault(e.tenantId(), caller.tenantId().equals(e.tenantId()) ? ownName : e.tenantId().toString()),
+                e.kind(), e.keyId() == null ? "–" : e.keyId().toString(),
                 UiFormat.orDash(e.nodeId()), write(e.detail()))).toList();
         List<String> kindNames = audit.kindsOutsideJobs(operator && wantedTenant == null ? null
                 : error == null ? tenantId : caller.tenantId());
