@@ -1,15 +1,18 @@
 // Drives the audit UI in headless Chromium, as AuditUiBrowserIT asks:
-//   node audit-ui.mjs <baseUrl> <key> <finishedJobId> <memberKey> <screenshotDir>
+//   node audit-ui.mjs <baseUrl> <key> <finishedJobId> <memberKey> <screenshotDir> <operatorKey> <artifactJobId> <word>
 // Signs in, submits a 12-second job with the member key (through the REST API, not the browser) and
 // follows its live output to its end, filters the list, opens the finished
 // job (which printed a <script> tag) and checks it shows as text, draws the fleet page, and saves
-// screenshots. Exit code 0 and a last line "OK" mean every check passed.
+// screenshots. Then: searches by a word and by metadata (a <script> search term stays text), reads a
+// job's artifacts (the PNG drawn, the text named .png not), opens the audit log page, downloads the
+// CSV export, and as the operator sees both tenants' jobs and narrows to one.
+// Exit code 0 and a last line "OK" mean every check passed.
 import { chromium } from 'playwright-core';
 import { mkdirSync } from 'node:fs';
 
-const [baseUrl, key, finishedId, memberKey, shots] = process.argv.slice(2);
-if (!shots) {
-  console.error('usage: audit-ui.mjs <baseUrl> <key> <finishedJobId> <memberKey> <screenshotDir>');
+const [baseUrl, key, finishedId, memberKey, shots, operatorKey, artifactId, word] = process.argv.slice(2);
+if (!word) {
+  console.error('usage: audit-ui.mjs <baseUrl> <key> <finishedJobId> <memberKey> <screenshotDir> <operatorKey> <artifactJobId> <word>');
   process.exit(2);
 }
 mkdirSync(shots, { recursive: true });
@@ -93,6 +96,76 @@ try {
   check(await page.locator('figure.chart svg').count() === 3, 'the fleet page draws three charts');
   check(await page.locator('svg rect.c-succeeded').count() > 0, 'finished jobs appear as bars');
   await page.screenshot({ path: shots + '/fleet.png', fullPage: true });
+
+  // search: a word of the code, then metadata; a hostile search term stays text
+  await page.goto(baseUrl + '/ui/jobs');
+  await page.fill('input[name=q]', word);
+  await Promise.all([page.waitForURL(/q=/), page.click('#filters button[type=submit]')]);
+  let found = await page.textContent('#job-list');
+  check(found.includes(artifactId) && !found.includes(finishedId)
+    && (await page.locator('#job-list tbody tr').count()) === 1,
+    'full-text search finds the job by a word of its code, not the other tenant\'s with the same word');
+  await page.fill('input[name=q]', '');
+  await page.fill('input[name=meta]', 'case=' + word);
+  await Promise.all([page.waitForURL(/meta=/), page.click('#filters button[type=submit]')]);
+  found = await page.textContent('#job-list');
+  check(found.includes(artifactId) && !found.includes(finishedId), 'the metadata filter finds it too');
+  check(/[0-9.]+ (ms|s)|min/.test(await page.textContent('#job-list tbody td:nth-child(6)')),
+    'run times read as durations (ms, s, min)');
+  await page.goto(baseUrl + '/ui/jobs?q=' + encodeURIComponent('"><script>alert("q")</script>'));
+  check(await page.inputValue('input[name=q]') === '"><script>alert("q")</script>', 'a <script> search term is shown as typed');
+  check(await page.locator('main script').count() === 0, 'and is not an element');
+
+  // export: the same filter, as CSV
+  await page.goto(baseUrl + '/ui/jobs?q=' + word);
+  const csvHref = await page.getAttribute('#export-csv', 'href');
+  check(csvHref.includes('q=' + word), 'the export link carries the filter');
+  const csv = await page.evaluate(async href => (await fetch(href)).text(), csvHref);
+  check(csv.startsWith('id,tenant,status') && csv.includes(artifactId) && !csv.includes(finishedId),
+    'the CSV export holds the filtered jobs');
+
+  // artifacts: a PNG by its bytes is drawn, a text file named .png is only a link
+  await page.goto(baseUrl + '/ui/jobs/' + artifactId);
+  const dot = page.locator(`img[src$="/artifacts/out/dot.png"]`);
+  await dot.waitFor();
+  check(await dot.evaluate(img => img.complete && img.naturalWidth === 1), 'the PNG artifact is drawn on the job page');
+  check(await page.locator(`img[src$="/artifacts/out/fake.png"]`).count() === 0, 'a text file named fake.png is not');
+  check(await page.locator(`a[href$="/artifacts/out/fake.png"]`).count() === 1, 'but is there to download');
+  await page.screenshot({ path: shots + '/artifacts.png', fullPage: true });
+
+  // the audit log page
+  await page.goto(baseUrl + '/ui/audit');
+  check((await page.textContent('#audit-events')).includes('ui_signed_in'), 'the audit log page lists sign-ins');
+  await page.selectOption('#audit-filters select[name=kind]', 'ui_signed_in');
+  await Promise.all([page.waitForURL(/kind=ui_signed_in/), page.click('#audit-filters button[type=submit]')]);
+  const kinds = await page.locator('#audit-events tbody td:nth-child(3)').allTextContents();
+  check(kinds.length > 0 && kinds.every(k => k === 'ui_signed_in'), 'filtered by kind');
+  check(await page.locator('#audit-filters select[name=tenant]').count() === 0, 'no tenant filter for an auditor');
+  await page.screenshot({ path: shots + '/audit.png', fullPage: true });
+
+  // the operator, in a fresh browser context: every tenant, then one
+  const opContext = await browser.newContext();
+  const op = await opContext.newPage();
+  op.on('dialog', async d => { dialogs.push(d.message()); await d.dismiss(); });
+  await op.goto(baseUrl + '/ui/login');
+  await op.fill('input[name=key]', operatorKey);
+  await Promise.all([op.waitForURL('**/ui/jobs'), op.click('button[type=submit]')]);
+  await op.goto(baseUrl + '/ui/jobs?q=' + word);
+  const everyTenant = await op.textContent('#job-list');
+  check(everyTenant.includes(artifactId) && (await op.locator('#job-list tbody tr').count()) === 2,
+    'the operator sees the matching jobs of both tenants');
+  const tenantOptions = await op.locator('#filters select[name=tenant] option').count();
+  check(tenantOptions > 2, 'and has a tenant filter');
+  const ownTenant = await op.locator('#job-list tbody tr', { hasText: artifactId }).locator('td:nth-child(2)').textContent();
+  await op.selectOption('#filters select[name=tenant]', { label: ownTenant.trim() });
+  await Promise.all([op.waitForURL(/tenant=/), op.click('#filters button[type=submit]')]);
+  check((await op.locator('#job-list tbody tr').count()) === 1
+    && (await op.textContent('#job-list')).includes(artifactId), 'narrowed to one tenant');
+  await op.click(`a[href*="/ui/jobs/${artifactId}?tenant="]`);
+  await op.waitForURL(`**/ui/jobs/${artifactId}?tenant=*`);
+  check((await op.textContent('#code')).includes(word), 'the operator opens another tenant\'s job');
+  await op.screenshot({ path: shots + '/operator.png', fullPage: true });
+  await opContext.close();
 
   check(dialogs.length === 0, 'no script from job output ran (no dialogs: ' + dialogs.join(', ') + ')');
   check(consoleErrors.length === 0, 'no console errors (' + consoleErrors.join(' | ') + ')');

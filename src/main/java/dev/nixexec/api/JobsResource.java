@@ -112,7 +112,7 @@ public class JobsResource {
     @RunOnVirtualThread
     public ListBody list(@QueryParam("status") String status, @QueryParam("language") String language,
             @QueryParam("since") String since, @QueryParam("until") String until, @QueryParam("limit") Integer limit,
-            @QueryParam("cursor") String cursor, @QueryParam("tenant") String tenant) {
+            @QueryParam("cursor") String cursor, @QueryParam("tenant") String tenant, @QueryParam("q") String q) {
         JobStatus statusFilter = status == null ? null : JobStatus.byId(status).orElseThrow(() ->
                 new InvalidRequestException(List.of(new FieldError("status", "unknown status '" + status + "'")), false));
         int pageSize = limit == null ? 50 : limit;
@@ -120,7 +120,8 @@ public class JobsResource {
             throw new InvalidRequestException(List.of(new FieldError("limit", "must be 1 to " + MAX_LIMIT)), false);
         }
         JobReads.Page page = reads.list(caller.tenantOrOwn(tenant),
-                new JobReads.Filter(statusFilter, language, time("since", since), time("until", until)), pageSize, cursor);
+                new JobReads.Filter(statusFilter, language, time("since", since), time("until", until), null, null, null,
+                        q == null || q.isBlank() ? null : q.strip(), null), pageSize, cursor);
         return new ListBody(page.items(), page.nextCursor());
     }
 

@@ -95,6 +95,52 @@ public class AuditLog {
         return events.stream().map(this::entry).toList();
     }
 
+    /**
+     * The tenant's records that are not a job's (sign-ins, keys, tenants and policies, sessions,
+     * shells, webhook deliveries), newest first, optionally of one {@code kind}; {@code beforeId} is
+     * the keyset cursor.
+     */
+    @Transactional
+    public List<Entry> outsideJobs(UUID tenantId, String kind, Long beforeId, int limit) {
+        return outsideJobsOf(java.util.Objects.requireNonNull(tenantId), kind, beforeId, limit);
+    }
+
+    /** {@link #outsideJobs} over every tenant, for a caller that operates the platform (the caller checks). */
+    @Transactional
+    public List<Entry> outsideJobsEveryTenant(String kind, Long beforeId, int limit) {
+        return outsideJobsOf(null, kind, beforeId, limit);
+    }
+
+    /** The kinds of the records {@link #outsideJobs} lists (of every tenant when {@code tenantId} is null), by name. */
+    @Transactional
+    public List<String> kindsOutsideJobs(UUID tenantId) {
+        var query = AuditEvent.getEntityManager().createQuery("select distinct kind from AuditEvent where jobId is null"
+                + (tenantId == null ? "" : " and tenantId = :tenant") + " order by kind", String.class);
+        if (tenantId != null) {
+            query.setParameter("tenant", tenantId);
+        }
+        return query.getResultList();
+    }
+
+    private List<Entry> outsideJobsOf(UUID tenantId, String kind, Long beforeId, int limit) {
+        StringBuilder query = new StringBuilder("jobId is null");
+        var params = new java.util.HashMap<String, Object>();
+        if (tenantId != null) {
+            query.append(" and tenantId = :tenant");
+            params.put("tenant", tenantId);
+        }
+        if (kind != null) {
+            query.append(" and kind = :kind");
+            params.put("kind", kind);
+        }
+        if (beforeId != null) {
+            query.append(" and id < :before");
+            params.put("before", beforeId);
+        }
+        query.append(" order by id desc");
+        return AuditEvent.<AuditEvent>find(query.toString(), params).page(0, limit).list().stream().map(this::entry).toList();
+    }
+
     @SuppressWarnings("unchecked")
     private Entry entry(AuditEvent e) {
         try {

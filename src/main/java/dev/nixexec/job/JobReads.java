@@ -9,6 +9,7 @@ import java.time.OffsetDateTime;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.UUID;
 
 /**
@@ -22,13 +23,35 @@ public class JobReads {
     public record Page(List<JobView> items, String nextCursor) {
     }
 
-    /** Filters of a list; null fields do not filter. {@code packageName} matches one of the job's packages exactly. */
+    /**
+     * Filters of a list; null fields do not filter. {@code packageName} matches one of the job's packages
+     * exactly; {@code text} is a full-text search over code, stdout, stderr and metadata (websearch
+     * syntax, the {@code jobs_search} index); {@code metadata} keeps jobs whose metadata holds every
+     * pair as a string value (jsonb containment).
+     */
     public record Filter(JobStatus status, String language, OffsetDateTime since, OffsetDateTime until,
-            String packageName, UUID keyId, String nodeId) {
+            String packageName, UUID keyId, String nodeId, String text, Map<String, String> metadata) {
+
+        public Filter {
+            metadata = metadata == null ? Map.of() : Map.copyOf(metadata);
+        }
+
+        public Filter(JobStatus status, String language, OffsetDateTime since, OffsetDateTime until,
+                String packageName, UUID keyId, String nodeId) {
+            this(status, language, since, until, packageName, keyId, nodeId, null, Map.of());
+        }
 
         public Filter(JobStatus status, String language, OffsetDateTime since, OffsetDateTime until) {
             this(status, language, since, until, null, null, null);
         }
+    }
+
+    /** A job of a list across tenants, with the tenant it belongs to. */
+    public record TenantJob(UUID tenantId, JobView job) {
+    }
+
+    /** One page of a list across tenants, newest first; {@code nextCursor} is null on the last page. */
+    public record TenantPage(List<TenantJob> items, String nextCursor) {
     }
 
     private final EntityManager em;
@@ -94,9 +117,31 @@ public class JobReads {
     /** A tenant's jobs, newest first; which tenant the caller may list is the caller's to check. */
     @Transactional
     public Page list(UUID tenantId, Filter filter, int limit, String cursor) {
-        StringBuilder query = new StringBuilder("tenantId = :tenant");
+        Rows rows = rows(tenantId, filter, limit, cursor);
+        return new Page(rows.jobs().stream().map(views::view).toList(), rows.next());
+    }
+
+    /** Every tenant's jobs, newest first, in one query: for operators only. */
+    @Transactional
+    public TenantPage listEveryTenant(Caller caller, Filter filter, int limit, String cursor) {
+        if (!caller.role().operates()) {
+            throw new Refusal(Refusal.Kind.FORBIDDEN, "every tenant's jobs are for operator keys");
+        }
+        Rows rows = rows(null, filter, limit, cursor);
+        return new TenantPage(rows.jobs().stream().map(job -> new TenantJob(job.tenantId, views.view(job))).toList(),
+                rows.next());
+    }
+
+    private record Rows(List<Job> jobs, String next) {
+    }
+
+    /** One query; {@code tenantId} null only for {@link #listEveryTenant}. Every value is a bound parameter. */
+    private Rows rows(UUID tenantId, Filter filter, int limit, String cursor) {
+        StringBuilder query = new StringBuilder(tenantId == null ? "1 = 1" : "tenantId = :tenant");
         Map<String, Object> params = new LinkedHashMap<>();
-        params.put("tenant", tenantId);
+        if (tenantId != null) {
+            params.put("tenant", tenantId);
+        }
         if (filter.status() != null) {
             query.append(" and status = :status");
             params.put("status", filter.status().id());
@@ -125,6 +170,14 @@ public class JobReads {
             query.append(" and nodeId = :node");
             params.put("node", filter.nodeId());
         }
+        if (filter.text() != null) {
+            query.append(" and function('job_search_matches', code, stdout, stderr, metadata, :text) = true");
+            params.put("text", filter.text());
+        }
+        if (!filter.metadata().isEmpty()) {
+            query.append(" and function('job_metadata_contains', metadata, :metadata) = true");
+            params.put("metadata", views.write(new TreeMap<>(filter.metadata())));
+        }
         if (cursor != null) {
             JobCursor after = JobCursor.decode(cursor);
             query.append(" and (createdAt < :cursorAt or (createdAt = :cursorAt and id < :cursorId))");
@@ -138,6 +191,6 @@ public class JobReads {
             jobs = jobs.subList(0, limit);
             next = JobCursor.after(jobs.get(limit - 1)).encode();
         }
-        return new Page(jobs.stream().map(views::view).toList(), next);
+        return new Rows(jobs, next);
     }
 }

@@ -49,14 +49,14 @@ record JobPageView(String id, String status, boolean live, List<Pages.Field> sum
         summary.add(new Pages.Field("Claimed", time(detail.claimedAt())));
         summary.add(new Pages.Field("Started", time(job.startedAt())));
         summary.add(new Pages.Field("Finished", time(job.finishedAt())));
-        summary.add(new Pages.Field("Run time", job.durationMs() == null ? "–" : job.durationMs() + " ms"));
+        summary.add(new Pages.Field("Run time", job.durationMs() == null ? "–" : UiFormat.duration(job.durationMs())));
         summary.add(new Pages.Field("Exit code", job.exitCode() == null ? "–" : job.exitCode().toString()));
         if (job.signal() != null) {
             summary.add(new Pages.Field("Signal", job.signal().toString()));
         }
         summary.add(new Pages.Field("Timed out", job.timedOut() ? "yes" : "no"));
         summary.add(new Pages.Field("Limit hit", orDash(job.limitHit())));
-        summary.add(new Pages.Field("Timeout", detail.timeoutMs() + " ms"));
+        summary.add(new Pages.Field("Timeout", UiFormat.duration(detail.timeoutMs())));
         summary.add(new Pages.Field("Network", detail.network() ? "full" : "none"));
         if (detail.cancelRequested()) {
             summary.add(new Pages.Field("Cancel", "requested"));
@@ -75,7 +75,7 @@ record JobPageView(String id, String status, boolean live, List<Pages.Field> sum
                 new Pages.Field("Store path", env == null ? "–" : orDash(env.storePath())),
                 new Pages.Field("nixpkgs revision", env == null ? "–" : orDash(env.nixpkgsRevision())),
                 new Pages.Field("Cache hit", env == null || env.cacheHit() == null ? "–" : env.cacheHit() ? "yes" : "no"),
-                new Pages.Field("Build time", env == null || env.buildMs() == null ? "–" : env.buildMs() + " ms"));
+                new Pages.Field("Build time", env == null || env.buildMs() == null ? "–" : UiFormat.duration(env.buildMs())));
     }
 
     private static Pages.Output output(String name, String text, boolean truncated, long bytes) {

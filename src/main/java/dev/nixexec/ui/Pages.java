@@ -17,11 +17,23 @@ final class Pages {
 
     /** The list filter as typed, so the form shows it again. */
     record Filter(List<Option> statuses, List<Option> languages, String packageName, String key, String node,
-            String since, String until) {
+            String since, String until, String text, String metadata, List<Option> tenants) {
     }
 
-    record JobRow(String id, String status, String language, String packages, String created, String duration,
-            String exit, String node) {
+    /** {@code href} carries the tenant for an operator's view of another tenant's job; {@code tenant} is shown to operators. */
+    record JobRow(String id, String href, String tenant, String status, String language, String packages, String created,
+            String duration, String exit, String node) {
+    }
+
+    /**
+     * A file the job returned: {@code image} when its bytes are PNG, JPEG, GIF or WebP (shown
+     * inline), {@code svg} for a drawing shown only as an {@code <img>}; every file has its download.
+     */
+    record ArtifactRow(String name, String size, String contentType, String href, boolean image, boolean svg) {
+    }
+
+    /** An audit record that is not a job's, for the audit page. */
+    record EventRow(String at, String tenant, String kind, String key, String node, String detail) {
     }
 
     record Field(String name, String value) {

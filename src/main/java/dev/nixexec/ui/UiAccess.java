@@ -1,11 +1,13 @@
 package dev.nixexec.ui;
 
 import dev.nixexec.config.NixExecConfig;
+import dev.nixexec.refusal.Refusal;
 import dev.nixexec.tenant.Caller;
 import dev.nixexec.tenant.Tenants;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.ws.rs.WebApplicationException;
 import java.util.Optional;
+import java.util.UUID;
 
 /**
  * Who is asking, for every {@code /ui} page: the session behind the cookie, or in local mode (no
@@ -39,6 +41,22 @@ public class UiAccess {
             return Optional.of(new UiSessions.Session(tenants.localOperator(), localCsrf));
         }
         return sessions.find(token);
+    }
+
+    /**
+     * Who a page acts as: an operator naming another tenant ({@code ?tenant=}, from its list across
+     * tenants) reads that tenant as its operator, as the API's {@code ?tenant=} does; for every
+     * other role, and without the parameter, the caller itself (the parameter is ignored).
+     */
+    Caller actingIn(Caller caller, String tenant) {
+        if (tenant == null || tenant.isBlank() || !caller.role().operates()) {
+            return caller;
+        }
+        try {
+            return new Caller(UUID.fromString(tenant.strip()), caller.keyId(), caller.role());
+        } catch (IllegalArgumentException e) {
+            throw Refusal.notFound(tenant);
+        }
     }
 
     /** The page header: role, tenant name, and the token every form of the page carries. */

@@ -28,6 +28,8 @@ class AuditUiBrowserIT {
     static final Path REPO = Path.of(System.getProperty("nixexec-test.repo-dir", ".")).toAbsolutePath();
     static final Path CHROMIUM = Path.of("/usr/bin/chromium");
 
+    static final String[] SHOTS = {"job-live.png", "job.png", "fleet.png", "artifacts.png", "audit.png", "operator.png"};
+
     @TestHTTPResource("/")
     URL base;
 
@@ -42,16 +44,24 @@ class AuditUiBrowserIT {
         String finished = run(member, Map.of("language", "bash",
                 "code", "echo '<script>alert(\"pwned\")</script>'; echo '<script>' >&2; exit 1"));
 
+        String word = "numbat" + java.util.concurrent.ThreadLocalRandom.current().nextLong(1_000_000, 9_999_999);
+        String artifacts = run(member, Map.of("language", "bash", "artifacts", java.util.List.of("out"),
+                "metadata", Map.of("case", word), "code", String.join("\n", "mkdir -p out",
+                        "echo " + AuditInvestigationsTest.PNG_BASE64 + " | base64 -d > out/dot.png",
+                        "echo '<script>alert(1)</script>' > out/fake.png", "echo " + word)));
+        // the same word in another tenant: the operator sees both, the auditor only its own
+        run(key(tenant("browser-other"), "member"), Map.of("language", "bash", "code", "echo " + word));
+
         Path shots = REPO.resolve("target/ui-screenshots");
-        for (String shot : new String[] {"job-live.png", "job.png", "fleet.png"}) {
+        for (String shot : SHOTS) {
             Files.deleteIfExists(shots.resolve(shot));
         }
         String baseUrl = base.toString().replaceAll("/$", "");
         NodeProject.Outcome outcome = new NodeProject("ui").run("audit-ui.mjs", 300, baseUrl, auditor, finished,
-                member, shots.toString());
+                member, shots.toString(), dev.nixexec.testing.Api.ADMIN, artifacts, word);
         assertEquals(0, outcome.exitCode(), "the browser script failed:\n" + outcome.output());
         assertTrue(outcome.output().strip().endsWith("OK"), outcome.output());
-        for (String shot : new String[] {"job-live.png", "job.png", "fleet.png"}) {
+        for (String shot : SHOTS) {
             assertTrue(Files.exists(shots.resolve(shot)) && Files.size(shots.resolve(shot)) > 1000, shot + " was saved");
         }
     }

@@ -9,6 +9,8 @@ import dev.nixexec.job.JobReads;
 import dev.nixexec.job.JobStatus;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
@@ -18,7 +20,7 @@ class JobListQueryTest {
     @Test
     void blankFieldsAreDroppedAndValuesStripped() {
         JobListQuery q = JobListQuery.typed(" ", "python", " jq ", "", null, "\t", "2026-01-31T12:00");
-        assertEquals(new JobListQuery(null, "python", "jq", null, null, null, "2026-01-31T12:00"), q);
+        assertEquals(new JobListQuery(null, "python", "jq", null, null, null, "2026-01-31T12:00", null, null, Map.of()), q);
     }
 
     @Test
@@ -64,6 +66,63 @@ class JobListQueryTest {
         assertEquals("n1", form.node());
         assertNull(JobListQuery.typed(null, null, null, null, null, null, null).form().statuses().stream()
                 .filter(Pages.Option::selected).findFirst().orElse(null));
+    }
+
+    @Test
+    void aRequestsParametersGiveSearchTenantAndMetadataFromLinksAndFromTheForm() {
+        JobListQuery q = JobListQuery.of(Map.of("q", List.of(" needle "), "tenant", List.of("t-1"),
+                "meta.team", List.of("red"), "meta.env", List.of(" "), "meta", List.of(" owner=ann  run=7 "),
+                "status", List.of("")));
+        assertEquals("needle", q.text());
+        assertEquals("t-1", q.tenant());
+        assertNull(q.status());
+        assertEquals(Map.of("team", "red", "owner", "ann", "run", "7"), q.metadata(), "a blank meta.KEY is dropped");
+        JobReads.Filter f = q.filter();
+        assertEquals("needle", f.text());
+        assertEquals(Map.of("team", "red", "owner", "ann", "run", "7"), f.metadata());
+        // links carry the pairs as meta.KEY (sorted), the form shows them as typed pairs
+        assertEquals("/ui/jobs?tenant=t-1&q=needle&meta.owner=ann&meta.run=7&meta.team=red&cursor=c", q.link("c"));
+        assertEquals("/ui/jobs/export.csv?tenant=t-1&q=needle&meta.owner=ann&meta.run=7&meta.team=red", q.exportLink("csv"));
+        assertEquals("owner=ann run=7 team=red", q.form().metadata());
+        assertEquals("needle", q.form().text());
+    }
+
+    @Test
+    void aSearchTermOrMetadataThatLooksLikeSqlOrHtmlIsKeptAsTextAndEncodedInLinks() {
+        JobListQuery q = JobListQuery.of(Map.of("q", List.of("<script>alert(1)</script> ' or 1=1 --"),
+                "meta.k'ey", List.of("v\"al'ue")));
+        assertEquals("<script>alert(1)</script> ' or 1=1 --", q.filter().text());
+        assertEquals(Map.of("k'ey", "v\"al'ue"), q.filter().metadata());
+        assertEquals("/ui/jobs?q=%3Cscript%3Ealert%281%29%3C%2Fscript%3E+%27+or+1%3D1+--&meta.k%27ey=v%22al%27ue",
+                q.link(null));
+    }
+
+    @Test
+    void badMetadataAndOverlongSearchesAreNamed() {
+        assertEquals("metadata: key=value pairs separated by spaces, like team=red",
+                assertThrows(IllegalArgumentException.class, () -> JobListQuery.of(Map.of("meta", List.of("team")))).getMessage());
+        assertEquals("metadata: key=value pairs separated by spaces, like team=red",
+                assertThrows(IllegalArgumentException.class, () -> JobListQuery.of(Map.of("meta", List.of("=red")))).getMessage());
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> JobListQuery.of(Map.of("q",
+                List.of("x".repeat(JobListQuery.MAX_TEXT + 1))))).getMessage().startsWith("search: at most"));
+        String eleven = String.join(" ", java.util.stream.IntStream.range(0, 11).mapToObj(i -> "k" + i + "=v").toList());
+        assertEquals("metadata: at most 10 pairs", assertThrows(IllegalArgumentException.class,
+                () -> JobListQuery.of(Map.of("meta", List.of(eleven)))).getMessage());
+        assertEquals("tenant: a tenant id", assertThrows(IllegalArgumentException.class,
+                () -> JobListQuery.of(Map.of("tenant", List.of("acme"))).tenantId()).getMessage());
+    }
+
+    @Test
+    void anOperatorsFormListsTenantsWithThePickedOneSelected() {
+        UUID a = UUID.randomUUID();
+        UUID b = UUID.randomUUID();
+        Map<UUID, String> tenants = new java.util.LinkedHashMap<>();
+        tenants.put(a, "acme");
+        tenants.put(b, "beta");
+        Pages.Filter form = JobListQuery.of(Map.of("tenant", List.of(b.toString()))).form(tenants);
+        assertEquals(List.of(new Pages.Option(a.toString(), "acme", false), new Pages.Option(b.toString(), "beta", true)),
+                form.tenants());
+        assertEquals(List.of(), JobListQuery.of(Map.of()).form().tenants(), "no tenant choice for other roles");
     }
 
     private static String refusal(JobListQuery q) {

@@ -1,0 +1,154 @@
+package dev.nixexec.job;
+
+import static dev.nixexec.testing.Api.as;
+import static dev.nixexec.testing.Api.key;
+import static dev.nixexec.testing.Api.tenant;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.nixexec.refusal.Refusal;
+import dev.nixexec.tenant.Caller;
+import dev.nixexec.tenant.Role;
+import dev.nixexec.testing.StatementRecorder;
+import io.quarkus.narayana.jta.QuarkusTransaction;
+import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
+import jakarta.persistence.EntityManager;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Full-text search and the metadata filter of {@link JobReads}: over code, stdout, stderr and
+ * metadata, one query through the {@code jobs_search} index, and never past the tenant (another
+ * tenant's job holding the same words never appears). Real jobs, real PostgreSQL.
+ */
+@QuarkusTest
+class JobSearchTest {
+
+    @Inject
+    JobReads reads;
+
+    @Inject
+    EntityManager em;
+
+    UUID tenantA;
+    UUID tenantB;
+    String memberA;
+    /** Numbers that only the job's output holds: the code prints them computed. */
+    long seed;
+    String idA;
+    String idB;
+
+    @BeforeEach
+    void twoTenantsRunTheSameCode() {
+        tenantA = UUID.fromString(tenant("search-a"));
+        tenantB = UUID.fromString(tenant("search-b"));
+        memberA = key(tenantA.toString(), "member");
+        String memberB = key(tenantB.toString(), "member");
+        seed = ThreadLocalRandom.current().nextLong(100_000, 999_999);
+        String code = "s=" + seed + "; echo out$((s * 7)); echo err$((s * 11)) >&2; echo quokka" + seed;
+        Map<String, Object> metadata = Map.of("team", "red", "ticket", "tkt" + seed, "note", "<script>x</script>");
+        idA = run(memberA, Map.of("language", "bash", "code", code, "metadata", metadata));
+        idB = run(memberB, Map.of("language", "bash", "code", code, "metadata", metadata));
+    }
+
+    @Test
+    void aSearchFindsCodeOutputAndMetadataInOneQueryOfTheCallersTenantOnly() {
+        Caller a = new Caller(tenantA, null, Role.MEMBER);
+        for (String word : List.of("quokka" + seed, "out" + seed * 7, "err" + seed * 11, "tkt" + seed,
+                "QUOKKA" + seed + " red", "\"quokka" + seed + "\"")) {
+            List<JobReads.Page> page = new ArrayList<>();
+            List<String> statements = StatementRecorder.during(() -> page.add(reads.list(a, text(word), 50, null)));
+            assertEquals(List.of(idA), ids(page.get(0)), "'" + word + "' finds tenant A's job and never tenant B's");
+            assertEquals(1, statements.size(), "one query: " + statements);
+            assertTrue(statements.get(0).contains("job_search_matches") && statements.get(0).contains("tenant_id"),
+                    statements.get(0));
+        }
+        assertEquals(List.of(), ids(reads.list(a, text("quokka" + seed + " -red"), 50, null)), "websearch 'not'");
+        assertEquals(List.of(), ids(reads.list(a, text("out" + seed), 50, null)), "the code's seed is not the output's");
+        // any text is a search, never SQL or a syntax error
+        for (String odd : List.of("' or 1=1 --", "a & | ! (", "<script>", ":*", "\\", "\"")) {
+            assertEquals(List.of(), ids(reads.list(a, text(odd + " quokka" + seed + "zz"), 50, null)), odd);
+        }
+    }
+
+    @Test
+    void theMetadataFilterIsContainmentWithBoundValuesInOneQuery() {
+        Caller a = new Caller(tenantA, null, Role.AUDITOR);
+        List<JobReads.Page> page = new ArrayList<>();
+        List<String> statements = StatementRecorder.during(() ->
+                page.add(reads.list(a, meta(Map.of("team", "red", "ticket", "tkt" + seed)), 50, null)));
+        assertEquals(List.of(idA), ids(page.get(0)));
+        assertEquals(1, statements.size(), statements.toString());
+        assertTrue(!statements.get(0).contains("tkt" + seed), "the value is bound, not in the SQL: " + statements.get(0));
+        assertEquals(List.of(), ids(reads.list(a, meta(Map.of("team", "blue", "ticket", "tkt" + seed)), 50, null)));
+        assertEquals(List.of(), ids(reads.list(a, meta(Map.of("ticket", "tkt" + seed + "' or '1'='1")), 50, null)));
+        assertEquals(List.of(), ids(reads.list(a, meta(Map.of("ticket\"}, \"x", "tkt" + seed)), 50, null)));
+    }
+
+    @Test
+    void everyTenantsListIsForOperatorsAndIsOneQuery() {
+        JobReads.Filter filter = text("quokka" + seed);
+        List<JobReads.TenantPage> page = new ArrayList<>();
+        List<String> statements = StatementRecorder.during(() ->
+                page.add(reads.listEveryTenant(new Caller(tenantA, null, Role.OPERATOR), filter, 50, null)));
+        assertEquals(1, statements.size(), statements.toString());
+        assertEquals(Map.of(idA, tenantA, idB, tenantB), Map.of(
+                page.get(0).items().get(0).job().id().toString(), page.get(0).items().get(0).tenantId(),
+                page.get(0).items().get(1).job().id().toString(), page.get(0).items().get(1).tenantId()));
+        assertEquals(2, page.get(0).items().size());
+        for (Role role : List.of(Role.ADMIN, Role.AUDITOR, Role.MEMBER)) {
+            assertThrows(Refusal.class, () -> reads.listEveryTenant(new Caller(tenantA, null, role), filter, 50, null));
+        }
+    }
+
+    /** The functions inline to the indexes' expressions; with sequential scans off, the plan shows each index used. */
+    @Test
+    void theSearchAndTheMetadataFilterUseTheirIndexes() {
+        String search = plan("job_search_matches(code, stdout, stderr, metadata, ?1)", "quokka");
+        assertTrue(search.contains("jobs_search"), search);
+        String metadata = plan("job_metadata_contains(metadata, ?1)", "{\"team\":\"red\"}");
+        assertTrue(metadata.contains("jobs_metadata"), metadata);
+    }
+
+    private String plan(String condition, String value) {
+        return QuarkusTransaction.requiringNew().call(() -> {
+            em.createNativeQuery("SET LOCAL enable_seqscan = off").executeUpdate();
+            @SuppressWarnings("unchecked")
+            List<String> lines = em.createNativeQuery("EXPLAIN SELECT id FROM jobs WHERE " + condition)
+                    .setParameter(1, value).getResultList();
+            return String.join("\n", lines);
+        });
+    }
+
+    @Test
+    void restListsTakeQ() {
+        List<String> ids = as(memberA).get("/v1/jobs?q=quokka" + seed).then().statusCode(200).extract().path("items.id");
+        assertEquals(List.of(idA), ids);
+    }
+
+    private static JobReads.Filter text(String q) {
+        return new JobReads.Filter(null, null, null, null, null, null, null, q, Map.of());
+    }
+
+    private static JobReads.Filter meta(Map<String, String> pairs) {
+        return new JobReads.Filter(null, null, null, null, null, null, null, null, pairs);
+    }
+
+    private static List<String> ids(JobReads.Page page) {
+        return page.items().stream().map(j -> j.id().toString()).toList();
+    }
+
+    private static String run(String key, Map<String, Object> body) {
+        String id = as(key).body(body).post("/v1/jobs").then().statusCode(201).extract().path("id");
+        as(key).get("/v1/jobs/" + id + "?wait=60").then().statusCode(200)
+                .body("status", org.hamcrest.Matchers.equalTo("succeeded"));
+        return id;
+    }
+}
