@@ -46,7 +46,7 @@ class JobExportTest {
         UUID id = UUID.randomUUID();
         JobView job = new JobView(id, "succeeded", "bash", List.of("jq", "curl"), metadata,
                 OffsetDateTime.of(2026, 1, 31, 12, 0, 0, 0, ZoneOffset.UTC), null, null, 0, null, false, null, 184_900L,
-                "out", "", 3, 0, false, false, null, null, 1, "n1", List.of(), null);
+                "out", "", 3, 0, false, false, null, null, 1, "n1", List.of(), null, null);
         List<JobExport.Row> rows = List.of(new JobExport.Row(job, "@acme"));
         String csv = JobExport.csv(rows, json);
         String[] lines = csv.split("\r\n", -1);
