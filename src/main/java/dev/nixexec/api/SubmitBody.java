@@ -2,6 +2,7 @@ package dev.nixexec.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.nixexec.job.JobService;
+import dev.nixexec.job.OutputEncoding;
 import dev.nixexec.refusal.FieldError;
 import dev.nixexec.refusal.InvalidRequestException;
 import dev.nixexec.workspace.JobFiles;
@@ -15,12 +16,13 @@ import java.util.regex.Pattern;
 /**
  * The body of {@code POST /v1/jobs}; {@code workspace} (id or name), {@code files} and
  * {@code artifacts} are described in docs/workspaces.md; {@code profile} names a profile the job runs
- * under (session/ProfileSubmissions). It only turns the wire form into a submission (the network
- * word, durations as text); intake checks the rest.
+ * under (session/ProfileSubmissions); {@code args} are passed to the program, {@code encoding}
+ * ({@code utf-8} or {@code base64}) is how its output is returned. It only turns the wire form into a
+ * submission (the network and encoding words, durations as text); intake checks the rest.
  */
 public record SubmitBody(String language, String code, List<String> packages, Map<String, String> env, String stdin,
         JsonNode timeout, String network, Map<String, Object> metadata, String workspace,
-        List<JobFiles.InputFile> files, List<String> artifacts, String profile) {
+        List<JobFiles.InputFile> files, List<String> artifacts, String profile, List<String> args, String encoding) {
 
     private static final Pattern DURATION = Pattern.compile("(\\d{1,7})(ms|s|m|h)?");
 
@@ -28,9 +30,12 @@ public record SubmitBody(String language, String code, List<String> packages, Ma
         if (network != null && !network.equals("off") && !network.equals("full")) {
             throw new InvalidRequestException(List.of(new FieldError("network", "must be \"off\" or \"full\"")), false);
         }
+        OutputEncoding outputEncoding = encoding == null ? OutputEncoding.UTF_8 : OutputEncoding.byId(encoding)
+                .orElseThrow(() -> new InvalidRequestException(List.of(new FieldError("encoding",
+                        "must be \"utf-8\" or \"base64\"")), false));
         return new JobService.Submission(language, code, packages, env, stdin, duration("timeout", timeout),
                 "full".equals(network), metadata, Optional.empty(),
-                new JobFiles(Optional.ofNullable(workspace), files, artifacts));
+                new JobFiles(Optional.ofNullable(workspace), files, artifacts)).withArgs(args).withEncoding(outputEncoding);
     }
 
     /** The job's own word on network, if it said one (a profile's network applies otherwise). */

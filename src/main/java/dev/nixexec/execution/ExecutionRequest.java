@@ -7,16 +7,24 @@ import java.util.Optional;
 
 /**
  * What a caller asks to run, as received: {@link ExecutionEngine#validate} checks it. An empty
- * timeout means the configured default.
+ * timeout means the configured default; {@code args} follow the code file in the program's argv.
  */
 public record ExecutionRequest(String language, String code, List<String> packages, Map<String, String> env,
-        String stdin, Optional<Duration> timeout, boolean network) {
+        String stdin, Optional<Duration> timeout, boolean network, List<String> args) {
 
     public ExecutionRequest {
+        // Not List.copyOf: a null element is the caller's mistake, refused with a field error.
+        args = args == null ? List.of() : java.util.Collections.unmodifiableList(new java.util.ArrayList<>(args));
         packages = packages == null ? List.of() : List.copyOf(packages);
         env = env == null ? Map.of() : Map.copyOf(env);
         stdin = stdin == null ? "" : stdin;
         timeout = timeout == null ? Optional.empty() : timeout;
+    }
+
+    /** A request with no arguments. */
+    public ExecutionRequest(String language, String code, List<String> packages, Map<String, String> env,
+            String stdin, Optional<Duration> timeout, boolean network) {
+        this(language, code, packages, env, stdin, timeout, network, List.of());
     }
 
     public static ExecutionRequest of(String language, String code) {
@@ -24,18 +32,22 @@ public record ExecutionRequest(String language, String code, List<String> packag
     }
 
     public ExecutionRequest withPackages(String... names) {
-        return new ExecutionRequest(language, code, List.of(names), env, stdin, timeout, network);
+        return new ExecutionRequest(language, code, List.of(names), env, stdin, timeout, network, args);
     }
 
     public ExecutionRequest withEnv(Map<String, String> variables) {
-        return new ExecutionRequest(language, code, packages, variables, stdin, timeout, network);
+        return new ExecutionRequest(language, code, packages, variables, stdin, timeout, network, args);
     }
 
     public ExecutionRequest withStdin(String input) {
-        return new ExecutionRequest(language, code, packages, env, input, timeout, network);
+        return new ExecutionRequest(language, code, packages, env, input, timeout, network, args);
     }
 
     public ExecutionRequest withTimeout(Duration limit) {
-        return new ExecutionRequest(language, code, packages, env, stdin, Optional.of(limit), network);
+        return new ExecutionRequest(language, code, packages, env, stdin, Optional.of(limit), network, args);
+    }
+
+    public ExecutionRequest withArgs(List<String> arguments) {
+        return new ExecutionRequest(language, code, packages, env, stdin, timeout, network, arguments);
     }
 }

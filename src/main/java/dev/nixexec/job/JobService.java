@@ -45,9 +45,14 @@ public class JobService {
      */
     public record Submission(String language, String code, List<String> packages, Map<String, String> env,
             String stdin, Optional<Duration> timeout, boolean network, Map<String, Object> metadata,
-            Optional<Path> hostWorkspace, JobFiles files, Optional<UUID> session) {
+            Optional<Path> hostWorkspace, JobFiles files, Optional<UUID> session, List<String> args,
+            OutputEncoding encoding, Optional<RerunOf> rerunOf) {
 
         public Submission {
+            // Not List.copyOf: a null element is the caller's mistake, refused with a field error.
+            args = args == null ? List.of() : java.util.Collections.unmodifiableList(new ArrayList<>(args));
+            encoding = encoding == null ? OutputEncoding.UTF_8 : encoding;
+            rerunOf = rerunOf == null ? Optional.empty() : rerunOf;
             session = session == null ? Optional.empty() : session;
             files = files == null ? JobFiles.NONE : files;
             packages = packages == null ? List.of() : List.copyOf(packages);
@@ -56,6 +61,14 @@ public class JobService {
             timeout = timeout == null ? Optional.empty() : timeout;
             metadata = metadata == null ? Map.of() : Map.copyOf(metadata);
             hostWorkspace = hostWorkspace == null ? Optional.empty() : hostWorkspace;
+        }
+
+        /** A submission with no arguments, text output, not a rerun. */
+        public Submission(String language, String code, List<String> packages, Map<String, String> env,
+                String stdin, Optional<Duration> timeout, boolean network, Map<String, Object> metadata,
+                Optional<Path> hostWorkspace, JobFiles files, Optional<UUID> session) {
+            this(language, code, packages, env, stdin, timeout, network, metadata, hostWorkspace, files, session,
+                    List.of(), OutputEncoding.UTF_8, Optional.empty());
         }
 
         /** A submission that belongs to no session. */
@@ -79,9 +92,25 @@ public class JobService {
             this(language, code, packages, env, stdin, timeout, network, metadata, hostWorkspace, JobFiles.NONE);
         }
 
-        ExecutionRequest execution() {
-            return new ExecutionRequest(language, code, packages, env, stdin, timeout, network);
+        /** The same submission with arguments for the program. */
+        public Submission withArgs(List<String> arguments) {
+            return new Submission(language, code, packages, env, stdin, timeout, network, metadata, hostWorkspace,
+                    files, session, arguments, encoding, rerunOf);
         }
+
+        /** The same submission with its output in {@code outputEncoding}. */
+        public Submission withEncoding(OutputEncoding outputEncoding) {
+            return new Submission(language, code, packages, env, stdin, timeout, network, metadata, hostWorkspace,
+                    files, session, args, outputEncoding, rerunOf);
+        }
+
+        ExecutionRequest execution() {
+            return new ExecutionRequest(language, code, packages, env, stdin, timeout, network, args);
+        }
+    }
+
+    /** The job a rerun repeats, and the nixpkgs revision that job ran on (none: it never got an environment). */
+    public record RerunOf(UUID job, Optional<String> nixpkgsRevision) {
     }
 
     /** A submitted (or, for a repeated idempotency key, the earlier) job, and whether it is new. */
@@ -214,6 +243,10 @@ public class JobService {
         job.idempotencyKey = idempotencyKey;
         job.requestHash = hash;
         job.sessionId = s.session().orElse(null);
+        job.args = write(s.args());
+        job.encoding = s.encoding().id();
+        job.rerunOf = s.rerunOf().map(RerunOf::job).orElse(null);
+        job.requiredNixpkgsRevision = s.rerunOf().flatMap(RerunOf::nixpkgsRevision).orElse(null);
         job.maxAttempts = config.jobs().maxAttempts();
         OffsetDateTime now = JobTransitions.storedNow();
         job.createdAt = now;
@@ -239,7 +272,8 @@ public class JobService {
         job.claimedAt = now;
         return new Stored(new Submitted(view(job), true), Optional.of(new ClaimedJob(job.id, job.tenantId, 1,
                 job.language, job.code, s.packages(), s.env(), job.stdin, Duration.ofMillis(job.timeoutMs), job.network,
-                policy, s.hostWorkspace(), !s.files().isEmpty(), s.session())));
+                policy, s.hostWorkspace(), !s.files().isEmpty(), s.session(), s.args(), s.encoding(),
+                Optional.ofNullable(job.requiredNixpkgsRevision))));
     }
 
     private synchronized long queuedOfAllTenants() {
@@ -305,6 +339,14 @@ public class JobService {
                 fields.put("files", s.files());
             }
             s.session().ifPresent(session -> fields.put("session", session));
+            // only when given, so a key stored before these fields keeps its hash
+            if (!s.args().isEmpty()) {
+                fields.put("args", s.args());
+            }
+            if (s.encoding() != OutputEncoding.UTF_8) {
+                fields.put("encoding", s.encoding().id());
+            }
+            s.rerunOf().ifPresent(rerun -> fields.put("rerun_of", rerun.job()));
             byte[] digest = MessageDigest.getInstance("SHA-256").digest(canonical.writeValueAsBytes(fields));
             return HexFormat.of().formatHex(digest);
         } catch (JsonProcessingException | NoSuchAlgorithmException e) {

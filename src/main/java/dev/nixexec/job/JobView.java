@@ -7,13 +7,30 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
-/** A job as clients see it (the contract's Job object; {@code session_id} only for a session's job). */
+/**
+ * A job as clients see it (the contract's Job object; {@code session_id} only for a session's job,
+ * {@code rerun_of} only for a rerun). {@code stdout}/{@code stderr} are text, or base64 of the
+ * exact bytes when {@code encoding} is {@code base64}.
+ */
 public record JobView(UUID id, String status, String language, List<String> packages, Map<String, Object> metadata,
         OffsetDateTime createdAt, OffsetDateTime startedAt, OffsetDateTime finishedAt, Integer exitCode,
         Integer signal, boolean timedOut, String limitHit, Long durationMs, String stdout, String stderr,
         long stdoutBytes, long stderrBytes, boolean stdoutTruncated, boolean stderrTruncated,
         EnvironmentView environment, ErrorView error, int attempt, String nodeId, List<Artifact> artifacts,
-        @JsonInclude(JsonInclude.Include.NON_NULL) UUID sessionId) {
+        @JsonInclude(JsonInclude.Include.NON_NULL) UUID sessionId, List<String> args, String encoding,
+        @JsonInclude(JsonInclude.Include.NON_NULL) UUID rerunOf) {
+
+    /** A job with no arguments, text output, not a rerun. */
+    public JobView(UUID id, String status, String language, List<String> packages, Map<String, Object> metadata,
+            OffsetDateTime createdAt, OffsetDateTime startedAt, OffsetDateTime finishedAt, Integer exitCode,
+            Integer signal, boolean timedOut, String limitHit, Long durationMs, String stdout, String stderr,
+            long stdoutBytes, long stderrBytes, boolean stdoutTruncated, boolean stderrTruncated,
+            EnvironmentView environment, ErrorView error, int attempt, String nodeId, List<Artifact> artifacts,
+            UUID sessionId) {
+        this(id, status, language, packages, metadata, createdAt, startedAt, finishedAt, exitCode, signal, timedOut,
+                limitHit, durationMs, stdout, stderr, stdoutBytes, stderrBytes, stdoutTruncated, stderrTruncated,
+                environment, error, attempt, nodeId, artifacts, sessionId, List.of(), OutputEncoding.UTF_8.id(), null);
+    }
 
     public record EnvironmentView(String storePath, String nixpkgsRevision, Boolean cacheHit, Long buildMs) {
     }
