@@ -1,6 +1,7 @@
 package dev.nixexec.job;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.nixexec.config.HostWorkspaces;
@@ -294,6 +295,37 @@ public class JobService {
                     }
                     return new Submitted(view(job), false);
                 });
+    }
+
+    /**
+     * Submits the caller's job {@code id} again as a new job: the same request (language, code,
+     * packages, env, stdin, timeout, network, metadata, files, args, encoding; no idempotency key),
+     * to run on the nixpkgs revision the original ran on (any, when it never got an environment).
+     * The new job is checked as any submission is, against the tenant's policy of now.
+     */
+    public Submitted rerun(Caller caller, UUID id) {
+        if (!caller.role().canSubmit()) {
+            throw new Refusal(Refusal.Kind.FORBIDDEN, "an " + caller.role().id() + " key cannot submit jobs");
+        }
+        Submission again = QuarkusTransaction.requiringNew().call(() -> {
+            Job original = owned(caller, id);
+            if (original.sessionId != null) {
+                throw new Refusal(Refusal.Kind.CONFLICT, "job " + id + " ran in session " + original.sessionId
+                        + "; run the command again there (POST /v1/sessions/{id}/exec)");
+            }
+            return new Submission(original.language, original.code,
+                    JobRows.read(views.json(), original.packages, new TypeReference<List<String>>() { }),
+                    JobRows.read(views.json(), original.env, new TypeReference<Map<String, String>>() { }),
+                    original.stdin, Optional.of(Duration.ofMillis(original.timeoutMs)), original.network,
+                    JobRows.read(views.json(), original.metadata, new TypeReference<Map<String, Object>>() { }),
+                    Optional.ofNullable(original.hostWorkspace).map(Path::of),
+                    inputs.submitted(original.id).orElse(JobFiles.NONE), Optional.empty(),
+                    original.args == null ? List.of()
+                            : JobRows.read(views.json(), original.args, new TypeReference<List<String>>() { }),
+                    OutputEncoding.byId(original.encoding).orElse(OutputEncoding.UTF_8),
+                    Optional.of(new RerunOf(original.id, Optional.ofNullable(original.nixpkgsRevision))));
+        });
+        return submit(caller, again, null);
     }
 
     /**
