@@ -136,7 +136,8 @@ public class JobTransitions {
                        CASE WHEN h.node_id IS NULL THEN 0 ELSE 1 END,
                        CASE WHEN h.node_id IS NOT NULL THEN now() + make_interval(secs => :lease_seconds) END,
                        CASE WHEN h.node_id IS NOT NULL THEN CAST(:created_at AS timestamptz) END,
-                       CAST(:session AS uuid), CAST(:args AS jsonb), :encoding, CAST(:rerun_of AS uuid),
+                       CAST(:session AS uuid), coalesce(CAST(:args AS jsonb), '[]'),
+                       coalesce(CAST(:encoding AS text), 'utf-8'), CAST(:rerun_of AS uuid),
                        CAST(:required_revision AS text)
                 FROM (SELECT 1) one LEFT JOIN here h ON true
                 WHERE (SELECT n FROM queued) < :max_queued

@@ -38,6 +38,24 @@ public record JobView(UUID id, String status, String language, List<String> pack
     public record ErrorView(String code, String message) {
     }
 
+    /** stdout as text whatever the encoding (NUL and bytes that are not UTF-8 as U+FFFD), as a page shows it. */
+    public String stdoutText() {
+        return text(stdout);
+    }
+
+    /** stderr as text whatever the encoding, as {@link #stdoutText()}. */
+    public String stderrText() {
+        return text(stderr);
+    }
+
+    private String text(String output) {
+        if (output == null || !OutputEncoding.BASE64.id().equals(encoding)) {
+            return output;
+        }
+        return new String(java.util.Base64.getDecoder().decode(output), java.nio.charset.StandardCharsets.UTF_8)
+                .replace('\0', '\uFFFD');
+    }
+
     public boolean terminal() {
         return JobStatus.byId(status).map(JobStatus::terminal).orElse(false);
     }

@@ -100,8 +100,7 @@ public class PackageIndex {
             return Map.of();
         }
         if (!hash.get().equals(readyHash) && !store.state(hash.get()).map(PackageIndexStore.State::ready).orElse(false)) {
-            listInBackground();
-            return Map.of();
+            return Map.of(); // listed at start or on the first search, not for this
         }
         Map<String, String> byAttribute = store.versions(hash.get(),
                 Arrays.stream(Language.values()).map(Language::interpreter).toList());
