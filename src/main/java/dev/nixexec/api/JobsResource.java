@@ -1,5 +1,6 @@
 package dev.nixexec.api;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.nixexec.refusal.Refusal;
 import dev.nixexec.job.JobEvents;
 import dev.nixexec.job.JobReads;
@@ -28,7 +29,9 @@ import jakarta.ws.rs.sse.Sse;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import org.jboss.resteasy.reactive.RestStreamElementType;
 import org.eclipse.microprofile.openapi.annotations.enums.SecuritySchemeType;
@@ -44,6 +47,8 @@ import org.eclipse.microprofile.openapi.annotations.security.SecurityScheme;
 public class JobsResource {
 
     private static final int MAX_LIMIT = 200;
+    /** The most jobs one {@code POST /v1/jobs/batch} submits. */
+    static final int MAX_BATCH = 100;
 
     private final JobService jobs;
     private final JobReads reads;
@@ -82,6 +87,70 @@ public class JobsResource {
         return Response.status(status).entity(job).header("Location", "/v1/jobs/" + job.id()).build();
     }
 
+    /** {@code POST /v1/jobs/batch}: {@code {jobs: [submit bodies]}}. */
+    public record BatchBody(List<SubmitBody> jobs) {
+    }
+
+    /** One answer of a batch, in the place of its submission: the new job's id, or why it was refused. */
+    public record BatchItem(@JsonInclude(JsonInclude.Include.NON_NULL) UUID id,
+            @JsonInclude(JsonInclude.Include.NON_NULL) Map<String, Object> error) {
+    }
+
+    /**
+     * Up to {@value #MAX_BATCH} submissions, each checked and stored as {@code POST /v1/jobs} would
+     * (its own transaction); a refused one stores nothing and answers its problem in its place.
+     * 201 when any job was stored, else 200. No {@code Idempotency-Key}: it names one request.
+     */
+    @POST
+    @Path("batch")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @RunOnVirtualThread
+    public Response batch(BatchBody body, @HeaderParam("Idempotency-Key") String idempotencyKey) {
+        if (!caller.get().role().canSubmit()) {
+            throw new Refusal(Refusal.Kind.FORBIDDEN, "an " + caller.get().role().id() + " key cannot submit jobs");
+        }
+        if (body == null || body.jobs() == null || body.jobs().isEmpty()) {
+            throw new InvalidRequestException(List.of(new FieldError("jobs", "a list of 1 to " + MAX_BATCH
+                    + " submissions is required")), false);
+        }
+        if (body.jobs().size() > MAX_BATCH) {
+            throw new InvalidRequestException(List.of(new FieldError("jobs", "at most " + MAX_BATCH
+                    + " submissions, not " + body.jobs().size())), false);
+        }
+        if (idempotencyKey != null && !idempotencyKey.isBlank()) {
+            throw new InvalidRequestException(List.of(new FieldError("Idempotency-Key",
+                    "a batch takes none; send each job with its own key to POST /v1/jobs")), false);
+        }
+        List<BatchItem> answers = new ArrayList<>();
+        boolean stored = false;
+        for (SubmitBody job : body.jobs()) {
+            try {
+                if (job == null) {
+                    throw new InvalidRequestException(List.of(new FieldError("body", "a JSON object is required")), false);
+                }
+                JobService.Submission submission = job.profile() == null ? job.submission()
+                        : profiles.apply(caller.get(), job.profile(), job.submission(), job.networkChoice());
+                answers.add(new BatchItem(jobs.submit(caller.get(), submission, null).job().id(), null));
+                stored = true;
+            } catch (InvalidRequestException | Refusal e) {
+                answers.add(new BatchItem(null, Problems.item(e)));
+            }
+        }
+        return Response.status(stored ? 201 : 200).entity(answers).build();
+    }
+
+    /**
+     * A new job with the same request as job {@code id}, on the nixpkgs revision it ran on; the new
+     * job's {@code rerun_of} names it.
+     */
+    @POST
+    @Path("{id}/rerun")
+    @RunOnVirtualThread
+    public Response rerun(@PathParam("id") String id) {
+        JobView job = jobs.rerun(caller.get(), jobId(id)).job();
+        return Response.status(201).entity(job).header("Location", "/v1/jobs/" + job.id()).build();
+    }
+
     @GET
     @Path("{id}")
     @RunOnVirtualThread
@@ -104,15 +173,23 @@ public class JobsResource {
         return Response.accepted(jobs.cancel(caller.get(), jobId(id))).build();
     }
 
-    /** The list page, as {@code {items, next_cursor}}. */
-    public record ListBody(List<JobView> items, String nextCursor) {
+    /**
+     * The list page, as {@code {items, next_cursor}}: rows ({@link JobListRow}) unless
+     * {@code fields=full} asks for whole jobs.
+     */
+    public record ListBody(List<?> items, String nextCursor) {
     }
 
     @GET
     @RunOnVirtualThread
     public ListBody list(@QueryParam("status") String status, @QueryParam("language") String language,
             @QueryParam("since") String since, @QueryParam("until") String until, @QueryParam("limit") Integer limit,
-            @QueryParam("cursor") String cursor, @QueryParam("tenant") String tenant, @QueryParam("q") String q) {
+            @QueryParam("cursor") String cursor, @QueryParam("tenant") String tenant, @QueryParam("q") String q,
+            @QueryParam("fields") String fields) {
+        boolean full = "full".equals(fields);
+        if (fields != null && !full && !"summary".equals(fields)) {
+            throw new InvalidRequestException(List.of(new FieldError("fields", "must be \"summary\" or \"full\"")), false);
+        }
         JobStatus statusFilter = status == null ? null : JobStatus.byId(status).orElseThrow(() ->
                 new InvalidRequestException(List.of(new FieldError("status", "unknown status '" + status + "'")), false));
         int pageSize = limit == null ? 50 : limit;
@@ -122,7 +199,7 @@ public class JobsResource {
         JobReads.Page page = reads.list(caller.tenantOrOwn(tenant),
                 new JobReads.Filter(statusFilter, language, time("since", since), time("until", until), null, null, null,
                         q == null || q.isBlank() ? null : q.strip(), null), pageSize, cursor);
-        return new ListBody(page.items(), page.nextCursor());
+        return new ListBody(full ? page.items() : page.items().stream().map(JobListRow::of).toList(), page.nextCursor());
     }
 
     /**

@@ -4,6 +4,7 @@ import dev.nixexec.audit.AuditLog;
 import dev.nixexec.refusal.Refusal;
 import dev.nixexec.job.JobQueue;
 import dev.nixexec.nix.Language;
+import dev.nixexec.nix.PackageIndex;
 import dev.nixexec.tenant.Caller;
 import dev.nixexec.worker.NodeEnvironments;
 import dev.nixexec.refusal.FieldError;
@@ -31,23 +32,29 @@ public class PlatformResource {
     private final JobQueue queue;
     private final CallerContext caller;
     private final NodeEnvironments nodeEnvironments;
+    private final PackageIndex packageIndex;
 
-    public PlatformResource(AuditLog audit, JobQueue queue, CallerContext caller, NodeEnvironments nodeEnvironments) {
+    public PlatformResource(AuditLog audit, JobQueue queue, CallerContext caller, NodeEnvironments nodeEnvironments,
+            PackageIndex packageIndex) {
+        this.packageIndex = packageIndex;
         this.audit = audit;
         this.queue = queue;
         this.caller = caller;
         this.nodeEnvironments = nodeEnvironments;
     }
 
-    public record LanguageView(String language, String interpreter, String packageSet, String examplePackage) {
+    /** A language; {@code version}: its interpreter's in the pinned nixpkgs (null until the package index is listed). */
+    public record LanguageView(String language, String interpreter, String packageSet, String examplePackage,
+            String version) {
     }
 
     @GET
     @Path("languages")
     public List<LanguageView> languages() {
         caller.get();
+        Map<Language, String> versions = packageIndex.interpreterVersions();
         return Arrays.stream(Language.values()).map(l -> new LanguageView(l.id(), l.interpreter(),
-                l.packageSet().orElse(null), l.examplePackage())).toList();
+                l.packageSet().orElse(null), l.examplePackage(), versions.get(l))).toList();
     }
 
     public record AuditPage(List<AuditLog.Entry> items, String nextCursor) {

@@ -34,8 +34,24 @@ public class Problems {
         return body;
     }
 
+    /** A refusal as one answer among others (a batch's item): the problem document it would be alone. */
+    static Map<String, Object> item(RuntimeException e) {
+        Response alone = switch (e) {
+            case InvalidRequestException invalid -> of(invalid);
+            case Refusal refusal -> of(refusal);
+            default -> throw e;
+        };
+        @SuppressWarnings("unchecked")
+        Map<String, Object> body = (Map<String, Object>) alone.getEntity();
+        return body;
+    }
+
     @ServerExceptionMapper
     public Response invalid(InvalidRequestException e) {
+        return of(e);
+    }
+
+    static Response of(InvalidRequestException e) {
         return e.tooLarge()
                 ? response(413, "Payload Too Large", e.getMessage(), e.errors())
                 : response(400, "Bad Request", e.getMessage(), e.errors());

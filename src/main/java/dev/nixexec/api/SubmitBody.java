@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.nixexec.execution.ByteSize;
 import dev.nixexec.execution.RequestedLimits;
 import dev.nixexec.job.JobService;
+import dev.nixexec.job.OutputEncoding;
 import dev.nixexec.refusal.FieldError;
 import dev.nixexec.refusal.InvalidRequestException;
 import dev.nixexec.workspace.JobFiles;
@@ -19,13 +20,15 @@ import java.util.regex.Pattern;
  * The body of {@code POST /v1/jobs}; {@code workspace} (id or name), {@code files} and
  * {@code artifacts} are described in docs/workspaces.md; {@code profile} names a profile the job runs
  * under (session/ProfileSubmissions); {@code callback_url} gets the job JSON when it ends (docs/api.md,
- * "Callbacks"); {@code limits} the run's limits ({@link #limits}). It only turns the wire form into a
- * submission (the network
- * word, durations as text); intake checks the rest.
+ * "Callbacks"); {@code limits} the run's limits ({@link #limits}); {@code args} are passed to the
+ * program, {@code encoding} ({@code utf-8} or {@code base64}) is how its output is returned. It only
+ * turns the wire form into a submission (the network and encoding words, durations as text); intake
+ * checks the rest.
  */
 public record SubmitBody(String language, String code, List<String> packages, Map<String, String> env, String stdin,
         JsonNode timeout, String network, Map<String, Object> metadata, String workspace,
-        List<JobFiles.InputFile> files, List<String> artifacts, String profile, String callbackUrl, JsonNode limits) {
+        List<JobFiles.InputFile> files, List<String> artifacts, String profile, String callbackUrl, JsonNode limits,
+        List<String> args, String encoding) {
 
     private static final Pattern DURATION = Pattern.compile("(\\d{1,7})(ms|s|m|h)?");
 
@@ -33,10 +36,14 @@ public record SubmitBody(String language, String code, List<String> packages, Ma
         if (network != null && !network.equals("off") && !network.equals("full")) {
             throw new InvalidRequestException(List.of(new FieldError("network", "must be \"off\" or \"full\"")), false);
         }
+        OutputEncoding outputEncoding = encoding == null ? OutputEncoding.UTF_8 : OutputEncoding.byId(encoding)
+                .orElseThrow(() -> new InvalidRequestException(List.of(new FieldError("encoding",
+                        "must be \"utf-8\" or \"base64\"")), false));
         return new JobService.Submission(language, code, packages, env, stdin, duration("timeout", timeout),
                 "full".equals(network), metadata, Optional.empty(),
                 new JobFiles(Optional.ofNullable(workspace), files, artifacts))
-                .withCallbackUrl(Optional.ofNullable(callbackUrl)).withLimits(limits(limits));
+                .withCallbackUrl(Optional.ofNullable(callbackUrl)).withLimits(limits(limits))
+                .withArgs(args).withEncoding(outputEncoding);
     }
 
     /**

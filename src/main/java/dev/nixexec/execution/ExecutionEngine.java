@@ -46,32 +46,37 @@ public class ExecutionEngine {
     /** A request that passed validation: the only kind the engine runs. */
     public record ValidatedRequest(Language language, EnvironmentRequest environment, byte[] code,
             Map<String, String> env, byte[] stdin, Limits limits, boolean network, Optional<Path> hostWorkspace,
-            Optional<Path> materialisedWorkspace, Optional<PersistentPaths> persistent) {
+            Optional<Path> materialisedWorkspace, Optional<PersistentPaths> persistent, List<String> args) {
 
         /** The same request under other limits (a tenant's policy narrows the defaults). */
         public ValidatedRequest withLimits(Limits newLimits) {
             return new ValidatedRequest(language, environment, code, env, stdin, newLimits, network, hostWorkspace,
-                    materialisedWorkspace, persistent);
+                    materialisedWorkspace, persistent, args);
         }
 
         /** The same request with a host directory at /workspace, as checked by {@link HostWorkspaces}. */
         public ValidatedRequest withHostWorkspace(Path checked) {
             return new ValidatedRequest(language, environment, code, env, stdin, limits, network, Optional.of(checked),
-                    Optional.empty(), Optional.empty());
+                    Optional.empty(), Optional.empty(), args);
         }
 
         /** The same request with a workspace the worker materialised (private to the service) at /workspace. */
         public ValidatedRequest withMaterialisedWorkspace(Path dir) {
             return new ValidatedRequest(language, environment, code, env, stdin, limits, network, Optional.empty(),
-                    Optional.of(dir), Optional.empty());
+                    Optional.of(dir), Optional.empty(), args);
         }
 
         /** The same request in a session's paths, materialised by the worker (private to the service). */
         public ValidatedRequest withPersistentPaths(PersistentPaths paths) {
             return new ValidatedRequest(language, environment, code, env, stdin, limits, network, Optional.empty(),
-                    Optional.empty(), Optional.of(paths));
+                    Optional.empty(), Optional.of(paths), args);
         }
     }
+
+    /** The most arguments a request may pass to its program, the longest one, and all together (UTF-8 bytes). */
+    public static final int MAX_ARGS = 100;
+    public static final int MAX_ARG_BYTES = 4096;
+    public static final int MAX_ARGS_BYTES = 64 * 1024;
 
     private final NixExecConfig config;
     private final EnvironmentCache environments;
@@ -131,6 +136,7 @@ public class ExecutionEngine {
         } else if (request.stdin().indexOf('\0') >= 0) {
             errors.add(new FieldError("stdin", "stdin contains a NUL character (U+0000), which cannot be stored"));
         }
+        errors.addAll(argsProblems(request.args()));
         Duration timeout = request.timeout().orElse(limits.timeout());
         if (timeout.isNegative() || timeout.isZero()) {
             errors.add(new FieldError("timeout", "timeout must be positive"));
@@ -147,7 +153,39 @@ public class ExecutionEngine {
                 limits.cpuSeconds(), limits.maxFileBytes(), limits.tmpBytes(), limits.workspaceBytes(),
                 limits.maxOutputBytes()));
         return new ValidatedRequest(language.get(), EnvironmentRequest.of(language.get(), packages, request.network()), code,
-                request.env(), stdin, runLimits, request.network(), Optional.empty(), Optional.empty(), Optional.empty());
+                request.env(), stdin, runLimits, request.network(), Optional.empty(), Optional.empty(), Optional.empty(),
+                request.args());
+    }
+
+    /** What is wrong with the arguments: each is text of bounded size without NUL (no argv holds one) or line feed. */
+    static List<FieldError> argsProblems(List<String> args) {
+        List<FieldError> errors = new ArrayList<>();
+        if (args.size() > MAX_ARGS) {
+            errors.add(new FieldError("args", "at most " + MAX_ARGS + " arguments"));
+            return errors;
+        }
+        long total = 0;
+        for (int i = 0; i < args.size(); i++) {
+            String arg = args.get(i);
+            if (arg == null) {
+                errors.add(new FieldError("args[" + i + "]", "an argument is a string"));
+                continue;
+            }
+            int bytes = arg.getBytes(StandardCharsets.UTF_8).length;
+            total += bytes;
+            if (bytes > MAX_ARG_BYTES) {
+                errors.add(new FieldError("args[" + i + "]", "an argument is at most " + MAX_ARG_BYTES + " bytes"));
+            } else if (arg.indexOf('\0') >= 0) {
+                errors.add(new FieldError("args[" + i + "]", "contains a NUL character (U+0000), which no argv can hold"));
+            } else if (arg.indexOf('\n') >= 0) {
+                // the sandbox's launcher reads the program's argv one word a line (LauncherPool)
+                errors.add(new FieldError("args[" + i + "]", "contains a line feed, which an argument may not"));
+            }
+        }
+        if (total > MAX_ARGS_BYTES) {
+            errors.add(new FieldError("args", "the arguments are " + total + " bytes together, at most " + MAX_ARGS_BYTES));
+        }
+        return errors;
     }
 
     /**
@@ -236,7 +274,7 @@ public class ExecutionEngine {
                 SandboxSpec spec = new SandboxSpec(environment.storePath(), environment.closure(),
                         request.language().fileName(), request.code(), request.language().command(), request.env(),
                         request.stdin(), request.limits(), request.network(), request.hostWorkspace(),
-                        request.materialisedWorkspace(), request.persistent());
+                        request.materialisedWorkspace(), request.persistent(), request.args());
                 emitter.emit(new ExecutionEvent.EnvironmentReady(info));
                 emitter.emit(new ExecutionEvent.Phase("running"));
                 sandboxRun.set(sandbox.run(spec, () -> beforeRun.test(info)).subscribe().with(

@@ -13,11 +13,21 @@ import java.util.UUID;
  * What a worker needs to run a job it claimed, with its tenant's policy as of the claim, in local
  * mode the host directory to mount at {@code /workspace} (to be checked again), and whether it has
  * a workspace, input files or artifacts to materialise, the session it runs in, if any, and the
- * limits it asked for.
+ * limits it asked for; the program's arguments, the encoding of its output (base64: keep the exact
+ * bytes) and, for a rerun, the nixpkgs revision it must run on.
  */
 public record ClaimedJob(UUID id, UUID tenantId, int attempt, String language, String code, List<String> packages,
         Map<String, String> env, String stdin, Duration timeout, boolean network, TenantPolicy policy,
-        Optional<Path> hostWorkspace, boolean hasFiles, Optional<UUID> sessionId, RequestedLimits limits) {
+        Optional<Path> hostWorkspace, boolean hasFiles, Optional<UUID> sessionId, RequestedLimits limits,
+        List<String> args, OutputEncoding encoding, Optional<String> requiredNixpkgsRevision) {
+
+    /** A job with no arguments, text output and no revision of its own to run on. */
+    public ClaimedJob(UUID id, UUID tenantId, int attempt, String language, String code, List<String> packages,
+            Map<String, String> env, String stdin, Duration timeout, boolean network, TenantPolicy policy,
+            Optional<Path> hostWorkspace, boolean hasFiles, Optional<UUID> sessionId, RequestedLimits limits) {
+        this(id, tenantId, attempt, language, code, packages, env, stdin, timeout, network, policy, hostWorkspace,
+                hasFiles, sessionId, limits, List.of(), OutputEncoding.UTF_8, Optional.empty());
+    }
 
     public ClaimedJob {
         limits = limits == null ? RequestedLimits.NONE : limits;

@@ -106,6 +106,22 @@ public class Job extends PanacheEntityBase {
     /** The session the job builds or runs in, if any. */
     @Column(name = "session_id")
     public UUID sessionId;
+    /** The program's arguments (JSON list). */
+    @JdbcTypeCode(SqlTypes.JSON)
+    public String args;
+    /** {@code utf-8} or {@code base64}: how stdout and stderr appear in the job's JSON. */
+    public String encoding;
+    /** The exact bytes of the kept output, for a base64 job (the text columns show them as text). */
+    @Column(name = "stdout_exact")
+    public byte[] stdoutExact;
+    @Column(name = "stderr_exact")
+    public byte[] stderrExact;
+    /** The job this one reruns. */
+    @Column(name = "rerun_of")
+    public UUID rerunOf;
+    /** The nixpkgs revision this job must run on (a rerun's): a worker that pins another ends it nixpkgs_changed. */
+    @Column(name = "required_nixpkgs_revision")
+    public String requiredNixpkgsRevision;
 
     public JobStatus jobStatus() {
         return JobStatus.byId(status).orElseThrow();

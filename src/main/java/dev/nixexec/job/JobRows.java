@@ -8,6 +8,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -72,6 +73,12 @@ final class JobRows {
         job.limits = rs.getString("limits");
         job.cpuMs = rs.getObject("cpu_ms", Long.class);
         job.maxRssBytes = rs.getObject("max_rss_bytes", Long.class);
+        job.args = rs.getString("args");
+        job.encoding = rs.getString("encoding");
+        job.stdoutExact = rs.getBytes("stdout_exact");
+        job.stderrExact = rs.getBytes("stderr_exact");
+        job.rerunOf = rs.getObject("rerun_of", UUID.class);
+        job.requiredNixpkgsRevision = rs.getString("required_nixpkgs_revision");
         return job;
     }
 
@@ -86,14 +93,30 @@ final class JobRows {
         JobView.EnvironmentView environment = job.storePath == null && job.cacheHit == null ? null
                 : new JobView.EnvironmentView(job.storePath, job.nixpkgsRevision, job.cacheHit, job.buildMs);
         JobView.ErrorView error = job.errorCode == null ? null : new JobView.ErrorView(job.errorCode, job.errorMessage);
+        OutputEncoding encoding = job.encoding == null ? OutputEncoding.UTF_8
+                : OutputEncoding.byId(job.encoding).orElseThrow();
         return new JobView(job.id, job.status, job.language, read(json, job.packages, new TypeReference<List<String>>() { }),
                 read(json, job.metadata, new TypeReference<Map<String, Object>>() { }), job.createdAt, job.startedAt,
-                job.finishedAt, job.exitCode, job.signal, job.timedOut, job.limitHit, job.durationMs, job.stdout,
-                job.stderr, job.stdoutBytes, job.stderrBytes, job.stdoutTruncated, job.stderrTruncated, environment,
+                job.finishedAt, job.exitCode, job.signal, job.timedOut, job.limitHit, job.durationMs,
+                output(encoding, job.stdout, job.stdoutExact), output(encoding, job.stderr, job.stderrExact),
+                job.stdoutBytes, job.stderrBytes, job.stdoutTruncated, job.stderrTruncated, environment,
                 error, job.attempt, job.nodeId,
                 job.artifacts == null ? List.of() : read(json, job.artifacts, new TypeReference<List<Artifact>>() { }),
                 job.sessionId, job.cpuMs == null && job.maxRssBytes == null ? null
-                        : new JobView.Usage(job.cpuMs, job.maxRssBytes));
+                        : new JobView.Usage(job.cpuMs, job.maxRssBytes),
+                job.args == null ? List.of() : read(json, job.args, new TypeReference<List<String>>() { }),
+                encoding.id(), job.rerunOf);
+    }
+
+    /**
+     * A stream as the job's encoding shows it: its text, or base64 of its exact bytes (none yet
+     * while the job has no result; a job ended before its code ran has none: its text is empty).
+     */
+    private static String output(OutputEncoding encoding, String text, byte[] exact) {
+        if (encoding == OutputEncoding.UTF_8 || text == null) {
+            return text;
+        }
+        return Base64.getEncoder().encodeToString(exact == null ? new byte[0] : exact);
     }
 
     static <T> T read(ObjectMapper json, String text, TypeReference<T> type) {

@@ -1,6 +1,7 @@
 package dev.nixexec.job;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.nixexec.config.HostWorkspaces;
@@ -51,11 +52,15 @@ public class JobService {
     public record Submission(String language, String code, List<String> packages, Map<String, String> env,
             String stdin, Optional<Duration> timeout, boolean network, Map<String, Object> metadata,
             Optional<Path> hostWorkspace, JobFiles files, Optional<UUID> session, Optional<String> callbackUrl,
-            RequestedLimits limits) {
+            RequestedLimits limits, List<String> args, OutputEncoding encoding, Optional<RerunOf> rerunOf) {
 
         public Submission {
             callbackUrl = callbackUrl == null ? Optional.empty() : callbackUrl;
             limits = limits == null ? RequestedLimits.NONE : limits;
+            // Not List.copyOf: a null element is the caller's mistake, refused with a field error.
+            args = args == null ? List.of() : java.util.Collections.unmodifiableList(new ArrayList<>(args));
+            encoding = encoding == null ? OutputEncoding.UTF_8 : encoding;
+            rerunOf = rerunOf == null ? Optional.empty() : rerunOf;
             session = session == null ? Optional.empty() : session;
             files = files == null ? JobFiles.NONE : files;
             packages = packages == null ? List.of() : List.copyOf(packages);
@@ -66,24 +71,24 @@ public class JobService {
             hostWorkspace = hostWorkspace == null ? Optional.empty() : hostWorkspace;
         }
 
-        /** A submission without a callback, under the service's default limits. */
+        /** A submission without a callback, under the service's default limits, with no arguments, text output, not a rerun. */
         public Submission(String language, String code, List<String> packages, Map<String, String> env,
                 String stdin, Optional<Duration> timeout, boolean network, Map<String, Object> metadata,
                 Optional<Path> hostWorkspace, JobFiles files, Optional<UUID> session) {
             this(language, code, packages, env, stdin, timeout, network, metadata, hostWorkspace, files, session,
-                    Optional.empty(), RequestedLimits.NONE);
+                    Optional.empty(), RequestedLimits.NONE, List.of(), OutputEncoding.UTF_8, Optional.empty());
         }
 
         /** The same submission with this callback. */
         public Submission withCallbackUrl(Optional<String> url) {
             return new Submission(language, code, packages, env, stdin, timeout, network, metadata, hostWorkspace,
-                    files, session, url, limits);
+                    files, session, url, limits, args, encoding, rerunOf);
         }
 
         /** The same submission asking for {@code requested} limits. */
         public Submission withLimits(RequestedLimits requested) {
             return new Submission(language, code, packages, env, stdin, timeout, network, metadata, hostWorkspace,
-                    files, session, callbackUrl, requested);
+                    files, session, callbackUrl, requested, args, encoding, rerunOf);
         }
 
         /** A submission that belongs to no session. */
@@ -107,9 +112,25 @@ public class JobService {
             this(language, code, packages, env, stdin, timeout, network, metadata, hostWorkspace, JobFiles.NONE);
         }
 
-        ExecutionRequest execution() {
-            return new ExecutionRequest(language, code, packages, env, stdin, timeout, network, limits);
+        /** The same submission with arguments for the program. */
+        public Submission withArgs(List<String> arguments) {
+            return new Submission(language, code, packages, env, stdin, timeout, network, metadata, hostWorkspace,
+                    files, session, callbackUrl, limits, arguments, encoding, rerunOf);
         }
+
+        /** The same submission with its output in {@code outputEncoding}. */
+        public Submission withEncoding(OutputEncoding outputEncoding) {
+            return new Submission(language, code, packages, env, stdin, timeout, network, metadata, hostWorkspace,
+                    files, session, callbackUrl, limits, args, outputEncoding, rerunOf);
+        }
+
+        ExecutionRequest execution() {
+            return new ExecutionRequest(language, code, packages, env, stdin, timeout, network, limits, args);
+        }
+    }
+
+    /** The job a rerun repeats, and the nixpkgs revision that job ran on (none: it never got an environment). */
+    public record RerunOf(UUID job, Optional<String> nixpkgsRevision) {
     }
 
     /** A submitted (or, for a repeated idempotency key, the earlier) job, and whether it is new. */
@@ -250,6 +271,10 @@ public class JobService {
         job.requestHash = hash;
         job.sessionId = s.session().orElse(null);
         job.limits = s.limits().isEmpty() ? null : write(s.limits());
+        job.args = write(s.args());
+        job.encoding = s.encoding().id();
+        job.rerunOf = s.rerunOf().map(RerunOf::job).orElse(null);
+        job.requiredNixpkgsRevision = s.rerunOf().flatMap(RerunOf::nixpkgsRevision).orElse(null);
         job.maxAttempts = config.jobs().maxAttempts();
         OffsetDateTime now = JobTransitions.storedNow();
         job.createdAt = now;
@@ -276,7 +301,8 @@ public class JobService {
         job.claimedAt = now;
         return new Stored(new Submitted(view(job), true), Optional.of(new ClaimedJob(job.id, job.tenantId, 1,
                 job.language, job.code, s.packages(), s.env(), job.stdin, Duration.ofMillis(job.timeoutMs), job.network,
-                policy, s.hostWorkspace(), !s.files().isEmpty(), s.session(), s.limits())));
+                policy, s.hostWorkspace(), !s.files().isEmpty(), s.session(), s.limits(), s.args(), s.encoding(),
+                Optional.ofNullable(job.requiredNixpkgsRevision))));
     }
 
     /** The job's callback, due once the job ends; in the submission's transaction, so never lost. */
@@ -303,6 +329,39 @@ public class JobService {
                     }
                     return new Submitted(view(job), false);
                 });
+    }
+
+    /**
+     * Submits the caller's job {@code id} again as a new job: the same request (language, code,
+     * packages, env, stdin, timeout, network, metadata, files, args, encoding; no idempotency key),
+     * to run on the nixpkgs revision the original ran on (any, when it never got an environment).
+     * The new job is checked as any submission is, against the tenant's policy of now.
+     */
+    public Submitted rerun(Caller caller, UUID id) {
+        if (!caller.role().canSubmit()) {
+            throw new Refusal(Refusal.Kind.FORBIDDEN, "an " + caller.role().id() + " key cannot submit jobs");
+        }
+        Submission again = QuarkusTransaction.requiringNew().call(() -> {
+            Job original = owned(caller, id);
+            if (original.sessionId != null) {
+                throw new Refusal(Refusal.Kind.CONFLICT, "job " + id + " ran in session " + original.sessionId
+                        + "; run the command again there (POST /v1/sessions/{id}/exec)");
+            }
+            return new Submission(original.language, original.code,
+                    JobRows.read(views.json(), original.packages, new TypeReference<List<String>>() { }),
+                    JobRows.read(views.json(), original.env, new TypeReference<Map<String, String>>() { }),
+                    original.stdin, Optional.of(Duration.ofMillis(original.timeoutMs)), original.network,
+                    JobRows.read(views.json(), original.metadata, new TypeReference<Map<String, Object>>() { }),
+                    Optional.ofNullable(original.hostWorkspace).map(Path::of),
+                    inputs.submitted(original.id).orElse(JobFiles.NONE), Optional.empty(), Optional.empty(),
+                    original.limits == null ? RequestedLimits.NONE
+                            : JobRows.read(views.json(), original.limits, new TypeReference<RequestedLimits>() { }),
+                    original.args == null ? List.of()
+                            : JobRows.read(views.json(), original.args, new TypeReference<List<String>>() { }),
+                    OutputEncoding.byId(original.encoding).orElse(OutputEncoding.UTF_8),
+                    Optional.of(new RerunOf(original.id, Optional.ofNullable(original.nixpkgsRevision))));
+        });
+        return submit(caller, again, null);
     }
 
     /**
@@ -352,6 +411,14 @@ public class JobService {
             if (!s.limits().isEmpty()) {
                 fields.put("limits", s.limits());
             }
+            // only when given, so a key stored before these fields keeps its hash
+            if (!s.args().isEmpty()) {
+                fields.put("args", s.args());
+            }
+            if (s.encoding() != OutputEncoding.UTF_8) {
+                fields.put("encoding", s.encoding().id());
+            }
+            s.rerunOf().ifPresent(rerun -> fields.put("rerun_of", rerun.job()));
             byte[] digest = MessageDigest.getInstance("SHA-256").digest(canonical.writeValueAsBytes(fields));
             return HexFormat.of().formatHex(digest);
         } catch (JsonProcessingException | NoSuchAlgorithmException e) {

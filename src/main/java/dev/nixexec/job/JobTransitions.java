@@ -18,6 +18,7 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -127,7 +128,8 @@ public class JobTransitions {
                 INSERT INTO jobs (id, tenant_id, key_id, status, language, code, packages, env, stdin,
                                   timeout_ms, network, host_workspace, metadata, idempotency_key,
                                   request_hash, max_attempts, created_at, run_after, node_id, attempt,
-                                  lease_until, claimed_at, session_id, limits)
+                                  lease_until, claimed_at, session_id, limits, args, encoding, rerun_of,
+                                  required_nixpkgs_revision)
                 SELECT :id, :tenant, CAST(:key AS uuid), CASE WHEN h.node_id IS NULL THEN 'queued' ELSE 'building' END,
                        :language, :code, CAST(:packages AS jsonb), CAST(:env AS jsonb), :stdin, :timeout_ms, :network,
                        CAST(:host_workspace AS text), CAST(:metadata AS jsonb), CAST(:idempotency_key AS text),
@@ -135,7 +137,9 @@ public class JobTransitions {
                        CASE WHEN h.node_id IS NULL THEN 0 ELSE 1 END,
                        CASE WHEN h.node_id IS NOT NULL THEN now() + make_interval(secs => :lease_seconds) END,
                        CASE WHEN h.node_id IS NOT NULL THEN CAST(:created_at AS timestamptz) END,
-                       CAST(:session AS uuid), CAST(:limits AS jsonb)
+                       CAST(:session AS uuid), CAST(:limits AS jsonb), coalesce(CAST(:args AS jsonb), '[]'),
+                       coalesce(CAST(:encoding AS text), 'utf-8'), CAST(:rerun_of AS uuid),
+                       CAST(:required_revision AS text)
                 FROM (SELECT 1) one LEFT JOIN here h ON true
                 WHERE (SELECT n FROM queued) < :max_queued
                 RETURNING id, tenant_id, key_id, node_id
@@ -194,7 +198,7 @@ public class JobTransitions {
                 RETURNING id, tenant_id, attempt, language, code, packages::text AS packages, env::text AS env, stdin,
                           timeout_ms, network, (SELECT t.policy::text FROM tenants t WHERE t.id = jobs.tenant_id) AS policy,
                           host_workspace, EXISTS (SELECT 1 FROM job_files f WHERE f.job_id = jobs.id) AS has_files,
-                          session_id, limits::text AS limits
+                          session_id, limits::text AS limits, args::text AS args, encoding, required_nixpkgs_revision
             ), events AS (
                 INSERT INTO job_events (job_id, seq, kind, data)
                 SELECT c.id, coalesce((SELECT max(e.seq) FROM job_events e WHERE e.job_id = c.id), 0) + 1, 'status', 'building'
@@ -245,7 +249,8 @@ public class JobTransitions {
                 SELECT * FROM json_to_recordset(CAST(:ends AS json)) AS v(id uuid, attempt integer, status text,
                     exit_code integer, signal integer, timed_out boolean, limit_hit text, duration_ms bigint, stdout text,
                     stderr text, stdout_bytes bigint, stderr_bytes bigint, stdout_truncated boolean,
-                    stderr_truncated boolean, error_code text, error_message text, cpu_ms bigint, max_rss_bytes bigint)
+                    stderr_truncated boolean, error_code text, error_message text, cpu_ms bigint, max_rss_bytes bigint,
+                    stdout_exact text, stderr_exact text)
             ), done AS (
                 UPDATE jobs j SET status = CASE WHEN j.cancel_requested AND v.status <> 'succeeded' THEN 'cancelled'
                        ELSE v.status END, finished_at = now(), lease_until = NULL, exit_code = v.exit_code,
@@ -253,7 +258,8 @@ public class JobTransitions {
                        stdout = v.stdout, stderr = v.stderr, stdout_bytes = v.stdout_bytes, stderr_bytes = v.stderr_bytes,
                        stdout_truncated = v.stdout_truncated, stderr_truncated = v.stderr_truncated,
                        error_code = v.error_code, error_message = v.error_message, cpu_ms = v.cpu_ms,
-                       max_rss_bytes = v.max_rss_bytes
+                       max_rss_bytes = v.max_rss_bytes,
+                       stdout_exact = decode(v.stdout_exact, 'base64'), stderr_exact = decode(v.stderr_exact, 'base64')
                 FROM ends v
                 WHERE j.id = v.id AND j.attempt = v.attempt AND j.node_id = :node AND j.status IN ('building', 'running')
                 RETURNING j.*
@@ -435,6 +441,8 @@ public class JobTransitions {
                 .set("max_attempts", job.maxAttempts).set("created_at", job.createdAt).set("max_queued", maxQueued)
                 .set("submitted", submitted).set("node", handOffNode.orElse(null)).set("session", job.sessionId)
                 .set("limits", job.limits)
+                .set("args", job.args).set("encoding", job.encoding).set("rerun_of", job.rerunOf)
+                .set("required_revision", job.requiredNixpkgsRevision)
                 .set("share", settings.share(settings.slots())).set("lease_seconds", leaseSeconds())
                 .set("default_cap", settings.defaultMaxRunning())
                 .set("window_seconds", (double) settings.contentionWindow().toSeconds())
@@ -468,7 +476,10 @@ public class JobTransitions {
                 Optional.ofNullable(rs.getString("host_workspace")).map(Path::of), rs.getBoolean("has_files"),
                 Optional.ofNullable(rs.getObject("session_id", UUID.class)),
                 Optional.ofNullable(rs.getString("limits"))
-                        .map(text -> JobRows.read(json, text, new TypeReference<RequestedLimits>() { })).orElse(null))));
+                        .map(text -> JobRows.read(json, text, new TypeReference<RequestedLimits>() { })).orElse(null),
+                JobRows.read(json, rs.getString("args"), new TypeReference<List<String>>() { }),
+                OutputEncoding.byId(rs.getString("encoding")).orElseThrow(),
+                Optional.ofNullable(rs.getString("required_nixpkgs_revision")))));
     }
 
     // ---------------------------------------------------------------- start
@@ -536,10 +547,22 @@ public class JobTransitions {
         }
     }
 
-    /** The end of one run (attempt) of a job: its outcome and the output not yet stored for live followers. */
-    public record Finish(UUID id, int attempt, Outcome outcome, List<Chunk> output) {
+    /** The exact bytes of a run's kept output (the same head, mark and tail as the text), for a base64 job. */
+    public record ExactOutput(byte[] stdout, byte[] stderr) {
+    }
+
+    /**
+     * The end of one run (attempt) of a job: its outcome, the output not yet stored for live
+     * followers, and for a base64 job the kept output's exact bytes (null otherwise).
+     */
+    public record Finish(UUID id, int attempt, Outcome outcome, List<Chunk> output, ExactOutput exact) {
         public Finish {
             output = List.copyOf(output);
+        }
+
+        /** The end of a run whose output is kept as text only. */
+        public Finish(UUID id, int attempt, Outcome outcome, List<Chunk> output) {
+            this(id, attempt, outcome, output, null);
         }
     }
 
@@ -574,6 +597,10 @@ public class JobTransitions {
             end.put("error_message", o.errorMessage());
             end.put("cpu_ms", o.usage() == null ? null : o.usage().cpuMs());
             end.put("max_rss_bytes", o.usage() == null ? null : o.usage().maxRssBytes());
+            if (f.exact() != null) {
+                end.put("stdout_exact", Base64.getEncoder().encodeToString(f.exact().stdout()));
+                end.put("stderr_exact", Base64.getEncoder().encodeToString(f.exact().stderr()));
+            }
             endRows.add(end);
             for (Chunk c : f.output()) {
                 output.add(Map.of("id", f.id(), "n", output.size(), "kind", c.stream(), "data", c.text()));

@@ -8,15 +8,30 @@ import java.util.Map;
 import java.util.UUID;
 
 /**
- * A job as clients see it (the contract's Job object; {@code session_id} only for a session's job;
- * {@code usage} null until the sandbox measured a run, and where it cannot).
+ * A job as clients see it (the contract's Job object; {@code session_id} only for a session's job,
+ * {@code rerun_of} only for a rerun; {@code usage} null until the sandbox measured a run, and where
+ * it cannot). {@code stdout}/{@code stderr} are text, or base64 of the exact bytes when
+ * {@code encoding} is {@code base64}.
  */
 public record JobView(UUID id, String status, String language, List<String> packages, Map<String, Object> metadata,
         OffsetDateTime createdAt, OffsetDateTime startedAt, OffsetDateTime finishedAt, Integer exitCode,
         Integer signal, boolean timedOut, String limitHit, Long durationMs, String stdout, String stderr,
         long stdoutBytes, long stderrBytes, boolean stdoutTruncated, boolean stderrTruncated,
         EnvironmentView environment, ErrorView error, int attempt, String nodeId, List<Artifact> artifacts,
-        @JsonInclude(JsonInclude.Include.NON_NULL) UUID sessionId, Usage usage) {
+        @JsonInclude(JsonInclude.Include.NON_NULL) UUID sessionId, Usage usage, List<String> args, String encoding,
+        @JsonInclude(JsonInclude.Include.NON_NULL) UUID rerunOf) {
+
+    /** A job with no arguments, text output, not a rerun. */
+    public JobView(UUID id, String status, String language, List<String> packages, Map<String, Object> metadata,
+            OffsetDateTime createdAt, OffsetDateTime startedAt, OffsetDateTime finishedAt, Integer exitCode,
+            Integer signal, boolean timedOut, String limitHit, Long durationMs, String stdout, String stderr,
+            long stdoutBytes, long stderrBytes, boolean stdoutTruncated, boolean stderrTruncated,
+            EnvironmentView environment, ErrorView error, int attempt, String nodeId, List<Artifact> artifacts,
+            UUID sessionId, Usage usage) {
+        this(id, status, language, packages, metadata, createdAt, startedAt, finishedAt, exitCode, signal, timedOut,
+                limitHit, durationMs, stdout, stderr, stdoutBytes, stderrBytes, stdoutTruncated, stderrTruncated,
+                environment, error, attempt, nodeId, artifacts, sessionId, usage, List.of(), OutputEncoding.UTF_8.id(), null);
+    }
 
     /** What the run used, as the sandbox measured it (docs/api.md); a field it could not measure is null. */
     public record Usage(Long cpuMs, Long maxRssBytes) {
@@ -26,6 +41,24 @@ public record JobView(UUID id, String status, String language, List<String> pack
     }
 
     public record ErrorView(String code, String message) {
+    }
+
+    /** stdout as text whatever the encoding (NUL and bytes that are not UTF-8 as U+FFFD), as a page shows it. */
+    public String stdoutText() {
+        return text(stdout);
+    }
+
+    /** stderr as text whatever the encoding, as {@link #stdoutText()}. */
+    public String stderrText() {
+        return text(stderr);
+    }
+
+    private String text(String output) {
+        if (output == null || !OutputEncoding.BASE64.id().equals(encoding)) {
+            return output;
+        }
+        return new String(java.util.Base64.getDecoder().decode(output), java.nio.charset.StandardCharsets.UTF_8)
+                .replace('\0', '\uFFFD');
     }
 
     public boolean terminal() {

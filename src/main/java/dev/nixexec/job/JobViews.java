@@ -31,6 +31,11 @@ public class JobViews {
                 job.maxAttempts, job.claimedAt, job.cancelRequested);
     }
 
+    /** The mapper the JSON columns are read with. */
+    ObjectMapper json() {
+        return json;
+    }
+
     /** A value as JSON, for a jsonb column or an event's data. */
     public String write(Object value) {
         return JobRows.write(json, value);

@@ -7,7 +7,10 @@ import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -84,6 +87,28 @@ public class PackageIndex {
             readyHash = hash;
         }
         return store.search(hash, query.text(), query.packageSet(), query.limit());
+    }
+
+    /**
+     * Each language's interpreter version in the pinned nixpkgs, from its package index (no nix
+     * process, one query); a language is left out while the index is not ready, or when it lists
+     * no version.
+     */
+    public Map<Language, String> interpreterVersions() {
+        Optional<String> hash = pins.known().map(NixpkgsPin::narHash).or(store::newestReady);
+        if (hash.isEmpty()) {
+            return Map.of();
+        }
+        if (!hash.get().equals(readyHash) && !store.state(hash.get()).map(PackageIndexStore.State::ready).orElse(false)) {
+            return Map.of(); // listed at start or on the first search, not for this
+        }
+        Map<String, String> byAttribute = store.versions(hash.get(),
+                Arrays.stream(Language.values()).map(Language::interpreter).toList());
+        Map<Language, String> versions = new EnumMap<>(Language.class);
+        for (Language language : Language.values()) {
+            Optional.ofNullable(byAttribute.get(language.interpreter())).ifPresent(v -> versions.put(language, v));
+        }
+        return versions;
     }
 
     private String problem() {

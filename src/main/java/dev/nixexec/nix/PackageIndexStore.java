@@ -168,6 +168,25 @@ public class PackageIndexStore {
         }
     }
 
+    /** The versions of these attributes in the pin's index, by attribute; one query. Absent or blank: left out. */
+    public java.util.Map<String, String> versions(String narHash, List<String> attributes) {
+        try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(
+                "SELECT attribute, version FROM package_index_entries WHERE nar_hash = ? AND attribute = ANY (?) "
+                        + "AND version <> ''")) {
+            s.setString(1, narHash);
+            s.setArray(2, c.createArrayOf("text", attributes.toArray()));
+            java.util.Map<String, String> versions = new java.util.HashMap<>();
+            try (ResultSet r = s.executeQuery()) {
+                while (r.next()) {
+                    versions.put(r.getString(1), r.getString(2));
+                }
+            }
+            return versions;
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot read the package index", e);
+        }
+    }
+
     /**
      * The packages of the pin whose attribute or description contains {@code query} (any case),
      * only of {@code packageSet} when given ({@code ""}: top-level ones), best first. One query.

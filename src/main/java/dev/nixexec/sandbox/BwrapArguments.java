@@ -100,12 +100,13 @@ public final class BwrapArguments {
         return a;
     }
 
-    /** The interpreter invocation: everything after {@code --}. */
+    /** The interpreter invocation: everything after {@code --}; the caller's arguments last, each one element. */
     public static List<String> command(SandboxSpec spec) {
         List<String> c = new ArrayList<>();
         c.add(spec.environmentPath() + "/bin/" + spec.command().get(0));
         c.addAll(spec.command().subList(1, spec.command().size()));
         c.add(CODE_DIR + "/" + spec.codeFileName());
+        c.addAll(spec.args());
         return c;
     }
 

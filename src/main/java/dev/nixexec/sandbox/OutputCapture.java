@@ -62,7 +62,20 @@ public final class OutputCapture {
             if (!truncated) {
                 return first + new String(tail, StandardCharsets.UTF_8);
             }
-            return first + "\n[... " + omittedBytes() + " bytes truncated ...]\n" + new String(tail, StandardCharsets.UTF_8);
+            return first + mark() + new String(tail, StandardCharsets.UTF_8);
+        }
+
+        /** The kept bytes exactly, with the same mark as {@link #text()} where bytes were dropped. */
+        public byte[] bytes() {
+            byte[] mark = truncated ? mark().getBytes(StandardCharsets.UTF_8) : new byte[0];
+            byte[] all = java.util.Arrays.copyOf(head, head.length + mark.length + tail.length);
+            System.arraycopy(mark, 0, all, head.length, mark.length);
+            System.arraycopy(tail, 0, all, head.length + mark.length, tail.length);
+            return all;
+        }
+
+        private String mark() {
+            return "\n[... " + omittedBytes() + " bytes truncated ...]\n";
         }
     }
 }

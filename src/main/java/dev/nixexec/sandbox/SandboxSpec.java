@@ -11,13 +11,16 @@ import java.util.Optional;
  * only, a checked host directory to mount read-write at {@code /workspace} instead of a fresh one;
  * or a workspace the worker materialised in a private directory of its own, which the sandbox
  * gives to the run's uid before mounting it; or a session's {@link PersistentPaths} (materialised
- * the same way) at /workspace, /home/sandbox and /cache.
+ * the same way) at /workspace, /home/sandbox and /cache. {@code args} follow the code file in the
+ * program's argv, each its own element.
  */
 public record SandboxSpec(String environmentPath, List<String> closure, String codeFileName, byte[] code,
         List<String> command, Map<String, String> env, byte[] stdin, Limits limits, boolean network,
-        Optional<Path> hostWorkspace, Optional<Path> materialisedWorkspace, Optional<PersistentPaths> persistent) {
+        Optional<Path> hostWorkspace, Optional<Path> materialisedWorkspace, Optional<PersistentPaths> persistent,
+        List<String> args) {
 
     public SandboxSpec {
+        args = args == null ? List.of() : List.copyOf(args);
         persistent = persistent == null ? Optional.empty() : persistent;
         closure = List.copyOf(closure);
         command = List.copyOf(command);
@@ -28,6 +31,14 @@ public record SandboxSpec(String environmentPath, List<String> closure, String c
                 .count() > 1) {
             throw new IllegalArgumentException("a run has one /workspace");
         }
+    }
+
+    /** A run without arguments. */
+    public SandboxSpec(String environmentPath, List<String> closure, String codeFileName, byte[] code,
+            List<String> command, Map<String, String> env, byte[] stdin, Limits limits, boolean network,
+            Optional<Path> hostWorkspace, Optional<Path> materialisedWorkspace, Optional<PersistentPaths> persistent) {
+        this(environmentPath, closure, codeFileName, code, command, env, stdin, limits, network, hostWorkspace,
+                materialisedWorkspace, persistent, List.of());
     }
 
     /** A run with a host directory or a materialised workspace at /workspace (or a fresh one), no persistent paths. */
@@ -41,7 +52,7 @@ public record SandboxSpec(String environmentPath, List<String> closure, String c
     /** The same run under other limits. */
     public SandboxSpec withLimits(Limits newLimits) {
         return new SandboxSpec(environmentPath, closure, codeFileName, code, command, env, stdin, newLimits, network,
-                hostWorkspace, materialisedWorkspace, persistent);
+                hostWorkspace, materialisedWorkspace, persistent, args);
     }
 
     /** The directory the run's uid is given before the run: a materialised workspace or the persistent paths' root. */

@@ -27,6 +27,7 @@ public final class SeatbeltArguments {
         a.add(spec.environmentPath() + "/bin/" + spec.command().get(0));
         a.addAll(spec.command().subList(1, spec.command().size()));
         a.add(dirs.code().resolve(spec.codeFileName()).toString());
+        a.addAll(spec.args());
         return a;
     }
 

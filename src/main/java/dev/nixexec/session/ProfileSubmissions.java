@@ -74,6 +74,7 @@ public class ProfileSubmissions {
         Map<String, String> env = new LinkedHashMap<>(spec.env());
         env.putAll(s.env());
         return new JobService.Submission(s.language(), s.code(), List.copyOf(packages), env, s.stdin(), timeout, full,
-                s.metadata(), s.hostWorkspace(), s.files()).withCallbackUrl(s.callbackUrl()).withLimits(s.limits());
+                s.metadata(), s.hostWorkspace(), s.files()).withCallbackUrl(s.callbackUrl()).withLimits(s.limits())
+                .withArgs(s.args()).withEncoding(s.encoding());
     }
 }

@@ -26,8 +26,8 @@ record JobPageView(String id, String status, boolean live, List<Pages.Field> sum
         List<Pages.EnvRow> envRows = detail.envNames().stream()
                 .map(name -> new Pages.EnvRow(name, detail.env().map(values -> values.get(name)).orElse(null))).toList();
         List<Pages.Output> outputs = List.of(
-                output("stdout", job.stdout(), job.stdoutTruncated(), job.stdoutBytes()),
-                output("stderr", job.stderr(), job.stderrTruncated(), job.stderrBytes()));
+                output("stdout", job.stdoutText(), job.stdoutTruncated(), job.stdoutBytes()),
+                output("stderr", job.stderrText(), job.stderrTruncated(), job.stderrBytes()));
         List<Pages.AuditRow> trail = audit == null ? null : audit.stream()
                 .sorted(Comparator.comparingLong(AuditLog.Entry::id))
                 .map(e -> new Pages.AuditRow(time(e.at()), e.kind(), orDash(e.nodeId()),

@@ -12,6 +12,7 @@ import dev.nixexec.logging.JobLogContext;
 import dev.nixexec.job.JobQueue;
 import dev.nixexec.job.JobView;
 import dev.nixexec.job.JobTransitions;
+import dev.nixexec.job.OutputEncoding;
 import dev.nixexec.sandbox.Limits;
 import dev.nixexec.sandbox.OutputCapture;
 import dev.nixexec.sandbox.StreamName;
@@ -93,7 +94,10 @@ final class JobRun {
     private volatile Optional<WorkspaceRun> workspace = Optional.empty();
     /** The session the job runs in, when it does. */
     private volatile Optional<SessionRuns.Context> session = Optional.empty();
-    /** Why the run was called off before its code started because its environment is not its session's. */
+    /**
+     * The revision this node's environment is on, when the run was called off before its code
+     * started because the job must run on another: its session's, or the original's of a rerun.
+     */
     private volatile String otherRevision;
 
     private JobRun(Factory deps, ClaimedJob job, String nodeId, Consumer<UUID> whenDone) {
@@ -122,7 +126,7 @@ final class JobRun {
         Cancellable running = subscription.get();
         if (running != null) {
             running.cancel();
-            end(stopped());
+            endStopped();
         }
     }
 
@@ -130,7 +134,7 @@ final class JobRun {
         ExecutionEngine.ValidatedRequest request;
         try {
             request = deps.engine.validate(new ExecutionRequest(job.language(), job.code(), job.packages(), job.env(),
-                    job.stdin(), Optional.of(job.timeout()), job.network(), job.limits()));
+                    job.stdin(), Optional.of(job.timeout()), job.network(), job.limits(), job.args()));
             request = request.withLimits(withinCaps(request.limits(), job.policy()));
             if (job.hostWorkspace().isPresent()) {
                 Optional<Path> checked = job.hostWorkspace().flatMap(deps.hostWorkspaces::permit);
@@ -181,7 +185,7 @@ final class JobRun {
         }));
         if (stopReason != null) {
             subscription.get().cancel();
-            end(stopped());
+            endStopped();
         }
     }
 
@@ -203,9 +207,9 @@ final class JobRun {
         if (stopReason != null) {
             return false;
         }
-        Optional<String> sessionRevision = session.flatMap(SessionRuns.Context::nixpkgsRevision);
-        if (sessionRevision.isPresent() && !sessionRevision.get().equals(environment.nixpkgsRevision())) {
-            // a session's commands all run on the nixpkgs its environment was built on
+        Optional<String> required = requiredRevision();
+        if (required.isPresent() && !required.get().equals(environment.nixpkgsRevision())) {
+            // a session's commands all run on the nixpkgs its environment was built on, a rerun on its original's
             otherRevision = environment.nixpkgsRevision();
             return false;
         }
@@ -221,20 +225,29 @@ final class JobRun {
                 (output.stream() == StreamName.STDOUT ? stdout : stderr).append(output.data(), 0, output.data().length);
                 buffer(output.stream().id(), new String(output.data(), StandardCharsets.UTF_8));
             }
-            case ExecutionEvent.Finished finished -> end(outcome(finished.result()));
+            case ExecutionEvent.Finished finished -> finish(finished.result());
             case ExecutionEvent.Phase phase -> { }
             case ExecutionEvent.EnvironmentReady ready -> { }
         }
     }
 
-    private JobTransitions.Outcome outcome(ExecutionResult r) {
+    private void finish(ExecutionResult r) {
         if (r.error().isPresent() && r.error().get().code().equals("not_started")) {
             if (otherRevision != null && stopReason == null) {
-                return error("nixpkgs_changed", "the session was built on nixpkgs " + session.get().nixpkgsRevision()
-                        .orElseThrow() + ", this node now pins " + otherRevision + "; create a new session");
+                end(error("nixpkgs_changed", session.isPresent()
+                        ? "the session was built on nixpkgs " + requiredRevision().orElseThrow() + ", this node now pins "
+                                + otherRevision + "; create a new session"
+                        : "the job reruns one that ran on nixpkgs " + requiredRevision().orElseThrow()
+                                + ", this node now pins " + otherRevision + "; submit it as a new job"));
+                return;
             }
-            return stopped();
+            endStopped();
+            return;
         }
+        end(outcome(r), exact(r.stdout(), r.stderr()));
+    }
+
+    private JobTransitions.Outcome outcome(ExecutionResult r) {
         OutputCapture.Captured out = r.stdout();
         OutputCapture.Captured err = r.stderr();
         return new JobTransitions.Outcome(r.status(), r.exitCode().orElse(null), r.signal().orElse(null), r.timedOut(),
@@ -246,10 +259,24 @@ final class JobRun {
                         r.usage().maxRssBytes().orElse(null)) : null);
     }
 
+    /** The nixpkgs revision the job must run on: its session's, or for a rerun its original's; none: any. */
+    private Optional<String> requiredRevision() {
+        return session.flatMap(SessionRuns.Context::nixpkgsRevision).or(job::requiredNixpkgsRevision);
+    }
+
+    /** For a base64 job, the kept output's exact bytes as the outcome's text shows them; else none. */
+    private JobTransitions.ExactOutput exact(OutputCapture.Captured out, OutputCapture.Captured err) {
+        return job.encoding() == OutputEncoding.BASE64 ? new JobTransitions.ExactOutput(out.bytes(), err.bytes()) : null;
+    }
+
     /** Ended from outside: cancelled by the tenant, or abandoned by a node shutting down. */
-    private JobTransitions.Outcome stopped() {
+    private void endStopped() {
         OutputCapture.Captured out = stdout == null ? OutputCapture.Captured.empty() : stdout.result();
         OutputCapture.Captured err = stderr == null ? OutputCapture.Captured.empty() : stderr.result();
+        end(stopped(out, err), exact(out, err));
+    }
+
+    private JobTransitions.Outcome stopped(OutputCapture.Captured out, OutputCapture.Captured err) {
         if ("shutdown".equals(stopReason)) {
             return new JobTransitions.Outcome("error", null, null, false, null, null, out.text(), err.text(), out.totalBytes(),
                     err.totalBytes(), out.truncated(), err.truncated(), "worker_shutdown",
@@ -328,6 +355,11 @@ final class JobRun {
     }
 
     private void end(JobTransitions.Outcome ending) {
+        end(ending, null);
+    }
+
+    /** Ends the job once (the first ending wins), with its output's exact bytes for a base64 job. */
+    private void end(JobTransitions.Outcome ending, JobTransitions.ExactOutput exact) {
         if (!ended.compareAndSet(false, true)) {
             return;
         }
@@ -350,7 +382,8 @@ final class JobRun {
                 // The last output goes with the result: one transaction, one wake-up for followers.
                 storing.lock();
                 try {
-                    deps.results.write(nodeId, new JobTransitions.Finish(job.id(), job.attempt(), outcome, takePending()));
+                    deps.results.write(nodeId, new JobTransitions.Finish(job.id(), job.attempt(), outcome, takePending(),
+                            exact));
                 } finally {
                     storing.unlock();
                 }

@@ -80,6 +80,18 @@ public class JobInputs {
         });
     }
 
+    /**
+     * The job's files as a submission would give them again (its workspace by id, its input files
+     * in base64, its artifact paths), for a rerun; none when the job had none.
+     */
+    @Transactional(Transactional.TxType.MANDATORY)
+    public Optional<JobFiles> submitted(UUID jobId) {
+        return repository.jobFiles(jobId).map(row -> new JobFiles(row.workspace().map(UUID::toString),
+                read(row.inputs(), new TypeReference<List<StoredFile>>() { }).stream()
+                        .map(f -> new JobFiles.InputFile(f.path(), f.content(), "base64")).toList(),
+                read(row.artifactPaths(), new TypeReference<List<String>>() { })));
+    }
+
     private Map<WorkspacePath, byte[]> decode(JobFiles files) {
         List<FieldError> errors = new ArrayList<>();
         Map<WorkspacePath, byte[]> decoded = new java.util.LinkedHashMap<>();

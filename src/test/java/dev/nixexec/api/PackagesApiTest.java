@@ -9,10 +9,14 @@ import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.everyItem;
 import static org.hamcrest.Matchers.hasItem;
 import static org.hamcrest.Matchers.not;
+import static org.hamcrest.Matchers.nullValue;
 import static org.hamcrest.Matchers.startsWith;
 
 import dev.nixexec.testing.NixSpy;
+import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.test.common.WithTestResource;
+import jakarta.inject.Inject;
+import jakarta.persistence.EntityManager;
 import io.quarkus.test.junit.QuarkusTest;
 import java.time.Duration;
 import org.awaitility.Awaitility;
@@ -32,6 +36,9 @@ import org.junit.jupiter.api.TestMethodOrder;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class PackagesApiTest {
 
+    @Inject
+    EntityManager em;
+
     String key;
 
     @BeforeEach
@@ -44,6 +51,8 @@ class PackagesApiTest {
     void theFirstSearchIsRefusedUntilThePinIsIndexedThenItAnswers() {
         as(key).get("/v1/packages?q=tinypkg").then().statusCode(503).header("Retry-After", "10")
                 .contentType("application/problem+json").body("detail", containsString("try again shortly"));
+        // no index yet (the listing the search started takes seconds): no interpreter version either
+        as(key).get("/v1/languages").then().statusCode(200).body("version", everyItem(nullValue()));
         Awaitility.await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(250)).until(() ->
                 as(key).get("/v1/packages?q=tinypkg").statusCode() == 200);
         as(key).get("/v1/packages?q=tinypkg").then().statusCode(200)
@@ -65,6 +74,30 @@ class PackagesApiTest {
                 .body("attribute", hasItem("bash")).body("attribute", everyItem(not(containsString("."))));
         as(key).get("/v1/packages?q=python&limit=1").then().statusCode(200).body("size()", equalTo(1))
                 .body("[0].attribute", startsWith("python"));
+    }
+
+    /**
+     * The languages' interpreter versions come from the pin's index (no job, no nix process). The
+     * fixture's interpreters are the host's and name no version, so the test gives python3's entry one.
+     */
+    @Test
+    @Order(3)
+    void languagesNameTheirInterpreterVersionFromTheIndex() {
+        Awaitility.await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(250)).until(() ->
+                as(key).get("/v1/packages?q=tinypkg").statusCode() == 200);
+        sql("UPDATE package_index_entries SET version = '3.11.7' WHERE attribute = 'python3'");
+        try {
+            as(key).get("/v1/languages").then().statusCode(200)
+                    .body("find { it.language == 'python' }.version", equalTo("3.11.7"))
+                    .body("find { it.language == 'python' }.interpreter", equalTo("python3"))
+                    .body("find { it.language == 'bash' }.version", nullValue());
+        } finally {
+            sql("UPDATE package_index_entries SET version = '' WHERE attribute = 'python3'");
+        }
+    }
+
+    private void sql(String statement) {
+        QuarkusTransaction.requiringNew().run(() -> em.createNativeQuery(statement).executeUpdate());
     }
 
     @Test

@@ -34,6 +34,16 @@ class BwrapArgumentsTest {
     }
 
     @Test
+    void argumentsFollowTheCodeFileEachItsOwnWord() {
+        SandboxSpec spec = new SandboxSpec(ENV, List.of(ENV), "main.py", new byte[0], List.of("python3"), Map.of(),
+                new byte[0], LIMITS, false, java.util.Optional.empty(), java.util.Optional.empty(),
+                java.util.Optional.empty(), List.of("a b", "--bind", "$(x)"));
+        List<String> argv = argv(spec, StoreView.WHOLE_STORE);
+        assertEquals(List.of(ENV + "/bin/python3", "/code/main.py", "a b", "--bind", "$(x)"),
+                argv.subList(argv.indexOf("--") + 1, argv.size()));
+    }
+
+    @Test
     void isolatesEverything() {
         List<String> argv = argv(spec(Map.of(), false), StoreView.WHOLE_STORE);
         for (String flag : List.of("--unshare-all", "--unshare-user", "--die-with-parent", "--new-session", "--clearenv",

@@ -59,4 +59,21 @@ class OutputCaptureTest {
         assertEquals("de", new String(result.tail(), StandardCharsets.US_ASCII));
         assertEquals(1, result.omittedBytes());
     }
+
+    @Test
+    void bytesAreTheKeptBytesExactlyWithTheTextsMark() {
+        OutputCapture capture = new OutputCapture(4);
+        byte[] data = {(byte) 0xff, 0, 'a', 'b', 'c', (byte) 0xfe, (byte) 0x80};
+        capture.append(data, 0, data.length);
+        OutputCapture.Captured result = capture.result();
+        byte[] mark = "\n[... 3 bytes truncated ...]\n".getBytes(StandardCharsets.UTF_8);
+        byte[] expected = new byte[2 + mark.length + 2];
+        expected[0] = (byte) 0xff;
+        expected[1] = 0;
+        System.arraycopy(mark, 0, expected, 2, mark.length);
+        expected[expected.length - 2] = (byte) 0xfe;
+        expected[expected.length - 1] = (byte) 0x80;
+        org.junit.jupiter.api.Assertions.assertArrayEquals(expected, result.bytes());
+        assertEquals(new String(expected, StandardCharsets.UTF_8), result.text());
+    }
 }

@@ -1,0 +1,28 @@
+package dev.nixexec.job;
+
+import java.util.Arrays;
+import java.util.Optional;
+
+/**
+ * How a job's {@code stdout} and {@code stderr} appear in its JSON: as text ({@code utf-8}: bytes
+ * that are not UTF-8, and NUL, show as U+FFFD) or as base64 of the exact bytes kept.
+ */
+public enum OutputEncoding {
+    UTF_8("utf-8"),
+    BASE64("base64");
+
+    private final String id;
+
+    OutputEncoding(String id) {
+        this.id = id;
+    }
+
+    /** The wire and column value. */
+    public String id() {
+        return id;
+    }
+
+    public static Optional<OutputEncoding> byId(String id) {
+        return Arrays.stream(values()).filter(e -> e.id.equals(id)).findFirst();
+    }
+}
