@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.quarkiverse.mcp.server.Content;
+import io.quarkiverse.mcp.server.ResourceContents;
 import io.quarkiverse.mcp.server.TextResourceContents;
 import io.quarkiverse.mcp.server.ToolResponse;
 import io.quarkiverse.mcp.server.test.McpAssured;
@@ -18,6 +19,7 @@ import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
@@ -72,13 +74,13 @@ class McpJobResultsTest {
                 "printf '\\377\\376binary' > out/fake.jpg");
         try (var client = connect()) {
             ToolResponse result = call(client, "run_code", Map.of("language", "bash", "code", code));
-            Map<String, Content> byName = new java.util.TreeMap<>();
+            Map<String, Content> byName = new TreeMap<>();
             List<String> images = new ArrayList<>();
             for (Content content : result.content().subList(1, result.content().size())) {
                 if (content.type() == Content.Type.IMAGE) {
                     images.add(content.asImage().mimeType());
                 } else {
-                    String uri = content.asResource().resource().type() == io.quarkiverse.mcp.server.ResourceContents.Type.TEXT
+                    String uri = content.asResource().resource().type() == ResourceContents.Type.TEXT
                             ? content.asResource().resource().asText().uri()
                             : content.asResource().resource().asBlob().uri();
                     byName.put(uri.substring(uri.lastIndexOf('/') + 1), content);

@@ -18,6 +18,7 @@ import io.vertx.core.json.JsonObject;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -120,7 +121,7 @@ class McpToolsTest {
         try (var client = McpAssured.newStreamableClient().setAdditionalHeaders(bearer(memberA)).build().connect()) {
             client.when().toolsList(page -> {
                 assertEquals(expected.keySet(), page.tools().stream().map(McpAssured.ToolInfo::name)
-                        .collect(java.util.stream.Collectors.toSet()));
+                        .collect(Collectors.toSet()));
                 for (McpAssured.ToolInfo tool : page.tools()) {
                     var hints = tool.annotations().orElseThrow(() -> new AssertionError(tool.name() + " has no annotations"));
                     assertEquals(expected.get(tool.name()), List.of(hints.readOnlyHint(), hints.destructiveHint(),
