@@ -99,7 +99,8 @@ public class JobTools {
     }
 
     @Tool(name = "run_code", description = "Run code in a sandbox with the given Nix packages and wait for it: returns "
-            + "the exit code, stdout and stderr, and the files written under /workspace/out/ (images as images). "
+            + "the exit code, stdout and stderr, and the files it created or changed under /workspace/out/ (PNG, JPEG, "
+            + "GIF and WebP as images). "
             + "/workspace is this session's workspace: files persist between calls. If it runs longer than the wait, "
             + "returns the job id to pass to get_job with the output so far.",
             inputSchema = @Tool.InputSchema(generator = LanguageEnumSchema.class),

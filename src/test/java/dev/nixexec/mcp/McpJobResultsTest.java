@@ -16,6 +16,7 @@ import io.quarkiverse.mcp.server.test.McpAssured.McpStreamableTestClient;
 import io.quarkus.test.junit.QuarkusTest;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -23,6 +24,9 @@ import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -33,6 +37,20 @@ import org.junit.jupiter.api.Test;
  */
 @QuarkusTest
 class McpJobResultsTest {
+
+    /**
+     * The test client waits for each answer as long as Awaitility's default (10 s); each call here
+     * runs a real job, which on a busy machine can take longer.
+     */
+    @BeforeAll
+    static void patientClient() {
+        Awaitility.setDefaultTimeout(Duration.ofSeconds(120));
+    }
+
+    @AfterAll
+    static void usualClient() {
+        Awaitility.reset();
+    }
 
     @Test
     void aCallReturnsOnlyTheFilesItsJobCreatedOrChanged() {
