@@ -35,7 +35,7 @@ const logs = [];
 a.setNotificationHandler(LoggingMessageNotificationSchema, (n) => logs.push(n.params));
 await a.setLoggingLevel('info');
 
-await check('tools are listed with a language enum', async () => {
+await check('tools are listed with a language enum, hints and output schemas', async () => {
   const { tools } = await a.listTools();
   assert.deepEqual(tools.map((t) => t.name).sort(),
     ['cancel_job', 'create_session', 'destroy_session', 'exec_in_session', 'get_job', 'list_jobs', 'list_languages',
@@ -45,6 +45,11 @@ await check('tools are listed with a language enum', async () => {
   assert.deepEqual(runCode.inputSchema.properties.language.enum,
     ['python', 'bash', 'node', 'haskell', 'lua', 'ruby', 'perl', 'octave']);
   assert.match(runCode.inputSchema.properties.packages.description, /python3Packages\.numpy/);
+  const { readOnlyHint, destructiveHint, idempotentHint, openWorldHint } = runCode.annotations;
+  assert.deepEqual([readOnlyHint, destructiveHint, idempotentHint, openWorldHint], [false, true, false, true]);
+  assert.equal(tools.find((t) => t.name === 'get_job').annotations.readOnlyHint, true);
+  // from here on the SDK checks every structured result against its tool's outputSchema
+  assert.deepEqual(runCode.outputSchema.properties.exit_code.type, ['integer', 'null']);
 });
 
 await check('python with a package, with progress and log notifications', async () => {
@@ -75,7 +80,7 @@ await check('a failing job is an error result with its output', async () => {
   const result = await a.callTool({ name: 'run_code', arguments: { language: 'bash', code: 'echo oops >&2; exit 3' } });
   assert.equal(result.isError, true);
   assert.match(text(result), /Exit code: 3\n/);
-  assert.match(text(result), /--- stderr ---\noops\n/);
+  assert.match(text(result), /--- stderr ---\noops\n---\nJob \S+: failed$/);
   assert.equal(result.structuredContent.status, 'failed');
 });
 

@@ -25,6 +25,16 @@ async function check(name, fn) {
 
 const a = await connect(keyA);
 
+await check('job tools advertise an output schema, which every later call is validated against', async () => {
+  // listTools makes the SDK check each later result's structuredContent against its tool's outputSchema
+  const { tools } = await a.listTools();
+  for (const name of ['run_code', 'submit_job', 'get_job', 'cancel_job', 'exec_in_session']) {
+    const schema = tools.find((t) => t.name === name).outputSchema;
+    assert.equal(schema.type, 'object', name);
+    assert.ok(schema.required.includes('exit_code') && schema.required.includes('artifacts'), name);
+  }
+});
+
 await check('consecutive run_code calls of one session share /workspace', async () => {
   const first = await a.callTool({ name: 'run_code', arguments: { language: 'python',
     code: "open('data.csv', 'w').write('x,y\\n1,2\\n3,4\\n')\nprint('written')" } });
@@ -59,6 +69,10 @@ await check('a plot written to /workspace/out comes back as image content', asyn
   assert.match(text(result), /out\/plot\.png \(image\/png, \d+ bytes\)/);
   const artifacts = result.structuredContent.artifacts;
   assert.deepEqual(artifacts.map((x) => x.name), ['out/plot.png', 'out/summary.txt']);
+  // the next call returns only what it wrote itself, not the plot again
+  const next = await a.callTool({ name: 'run_code', arguments: { language: 'bash', code: 'echo done > out/next.txt' } });
+  assert.deepEqual(next.structuredContent.artifacts.map((x) => x.name), ['out/next.txt']);
+  assert.deepEqual(next.content.map((c) => c.type), ['text', 'resource']);
 });
 
 let sessionWorkspace;
@@ -69,7 +83,7 @@ await check('workspace tools write, list and read the session workspace', async 
   const listed = await a.callTool({ name: 'list_workspace_files', arguments: {} });
   assert.equal(listed.isError, false, text(listed));
   const paths = listed.structuredContent.files.map((f) => f.path);
-  assert.deepEqual(paths, ['data.csv', 'notes/todo.md', 'out/plot.png', 'out/summary.txt']);
+  assert.deepEqual(paths, ['data.csv', 'notes/todo.md', 'out/next.txt', 'out/plot.png', 'out/summary.txt']);
   sessionWorkspace = listed.structuredContent.workspace.name;
   const read = await a.callTool({ name: 'read_workspace_file', arguments: { path: 'notes/todo.md' } });
   assert.equal(read.isError, false, text(read));

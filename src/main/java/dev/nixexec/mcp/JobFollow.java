@@ -15,7 +15,8 @@ import java.util.UUID;
  * What a {@code run_code} call does with the events of its job, as {@link JobWaits} follows it:
  * they become progress notifications (status changes and output, when the client gave a progress
  * token) and log notifications (the output as it appears); a {@code notifications/cancelled} for
- * the call cancels the job. The job goes on when the wait is up.
+ * the call cancels the job. The job goes on when the wait is up; its output so far is kept for the
+ * "still running" answer.
  */
 final class JobFollow implements JobWaits.Follower {
 
@@ -28,6 +29,7 @@ final class JobFollow implements JobWaits.Follower {
     private final Progress progress;
     private final McpLog log;
     private final Cancellation cancellation;
+    private final OutputSoFar output = new OutputSoFar();
     private boolean cancelSent;
 
     JobFollow(JobService jobs, Caller caller, UUID jobId, Progress progress, McpLog log, Cancellation cancellation) {
@@ -42,6 +44,7 @@ final class JobFollow implements JobWaits.Follower {
     @Override
     public void event(JobEvents.Event event) {
         boolean output = event.kind().equals("stdout") || event.kind().equals("stderr");
+        this.output.add(event);
         progress.token().ifPresent(token -> progress.notificationBuilder()
                 .setProgress(event.seq())
                 .setMessage(output ? event.kind() + ": " + event.data().length() + " characters"
@@ -52,6 +55,11 @@ final class JobFollow implements JobWaits.Follower {
             log.send(McpLog.LogLevel.INFO, new JsonObject().put("job_id", jobId.toString())
                     .put("stream", event.kind()).put("text", event.data()));
         }
+    }
+
+    /** What the job printed while it was followed. */
+    OutputSoFar output() {
+        return output;
     }
 
     /** A cancelled call cancels the job, once; following goes on until the job ends as cancelled. */

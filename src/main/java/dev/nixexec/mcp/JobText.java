@@ -4,17 +4,25 @@ import dev.nixexec.job.JobView;
 import java.util.List;
 import java.util.stream.Collectors;
 
-/** Jobs as text for an agent, in the nix-exec shape ({@code Exit code: N}, stdout, stderr, marks). */
+/**
+ * Jobs as text for an agent, in the nix-exec shape ({@code Exit code: N}, stdout, stderr, marks).
+ * A job's result, and the answer for one still running, close with a {@link #SEPARATOR} line and
+ * {@code Job <id>: <status>}, so that the status line never reads as the program's last line of output.
+ */
 final class JobText {
+
+    static final String SEPARATOR = "---";
 
     private JobText() {
     }
 
+    /** A job that has not ended: what to do, and its output so far. */
+    static String running(JobView job, OutputSoFar output) {
+        return "Still " + job.status() + ": call get_job with this job_id (and a wait) for the result.\n"
+                + output.text() + closing(job);
+    }
+
     static String result(JobView job) {
-        if (!job.terminal()) {
-            return "Job " + job.id() + " is still " + job.status()
-                    + ". Call get_job with this job_id (and a wait) for the result.";
-        }
         StringBuilder text = new StringBuilder();
         if (job.error() != null) {
             text.append("Error (").append(job.error().code()).append("): ").append(job.error().message()).append('\n');
@@ -44,8 +52,11 @@ final class JobText {
             job.artifacts().forEach(a -> text.append(a.name()).append(" (").append(a.contentType()).append(", ")
                     .append(a.size()).append(" bytes)\n"));
         }
-        text.append("Job ").append(job.id()).append(": ").append(job.status());
-        return text.toString();
+        return text.append(closing(job)).toString();
+    }
+
+    private static String closing(JobView job) {
+        return SEPARATOR + "\nJob " + job.id() + ": " + job.status();
     }
 
     /** One line per job, newest first. */

@@ -99,10 +99,14 @@ public class JobTools {
     }
 
     @Tool(name = "run_code", description = "Run code in a sandbox with the given Nix packages and wait for it: returns "
-            + "the exit code, stdout and stderr, and the files written under /workspace/out/ (images as images). "
+            + "the exit code, stdout and stderr, and the files it created or changed under /workspace/out/ (PNG, JPEG, "
+            + "GIF and WebP as images). "
             + "/workspace is this session's workspace: files persist between calls. If it runs longer than the wait, "
-            + "returns the job id to pass to get_job.",
-            inputSchema = @Tool.InputSchema(generator = LanguageEnumSchema.class))
+            + "returns the job id to pass to get_job with the output so far.",
+            inputSchema = @Tool.InputSchema(generator = LanguageEnumSchema.class),
+            outputSchema = @Tool.OutputSchema(from = JobView.class, generator = JsonOutputSchema.class),
+            annotations = @Tool.Annotations(readOnlyHint = false, destructiveHint = true, idempotentHint = false,
+                    openWorldHint = true))
     @RunOnVirtualThread
     ToolResponse runCode(@ToolArg(description = LANGUAGE) String language,
             @ToolArg(description = CODE) String code,
@@ -140,10 +144,11 @@ public class JobTools {
     ToolResponse followed(java.util.function.Function<UUID, JobView> submit, Progress progress, McpLog log,
             Cancellation cancellation) {
         UUID id = UUID.randomUUID();
+        JobFollow follow = new JobFollow(jobs, caller(), id, progress, log, cancellation);
         try (KeyLimits.Wait held = limits.startWait(caller()); JobWatch watch = waits.watch(id)) {
             submit.apply(id);
-            return result(waits.follow(caller(), watch, config.mcp().runWait(), JobFollow.CANCEL_CHECK,
-                    new JobFollow(jobs, caller(), id, progress, log, cancellation)));
+            return result(waits.follow(caller(), watch, config.mcp().runWait(), JobFollow.CANCEL_CHECK, follow),
+                    follow::output);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return result(reads.get(caller(), id));
@@ -152,7 +157,10 @@ public class JobTools {
 
     @Tool(name = "submit_job", description = "Queue code like run_code but return the job id at once; "
             + "read the result later with get_job.",
-            inputSchema = @Tool.InputSchema(generator = LanguageEnumSchema.class))
+            inputSchema = @Tool.InputSchema(generator = LanguageEnumSchema.class),
+            outputSchema = @Tool.OutputSchema(from = JobView.class, generator = JsonOutputSchema.class),
+            annotations = @Tool.Annotations(readOnlyHint = false, destructiveHint = true, idempotentHint = false,
+                    openWorldHint = true))
     @RunOnVirtualThread
     ToolResponse submitJob(@ToolArg(description = LANGUAGE) String language,
             @ToolArg(description = CODE) String code,
@@ -168,12 +176,16 @@ public class JobTools {
             CallerIdentity.writer(identity, "submit_job");
             JobView job = submit(UUID.randomUUID(), language, code, packages, env, stdin, timeout, roots, workspace,
                     profile, connection);
-            return ToolResponse.success("Job " + job.id() + ": " + job.status()
-                    + ". Call get_job with this job_id for the result.");
+            return new ToolResponse(false, List.of(new TextContent("Job " + job.id() + ": " + job.status()
+                    + ". Call get_job with this job_id for the result.")), job, null);
         });
     }
 
-    @Tool(name = "get_job", description = "The status and, once finished, the exit code, stdout and stderr of a job.")
+    @Tool(name = "get_job", description = "The status and, once finished, the exit code, stdout, stderr and artifacts "
+            + "of a job; while it runs, its output so far.",
+            outputSchema = @Tool.OutputSchema(from = JobView.class, generator = JsonOutputSchema.class),
+            annotations = @Tool.Annotations(readOnlyHint = true, destructiveHint = false, idempotentHint = true,
+                    openWorldHint = false))
     @RunOnVirtualThread
     ToolResponse getJob(@ToolArg(name = "job_id", description = JOB_ID) String jobId,
             @ToolArg(description = "Seconds to wait for the job to finish (at most 60); 0 or omitted: answer at once.",
@@ -191,17 +203,22 @@ public class JobTools {
     }
 
     @Tool(name = "cancel_job", description = "Cancel a queued or running job; returns its status. "
-            + "A running job ends as cancelled shortly after.")
+            + "A running job ends as cancelled shortly after.",
+            outputSchema = @Tool.OutputSchema(from = JobView.class, generator = JsonOutputSchema.class),
+            annotations = @Tool.Annotations(readOnlyHint = false, destructiveHint = true, idempotentHint = true,
+                    openWorldHint = false))
     ToolResponse cancelJob(@ToolArg(name = "job_id", description = JOB_ID) String jobId, RawMessage message) {
         return refusalsAsErrors(() -> {
             knownArguments.check(message);
             JobView job = jobs.cancel(CallerIdentity.writer(identity, "cancel_job"), jobId(jobId));
-            return ToolResponse.success("Job " + job.id() + ": " + job.status());
+            return new ToolResponse(false, List.of(new TextContent("Job " + job.id() + ": " + job.status())), job, null);
         });
     }
 
     @Tool(name = "list_jobs", description = "Recent jobs of your tenant, newest first: id, status, language, "
-            + "creation time and exit code.")
+            + "creation time and exit code.",
+            annotations = @Tool.Annotations(readOnlyHint = true, destructiveHint = false, idempotentHint = true,
+                    openWorldHint = false))
     ToolResponse listJobs(@ToolArg(description = "Only jobs with this status: queued, building, running, succeeded, "
             + "failed, timed_out, cancelled or error.", required = false) String status,
             @ToolArg(description = "How many jobs, 1 to 100; default 20.", required = false) Integer limit,
@@ -219,7 +236,9 @@ public class JobTools {
         });
     }
 
-    @Tool(name = "list_languages", description = "The languages, their interpreters and how to name their packages.")
+    @Tool(name = "list_languages", description = "The languages, their interpreters and how to name their packages.",
+            annotations = @Tool.Annotations(readOnlyHint = true, destructiveHint = false, idempotentHint = true,
+                    openWorldHint = false))
     ToolResponse listLanguages(RawMessage message) {
         return refusalsAsErrors(() -> {
             knownArguments.check(message);
@@ -279,19 +298,27 @@ public class JobTools {
                 .flatMap(Optional::stream).findFirst();
     }
 
-    /**
-     * The text of a job and, as structured content, its fields as REST gives them; an error result
-     * once it has ended other than succeeded.
-     */
+    /** {@link #result(JobView, Supplier)} with a job's output so far read from its events. */
     private ToolResponse result(JobView job) {
-        boolean failed = job.terminal() && !JobStatus.SUCCEEDED.id().equals(job.status());
+        return result(job, () -> OutputSoFar.read(reads, caller(), job.id()));
+    }
+
+    /**
+     * The text of a job and, as structured content, its fields as REST gives them (the
+     * {@code outputSchema} of the job tools); an error result once it has ended other than
+     * succeeded. After the text come the job's artifacts, the files it created or changed.
+     */
+    private ToolResponse result(JobView job, Supplier<OutputSoFar> soFar) {
+        if (!job.terminal()) {
+            return new ToolResponse(false, List.of(new TextContent(JobText.running(job, soFar.get()))), job, null);
+        }
         List<Content> contents = new ArrayList<>();
         contents.add(new TextContent(JobText.result(job)));
         for (Artifact artifact : job.artifacts() == null ? List.<Artifact>of() : job.artifacts()) {
-            contents.add(WorkspaceTools.content(workspaces.artifact(caller(), job.id(),
-                    new WorkspacePath(artifact.name())), "nixexec://jobs/" + job.id() + "/artifacts/" + artifact.name()));
+            contents.add(FileContents.of(workspaces.artifact(caller(), job.id(), new WorkspacePath(artifact.name())),
+                    "nixexec://jobs/" + job.id() + "/artifacts/" + artifact.name()));
         }
-        return new ToolResponse(failed, contents, job, null);
+        return new ToolResponse(!JobStatus.SUCCEEDED.id().equals(job.status()), contents, job, null);
     }
 
     private Caller caller() {

@@ -37,7 +37,8 @@ public class ProfileTools {
 
     @Tool(name = "list_profiles", description = "The profiles run_code and submit_job can name (profile): nixo's "
             + "built-ins and your tenant's own, each with its network mode, packages, writable paths, env and limits.",
-            annotations = @Tool.Annotations(readOnlyHint = true, destructiveHint = false, openWorldHint = false))
+            annotations = @Tool.Annotations(readOnlyHint = true, destructiveHint = false, idempotentHint = true,
+                    openWorldHint = false))
     @RunOnVirtualThread
     ToolResponse listProfiles(RawMessage message) {
         return refusalsAsErrors(() -> {
@@ -49,7 +50,8 @@ public class ProfileTools {
 
     @Tool(name = "search_packages", description = "Search the pinned nixpkgs for packages to name in packages: "
             + "attribute, version and description, best matches first.",
-            annotations = @Tool.Annotations(readOnlyHint = true, destructiveHint = false, openWorldHint = false))
+            annotations = @Tool.Annotations(readOnlyHint = true, destructiveHint = false, idempotentHint = true,
+                    openWorldHint = false))
     @RunOnVirtualThread
     ToolResponse searchPackages(@ToolArg(description = "Words to find in a package's attribute or description, "
             + "e.g. numpy or json parser.") String query,

@@ -1,6 +1,7 @@
 package dev.nixexec.mcp;
 
 import dev.nixexec.config.NixExecConfig;
+import dev.nixexec.job.JobView;
 import dev.nixexec.limits.KeyLimits;
 import dev.nixexec.refusal.InvalidRequestException;
 import dev.nixexec.refusal.Refusal;
@@ -55,7 +56,10 @@ public class SessionTools {
     @Tool(name = "create_session", description = "Create a session: a sandbox that lives between commands, its Nix "
             + "environment built once from packages or a profile (strict, offline-review, build-install, debug-network), "
             + "its /workspace, /home/sandbox and /cache kept between commands. Waits for the build; then run commands "
-            + "with exec_in_session.")
+            + "with exec_in_session.",
+            outputSchema = @Tool.OutputSchema(from = SessionView.class, generator = JsonOutputSchema.class),
+            annotations = @Tool.Annotations(readOnlyHint = false, destructiveHint = false, idempotentHint = false,
+                    openWorldHint = false))
     @RunOnVirtualThread
     ToolResponse create(@ToolArg(description = "Nix packages (nixpkgs attribute names), e.g. git, jq, python3; "
                     + "omitted with no profile: bash and coreutils.", required = false) List<String> packages,
@@ -84,7 +88,10 @@ public class SessionTools {
 
     @Tool(name = "exec_in_session", description = "Run a command in a session and wait for it: command as an argv "
             + "(run from the session's PATH, no shell), or code (a bash script, or in language). Returns the exit code, "
-            + "stdout and stderr; if it runs longer than the wait, the job id to pass to get_job.")
+            + "stdout and stderr; if it runs longer than the wait, the job id to pass to get_job with the output so far.",
+            outputSchema = @Tool.OutputSchema(from = JobView.class, generator = JsonOutputSchema.class),
+            annotations = @Tool.Annotations(readOnlyHint = false, destructiveHint = true, idempotentHint = false,
+                    openWorldHint = true))
     @RunOnVirtualThread
     ToolResponse exec(@ToolArg(description = SESSION) String session,
             @ToolArg(description = "The program and its arguments, e.g. [\"git\", \"status\"].", required = false)
@@ -105,7 +112,10 @@ public class SessionTools {
     }
 
     @Tool(name = "list_sessions", description = "Your tenant's live sessions: id, name, status, packages, and when "
-            + "each expires.", annotations = @Tool.Annotations(readOnlyHint = true))
+            + "each expires.",
+            outputSchema = @Tool.OutputSchema(from = Listing.class, generator = JsonOutputSchema.class),
+            annotations = @Tool.Annotations(readOnlyHint = true, destructiveHint = false, idempotentHint = true,
+                    openWorldHint = false))
     ToolResponse list(RawMessage message) {
         return refusalsAsErrors(() -> {
             knownArguments.check(message);
@@ -120,7 +130,9 @@ public class SessionTools {
     }
 
     @Tool(name = "destroy_session", description = "Destroy a session: its running commands are cancelled and its "
-            + "files deleted.", annotations = @Tool.Annotations(destructiveHint = true))
+            + "files deleted.",
+            annotations = @Tool.Annotations(readOnlyHint = false, destructiveHint = true, idempotentHint = true,
+                    openWorldHint = false))
     ToolResponse destroy(@ToolArg(description = SESSION) String session, RawMessage message) {
         return refusalsAsErrors(() -> {
             knownArguments.check(message);

@@ -4,32 +4,22 @@ import dev.nixexec.refusal.Refusal;
 import dev.nixexec.tenant.Caller;
 import dev.nixexec.refusal.FieldError;
 import dev.nixexec.refusal.InvalidRequestException;
-import dev.nixexec.workspace.ContentTypes;
 import dev.nixexec.workspace.Base64Content;
 import dev.nixexec.workspace.FileContent;
 import dev.nixexec.workspace.WorkspaceFile;
 import dev.nixexec.workspace.WorkspacePath;
 import dev.nixexec.workspace.WorkspaceService;
 import dev.nixexec.workspace.WorkspaceView;
-import io.quarkiverse.mcp.server.BlobResourceContents;
-import io.quarkiverse.mcp.server.Content;
-import io.quarkiverse.mcp.server.EmbeddedResource;
-import io.quarkiverse.mcp.server.ImageContent;
 import io.quarkiverse.mcp.server.McpConnection;
 import io.quarkiverse.mcp.server.RawMessage;
 import io.quarkiverse.mcp.server.TextContent;
-import io.quarkiverse.mcp.server.TextResourceContents;
 import io.quarkiverse.mcp.server.Tool;
 import io.quarkiverse.mcp.server.ToolArg;
 import io.quarkiverse.mcp.server.ToolResponse;
 import io.quarkus.security.identity.SecurityIdentity;
 import io.smallrye.common.annotation.RunOnVirtualThread;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
-import java.util.Base64;
 import java.util.List;
-import java.util.Optional;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
@@ -65,7 +55,10 @@ public class WorkspaceTools {
     }
 
     @Tool(name = "list_workspace_files", description = "The files of a workspace with their sizes and sha256, "
-            + "and the workspace's version and quota.")
+            + "and the workspace's version and quota.",
+            outputSchema = @Tool.OutputSchema(from = Listing.class, generator = JsonOutputSchema.class),
+            annotations = @Tool.Annotations(readOnlyHint = true, destructiveHint = false, idempotentHint = true,
+                    openWorldHint = false))
     @RunOnVirtualThread
     ToolResponse listFiles(@ToolArg(description = WORKSPACE, required = false) String workspace,
             McpConnection connection, RawMessage message) {
@@ -88,7 +81,9 @@ public class WorkspaceTools {
     }
 
     @Tool(name = "read_workspace_file", description = "Read a workspace file: text as text, images as images, "
-            + "other files as a base64 resource.")
+            + "other files as a base64 resource.",
+            annotations = @Tool.Annotations(readOnlyHint = true, destructiveHint = false, idempotentHint = true,
+                    openWorldHint = false))
     @RunOnVirtualThread
     ToolResponse readFile(@ToolArg(description = PATH) String path,
             @ToolArg(description = WORKSPACE, required = false) String workspace, McpConnection connection,
@@ -97,12 +92,15 @@ public class WorkspaceTools {
             knownArguments.check(message);
             WorkspaceView ws = chosen(caller(), workspace, connection);
             FileContent file = workspaces.read(caller(), ws.id(), WorkspacePath.parse("path", path));
-            return ToolResponse.success(List.of(content(file, "nixexec://workspaces/" + ws.id() + "/files/" + file.path())));
+            return ToolResponse.success(List.of(FileContents.of(file,
+                    "nixexec://workspaces/" + ws.id() + "/files/" + file.path())));
         });
     }
 
     @Tool(name = "write_workspace_file", description = "Create or replace a workspace file, e.g. input data for "
-            + "run_code; it appears under /workspace in the next run.")
+            + "run_code; it appears under /workspace in the next run.",
+            annotations = @Tool.Annotations(readOnlyHint = false, destructiveHint = true, idempotentHint = true,
+                    openWorldHint = false))
     @RunOnVirtualThread
     ToolResponse writeFile(@ToolArg(description = PATH) String path,
             @ToolArg(description = "The file's content.") String content,
@@ -124,27 +122,6 @@ public class WorkspaceTools {
             WorkspaceFile file = workspaces.write(caller(), ws.id(), WorkspacePath.parse("path", path), bytes);
             return ToolResponse.success("Wrote " + file.path() + " (" + file.size() + " bytes) to workspace " + ws.name());
         });
-    }
-
-    /** A file as MCP content: an image as an image, UTF-8 text as a text resource, else a blob resource. */
-    static Content content(FileContent file, String uri) {
-        if (ContentTypes.image(file.contentType())) {
-            return new ImageContent(Base64.getEncoder().encodeToString(file.content()), file.contentType());
-        }
-        Optional<String> text = utf8(file.content());
-        if (text.isPresent()) {
-            return new EmbeddedResource(new TextResourceContents(uri, text.get(), file.contentType()));
-        }
-        return new EmbeddedResource(new BlobResourceContents(uri, Base64.getEncoder().encodeToString(file.content()),
-                file.contentType()));
-    }
-
-    private static Optional<String> utf8(byte[] content) {
-        try {
-            return Optional.of(StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(content)).toString());
-        } catch (CharacterCodingException e) {
-            return Optional.empty();
-        }
     }
 
     private Caller caller() {

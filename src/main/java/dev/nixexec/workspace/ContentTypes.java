@@ -25,10 +25,4 @@ public final class ContentTypes {
         }
         return BY_EXTENSION.getOrDefault(path.substring(dot + 1).toLowerCase(Locale.ROOT), "application/octet-stream");
     }
-
-    /** Images an MCP client can show: returned as image content rather than a resource. */
-    public static boolean image(String contentType) {
-        return contentType.equals("image/png") || contentType.equals("image/jpeg") || contentType.equals("image/svg+xml")
-                || contentType.equals("image/gif") || contentType.equals("image/webp");
-    }
 }

@@ -150,12 +150,17 @@ public final class WorkspaceRun {
         return storeBack.store(claim, tenantId, base, scan.files(), artifacts(scan.files()));
     }
 
-    /** The files under the artifact paths, within the caps (count, size of one, size of all), read for storing. */
+    /**
+     * The files under the artifact paths that the run created or changed (a file it found there and
+     * left as it was is not returned again: an agent's every later call would pay for it), within
+     * the caps (count, size of one, size of all), read for storing.
+     */
     private List<Collected> artifacts(Map<String, Found> found) {
+        Map<String, FileEntry> before = base.map(snapshot -> snapshot.manifest().files()).orElse(Map.of());
         List<Collected> artifacts = new ArrayList<>();
         long total = 0;
         for (Found f : found.values()) {
-            if (artifactRoots.stream().noneMatch(f.path()::within)) {
+            if (artifactRoots.stream().noneMatch(f.path()::within) || unchanged(before.get(f.path().value()), f)) {
                 continue;
             }
             if (artifacts.size() >= limits.maxArtifacts() || f.size() > limits.maxArtifactBytes()
@@ -167,5 +172,9 @@ public final class WorkspaceRun {
             artifacts.add(new Collected(f.path().value(), f.sha256(), RunDirectory.readVerified(f)));
         }
         return artifacts;
+    }
+
+    private static boolean unchanged(FileEntry before, Found after) {
+        return before != null && before.sha256().equals(after.sha256());
     }
 }

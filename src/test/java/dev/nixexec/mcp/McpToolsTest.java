@@ -18,6 +18,7 @@ import io.vertx.core.json.JsonObject;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -90,6 +91,48 @@ class McpToolsTest {
                     })
                     .toolsCall("list_jobs", Map.of("limit", 5), r -> assertTrue(text(r).contains(id), text(r)))
                     .thenAssertResults();
+        }
+    }
+
+    /**
+     * Every tool says what it does to its world ({@code readOnlyHint}, {@code destructiveHint},
+     * {@code idempotentHint}, {@code openWorldHint}), and the job tools the schema of their
+     * structured result. The read-only ones are what an auditor's session lists.
+     */
+    @Test
+    void everyToolIsAnnotated() {
+        // name: read-only, destructive, idempotent, open world
+        Map<String, List<Boolean>> expected = Map.ofEntries(
+                Map.entry("run_code", List.of(false, true, false, true)),
+                Map.entry("submit_job", List.of(false, true, false, true)),
+                Map.entry("exec_in_session", List.of(false, true, false, true)),
+                Map.entry("get_job", List.of(true, false, true, false)),
+                Map.entry("cancel_job", List.of(false, true, true, false)),
+                Map.entry("list_jobs", List.of(true, false, true, false)),
+                Map.entry("list_languages", List.of(true, false, true, false)),
+                Map.entry("list_profiles", List.of(true, false, true, false)),
+                Map.entry("search_packages", List.of(true, false, true, false)),
+                Map.entry("create_session", List.of(false, false, false, false)),
+                Map.entry("list_sessions", List.of(true, false, true, false)),
+                Map.entry("destroy_session", List.of(false, true, true, false)),
+                Map.entry("list_workspace_files", List.of(true, false, true, false)),
+                Map.entry("read_workspace_file", List.of(true, false, true, false)),
+                Map.entry("write_workspace_file", List.of(false, true, true, false)));
+        try (var client = McpAssured.newStreamableClient().setAdditionalHeaders(bearer(memberA)).build().connect()) {
+            client.when().toolsList(page -> {
+                assertEquals(expected.keySet(), page.tools().stream().map(McpAssured.ToolInfo::name)
+                        .collect(Collectors.toSet()));
+                for (McpAssured.ToolInfo tool : page.tools()) {
+                    var hints = tool.annotations().orElseThrow(() -> new AssertionError(tool.name() + " has no annotations"));
+                    assertEquals(expected.get(tool.name()), List.of(hints.readOnlyHint(), hints.destructiveHint(),
+                            hints.idempotentHint(), hints.openWorldHint()), tool.name());
+                }
+                for (String name : List.of("run_code", "submit_job", "get_job", "cancel_job", "exec_in_session")) {
+                    JsonObject schema = page.findByName(name).outputSchema();
+                    assertEquals("object", schema.getString("type"), name);
+                    assertTrue(schema.getJsonArray("required").contains("exit_code"), name + ": " + schema);
+                }
+            }).thenAssertResults();
         }
     }
 

@@ -11,15 +11,17 @@ import java.net.URL;
 import org.junit.jupiter.api.Test;
 
 /**
- * The official TypeScript SDK client (src/test/js/mcp/workspace-check.mjs): a session's workspace
- * across run_code calls, a PNG plot returned as image content, the workspace tools, a second
+ * The official TypeScript SDK client (src/test/js/mcp/workspace-check.mjs): the job tools' output
+ * schemas (the SDK validates every later structured result against them), a session's workspace
+ * across run_code calls, a PNG plot returned as image content and not again by the next call, the
+ * workspace tools, a second
  * session's own workspace, and another tenant kept out. The script asserts; this test requires
  * that every check ran and passed.
  */
 @QuarkusTest
 class McpWorkspaceTest {
 
-    private static final int CHECKS = 5;
+    private static final int CHECKS = 6;
 
     @TestHTTPResource("/")
     URL base;
