@@ -53,6 +53,14 @@ public final class OpenApiFilter implements OASFilter {
                 .addProperty("errors", OASFactory.createSchema().addType(Schema.SchemaType.ARRAY)
                         .items(OASFactory.createSchema().ref(SCHEMAS + "FieldProblem")))
                 .required(List.of("type", "title", "status")));
+        Schema sizeOrBytes = OASFactory.createSchema().oneOf(List.of(
+                OASFactory.createSchema().addType(Schema.SchemaType.INTEGER).minimum(java.math.BigDecimal.ONE).description("bytes"),
+                string().description("a size such as \"64MiB\"")));
+        Schema count = OASFactory.createSchema().addType(Schema.SchemaType.INTEGER).minimum(java.math.BigDecimal.ONE);
+        openApi.getComponents().addSchema("RequestedLimits", OASFactory.createSchema().addType(Schema.SchemaType.OBJECT)
+                .description("lower limits for one job than the tenant's, each optional")
+                .addProperty("memory", sizeOrBytes).addProperty("pids", count).addProperty("cpu_seconds", count)
+                .addProperty("output_bytes", sizeOrBytes).additionalPropertiesBoolean(false));
         Map<String, Schema> schemas = openApi.getComponents().getSchemas();
         schemas.forEach(this::concretise);
         // JsonNode and what its scan dragged in (JsonNodeType; OutboundSseEvent and MediaType from the SSE method's signature)
@@ -66,6 +74,10 @@ public final class OpenApiFilter implements OASFilter {
         Schema batch = schemas.get("BatchBody");
         if (batch != null) {
             batch.setRequired(List.of("jobs"));
+        }
+        Schema tenant = schemas.get("TenantBody");
+        if (tenant != null) {
+            tenant.setRequired(List.of("name"));
         }
         if (openApi.getPaths() != null && openApi.getPaths().getPathItems() != null) {
             openApi.getPaths().getPathItems().forEach((path, item) -> {
@@ -167,13 +179,14 @@ public final class OpenApiFilter implements OASFilter {
         }
     }
 
-    /** {@code timeout} and {@code idle_ttl} take "30s" or 30; {@code limits} and event payloads are objects. */
+    /** {@code timeout} and {@code idle_ttl} take "30s" or 30; {@code limits} is a RequestedLimits, event payloads objects. */
     private static Schema forJsonNode(String property, String description) {
         Schema concrete = switch (property) {
             case "timeout", "idle_ttl", "idleTtl" -> OASFactory.createSchema().oneOf(List.of(
                     string().description("a duration such as \"30s\", \"5m\" or \"PT30S\""),
                     OASFactory.createSchema().addType(Schema.SchemaType.INTEGER).minimum(java.math.BigDecimal.ONE)
                             .description("seconds")));
+            case "limits" -> OASFactory.createSchema().ref(SCHEMAS + "RequestedLimits");
             default -> OASFactory.createSchema().addType(Schema.SchemaType.OBJECT);
         };
         return description == null ? concrete : concrete.description(description);

@@ -179,6 +179,10 @@ class OpenApiDocumentTest {
         assertEquals(statuses, map(statusParameter, "schema").get("enum"));
         Object timeout = map(schemas, "SubmitBody", "properties", "timeout").get("oneOf");
         assertTrue(timeout instanceof List<?> choices && choices.size() == 2, "timeout is text or seconds: " + timeout);
+        assertEquals("#/components/schemas/RequestedLimits", map(schemas, "SubmitBody", "properties", "limits").get("$ref"));
+        assertEquals(new TreeSet<>(List.of("memory", "pids", "cpu_seconds", "output_bytes")),
+                new TreeSet<>(map(schemas, "RequestedLimits", "properties").keySet()));
+        assertTrue(map(schemas, "SubmitBody", "properties").containsKey("callback_url"), "properties are snake_case as Jackson writes them");
     }
 
     /** The document as served passes a standard validator (swagger-parser: schema of its OpenAPI version, $refs). */
