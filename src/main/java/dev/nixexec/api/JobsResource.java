@@ -189,7 +189,8 @@ public class JobsResource {
      * {@code fields=full} asks for whole jobs.
      */
     @Schema(name = "JobList")
-    public record ListBody(List<?> items, String nextCursor) {
+    public record ListBody(@Schema(type = SchemaType.ARRAY, implementation = JobListRow.class,
+            description = "JobListRow rows, or whole JobView objects with fields=full") List<?> items, String nextCursor) {
     }
 
     @GET

@@ -182,6 +182,8 @@ class OpenApiDocumentTest {
         assertEquals("#/components/schemas/RequestedLimits", map(schemas, "SubmitBody", "properties", "limits").get("$ref"));
         assertEquals(new TreeSet<>(List.of("memory", "pids", "cpu_seconds", "output_bytes")),
                 new TreeSet<>(map(schemas, "RequestedLimits", "properties").keySet()));
+        assertEquals(statuses, map(schemas, "JobList", "properties", "items", "items", "properties", "status").get("enum"),
+                "the list's rows are described (JobListRow): " + map(schemas, "JobList"));
         assertTrue(map(schemas, "SubmitBody", "properties").containsKey("callback_url"), "properties are snake_case as Jackson writes them");
     }
 
