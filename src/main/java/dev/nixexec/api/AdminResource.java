@@ -30,6 +30,9 @@ import java.util.Map;
 import java.util.UUID;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
+import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 
 /**
  * {@code /v1/admin}: tenants (operator; a tenant's policy also its admin), keys and webhook secrets
@@ -84,6 +87,7 @@ public class AdminResource {
 
     @POST
     @Path("tenants")
+    @APIResponse(responseCode = "201", description = "The tenant, created", content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = TenantView.class)))
     public Response createTenant(TenantBody body) {
         Caller operator = operator();
         if (body == null || body.name() == null || !body.name().matches("[A-Za-z0-9][A-Za-z0-9_.-]{0,62}")) {
@@ -126,6 +130,7 @@ public class AdminResource {
 
     @POST
     @Path("tenants/{id}/keys")
+    @APIResponse(responseCode = "201", description = "The key, created; its secret is shown only here", content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = KeyView.class)))
     public Response createKey(@PathParam("id") String tenantId, KeyBody body) {
         Caller admin = admin();
         List<FieldError> errors = new ArrayList<>();
@@ -175,6 +180,7 @@ public class AdminResource {
     /** Makes or replaces the tenant's webhook secret (docs/api.md, "Callbacks"). */
     @POST
     @Path("tenants/{id}/webhook-secret")
+    @APIResponse(responseCode = "201", description = "The new webhook signing secret, shown only here", content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = WebhookSecretView.class)))
     public Response rotateWebhookSecret(@PathParam("id") String tenantId) {
         Caller admin = admin();
         UUID id = caller.tenant(tenantId);

@@ -19,6 +19,10 @@ import jakarta.ws.rs.core.Response;
 import java.time.Duration;
 import java.util.List;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
+import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 
 /** {@code /v1/environments}: environments built ahead; a thin adapter over {@link EnvironmentBuilds}. */
 @SecurityRequirement(name = "bearer")
@@ -40,6 +44,8 @@ public class EnvironmentsResource {
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @RunOnVirtualThread
+    @APIResponse(responseCode = "201", description = "The build, started", content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = EnvironmentBuild.class)))
+    @APIResponse(responseCode = "200", description = "The build, already known or finished within ?wait", content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = EnvironmentBuild.class)))
     public Response build(EnvironmentBuildRequest body, @QueryParam("wait") String wait) {
         if (body == null) {
             throw new InvalidRequestException(List.of(new FieldError("body", "a JSON object is required")), false);

@@ -37,6 +37,10 @@ import org.jboss.resteasy.reactive.RestStreamElementType;
 import org.eclipse.microprofile.openapi.annotations.enums.SecuritySchemeType;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityScheme;
+import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 
 /** {@code /v1/jobs}: a thin adapter over {@link JobService} (intake, cancel), {@link JobReads} and {@link JobWaits}. */
 @SecurityScheme(securitySchemeName = "bearer", type = SecuritySchemeType.HTTP, scheme = "bearer",
@@ -70,6 +74,8 @@ public class JobsResource {
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @RunOnVirtualThread
+    @APIResponse(responseCode = "201", description = "The job, queued or running", content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = JobView.class)))
+    @APIResponse(responseCode = "200", description = "The job, finished within ?wait or already stored under the Idempotency-Key", content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = JobView.class)))
     public Response submit(SubmitBody body, @QueryParam("wait") String wait,
             @HeaderParam("Idempotency-Key") String idempotencyKey) {
         if (body == null) {
@@ -88,6 +94,7 @@ public class JobsResource {
     }
 
     /** {@code POST /v1/jobs/batch}: {@code {jobs: [submit bodies]}}. */
+    @Schema(name = "BatchBody")
     public record BatchBody(List<SubmitBody> jobs) {
     }
 
@@ -105,6 +112,8 @@ public class JobsResource {
     @Path("batch")
     @Consumes(MediaType.APPLICATION_JSON)
     @RunOnVirtualThread
+    @APIResponse(responseCode = "201", description = "One answer per submission, in order", content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = BatchItem.class, type = SchemaType.ARRAY)))
+    @APIResponse(responseCode = "200", description = "The answers stored earlier under the Idempotency-Key", content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = BatchItem.class, type = SchemaType.ARRAY)))
     public Response batch(BatchBody body, @HeaderParam("Idempotency-Key") String idempotencyKey) {
         if (!caller.get().role().canSubmit()) {
             throw new Refusal(Refusal.Kind.FORBIDDEN, "an " + caller.get().role().id() + " key cannot submit jobs");
@@ -146,6 +155,7 @@ public class JobsResource {
     @POST
     @Path("{id}/rerun")
     @RunOnVirtualThread
+    @APIResponse(responseCode = "201", description = "The new job", content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = JobView.class)))
     public Response rerun(@PathParam("id") String id) {
         JobView job = jobs.rerun(caller.get(), jobId(id)).job();
         return Response.status(201).entity(job).header("Location", "/v1/jobs/" + job.id()).build();
@@ -169,6 +179,7 @@ public class JobsResource {
     @POST
     @Path("{id}/cancel")
     @RunOnVirtualThread
+    @APIResponse(responseCode = "202", description = "Cancellation requested; the job as it is now", content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = JobView.class)))
     public Response cancel(@PathParam("id") String id) {
         return Response.accepted(jobs.cancel(caller.get(), jobId(id))).build();
     }
@@ -177,7 +188,9 @@ public class JobsResource {
      * The list page, as {@code {items, next_cursor}}: rows ({@link JobListRow}) unless
      * {@code fields=full} asks for whole jobs.
      */
-    public record ListBody(List<?> items, String nextCursor) {
+    @Schema(name = "JobList")
+    public record ListBody(@Schema(type = SchemaType.ARRAY, implementation = JobListRow.class,
+            description = "JobListRow rows, or whole JobView objects with fields=full") List<?> items, String nextCursor) {
     }
 
     @GET

@@ -27,6 +27,10 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
+import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 
 /**
  * {@code /v1/profiles}: nixo's built-in profiles and the tenant's own; any key of the tenant lists
@@ -62,14 +66,17 @@ public class ProfilesResource {
         }
     }
 
+    @Schema(name = "ProfileList")
     public record ListBody(List<ProfileBody> items) {
     }
 
     /** The body of {@code PUT /v1/profiles/{name}}: a spec, a description and limits. */
+    @Schema(name = "ProfilePutBody")
     public record PutBody(String description, List<String> packages, Map<String, String> env, String network,
             List<String> writable, LimitsBody limits) {
     }
 
+    @Schema(name = "ProfileLimits")
     public record LimitsBody(JsonNode timeout) {
     }
 
@@ -83,6 +90,8 @@ public class ProfilesResource {
     @Path("{name}")
     @Consumes(MediaType.APPLICATION_JSON)
     @RunOnVirtualThread
+    @APIResponse(responseCode = "201", description = "The profile, created", content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = ProfileBody.class)))
+    @APIResponse(responseCode = "200", description = "The profile, replaced", content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = ProfileBody.class)))
     public Response put(@PathParam("name") String name, @QueryParam("tenant") String tenant, PutBody body) {
         if (body == null) {
             throw new InvalidRequestException(List.of(new FieldError("body", "a JSON object is required")), false);

@@ -26,6 +26,10 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
+import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 
 /** {@code /v1/sessions}: a thin adapter over {@link SessionService}. */
 @SecurityRequirement(name = "bearer")
@@ -44,6 +48,7 @@ public class SessionsResource {
     }
 
     /** The create body as received; {@code idle_ttl} as a duration ("90s", "2h") or seconds. */
+    @Schema(name = "SessionCreateBody")
     public record CreateBody(List<String> packages, String profile, SpecBody spec, String network,
             Map<String, String> env, String name, String agent, String description, JsonNode idleTtl) {
 
@@ -54,6 +59,7 @@ public class SessionsResource {
     }
 
     /** The exec body as received; {@code limits} as in a job's submit body. */
+    @Schema(name = "SessionExecBody")
     public record ExecBody(List<String> command, String language, String code, String stdin, Map<String, String> env,
             JsonNode timeout, JsonNode limits) {
 
@@ -67,6 +73,7 @@ public class SessionsResource {
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @RunOnVirtualThread
+    @APIResponse(responseCode = "201", description = "The session", content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = SessionView.class)))
     public Response create(CreateBody body, @QueryParam("wait") String wait) {
         SessionRequest request = required(body).request();
         Duration waitFor = waitParam(wait);
@@ -103,6 +110,8 @@ public class SessionsResource {
     @Path("{id}/exec")
     @Consumes(MediaType.APPLICATION_JSON)
     @RunOnVirtualThread
+    @APIResponse(responseCode = "201", description = "The command's job, still running", content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = JobView.class)))
+    @APIResponse(responseCode = "200", description = "The command's job, finished within ?wait", content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = JobView.class)))
     public Response exec(@PathParam("id") String id, ExecBody body, @QueryParam("wait") String wait) {
         SessionExec exec = required(body).exec();
         Duration waitFor = waitParam(wait);

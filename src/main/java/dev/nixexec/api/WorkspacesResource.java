@@ -22,6 +22,10 @@ import jakarta.ws.rs.core.Response;
 import java.util.List;
 import java.util.UUID;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
+import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 
 /** {@code /v1/workspaces}: a thin adapter over {@link WorkspaceService}. */
 @SecurityRequirement(name = "bearer")
@@ -38,19 +42,23 @@ public class WorkspacesResource {
     }
 
     /** The body of {@code POST /v1/workspaces}; unset quotas take the configured defaults. */
+    @Schema(name = "WorkspaceCreateBody")
     public record CreateBody(String name, Long quotaBytes, Integer quotaFiles) {
     }
 
+    @Schema(name = "WorkspaceList")
     public record ListBody(List<WorkspaceView> items) {
     }
 
     /** A workspace's files, with the version they are of. */
+    @Schema(name = "WorkspaceFiles")
     public record FilesBody(int version, List<WorkspaceFile> items) {
     }
 
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @RunOnVirtualThread
+    @APIResponse(responseCode = "201", description = "The workspace", content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = WorkspaceView.class)))
     public Response create(CreateBody body) {
         if (body == null) {
             throw new InvalidRequestException(List.of(new FieldError("body", "a JSON object is required")), false);

@@ -9,6 +9,7 @@ import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
 
 /**
  * Appends audit records (in the caller's transaction, so a record exists exactly when the change
@@ -24,6 +25,7 @@ public class AuditLog {
     }
 
     /** What one record says; {@code detail} is free-form. */
+    @Schema(name = "AuditEntry")
     public record Entry(long id, UUID tenantId, UUID jobId, UUID keyId, String nodeId, String kind,
             Map<String, Object> detail, OffsetDateTime at) {
     }

@@ -6,6 +6,7 @@ import java.time.OffsetDateTime;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
 
 /**
  * A job as clients see it (the contract's Job object; {@code session_id} only for a session's job,
@@ -37,6 +38,7 @@ public record JobView(UUID id, String status, String language, List<String> pack
     public record Usage(Long cpuMs, Long maxRssBytes) {
     }
 
+    @Schema(name = "JobEnvironment")
     public record EnvironmentView(String storePath, String nixpkgsRevision, Boolean cacheHit, Long buildMs) {
     }
 

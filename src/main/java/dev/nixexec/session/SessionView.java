@@ -3,6 +3,7 @@ package dev.nixexec.session;
 import java.time.OffsetDateTime;
 import java.util.List;
 import java.util.UUID;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
 
 /**
  * A session as clients see it (the contract's session object). {@code environment} is there once
@@ -14,6 +15,7 @@ public record SessionView(UUID id, String name, String status, List<String> pack
         EnvironmentView environment, UUID buildJobId, OffsetDateTime createdAt, OffsetDateTime lastUsedAt,
         OffsetDateTime expiresAt, String error) {
 
+    @Schema(name = "SessionEnvironment")
     public record EnvironmentView(String storePath, String nixpkgsRevision) {
     }
 

@@ -17,12 +17,14 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import javax.sql.DataSource;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
 
 /** The {@code node_environments} table: each worker's environments built ahead, for {@code GET /v1/nodes}. */
 @ApplicationScoped
 public class NodeEnvironments {
 
     /** One environment of one node as {@code GET /v1/nodes} shows it. */
+    @Schema(name = "NodeEnvironment")
     public record Entry(String name, String source, String status, String detail, OffsetDateTime updatedAt) {
     }
 

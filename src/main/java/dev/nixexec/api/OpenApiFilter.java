@@ -1,0 +1,220 @@
+package dev.nixexec.api;
+
+import dev.nixexec.job.JobStatus;
+import dev.nixexec.job.OutputEncoding;
+import dev.nixexec.nix.Language;
+import dev.nixexec.tenant.Role;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+import org.eclipse.microprofile.openapi.OASFactory;
+import org.eclipse.microprofile.openapi.OASFilter;
+import org.eclipse.microprofile.openapi.models.OpenAPI;
+import org.eclipse.microprofile.openapi.models.Operation;
+import org.eclipse.microprofile.openapi.models.PathItem;
+import org.eclipse.microprofile.openapi.models.media.Schema;
+import org.eclipse.microprofile.openapi.models.parameters.Parameter;
+import org.eclipse.microprofile.openapi.models.responses.APIResponse;
+
+/**
+ * Makes /q/openapi tell what the service does where the scan cannot see it (registered with
+ * {@code mp.openapi.filter}): the problem responses every /v1 operation can give (they come from
+ * exception mappers and HTTP filters, not from method signatures), 204 for deletes, the closed sets
+ * of values as enums taken from the service's own enums, required submit fields, and concrete
+ * schemas for the fields Jackson reads as a JsonNode (a duration given as text or seconds, an object).
+ */
+public final class OpenApiFilter implements OASFilter {
+
+    static final String PROBLEM_JSON = "application/problem+json";
+    private static final String SCHEMAS = "#/components/schemas/";
+    /** Prefixes of the paths whose changing operations can meet a conflict (a busy or taken name, an idempotency key reused). */
+    private static final List<String> CONFLICTING = List.of("/v1/jobs", "/v1/sessions", "/v1/workspaces", "/v1/profiles", "/v1/admin");
+    private static final Set<PathItem.HttpMethod> CHANGING = Set.of(PathItem.HttpMethod.POST, PathItem.HttpMethod.PUT,
+            PathItem.HttpMethod.PATCH, PathItem.HttpMethod.DELETE);
+    private static final Map<String, String> TITLES = Map.of("400", "Bad Request", "401", "Unauthorized", "403", "Forbidden",
+            "404", "Not Found", "409", "Conflict", "413", "Payload Too Large", "415", "Unsupported Media Type",
+            "429", "Too Many Requests", "503", "Service Unavailable");
+
+    @Override
+    public void filterOpenAPI(OpenAPI openApi) {
+        if (openApi.getComponents() == null) {
+            openApi.setComponents(OASFactory.createComponents());
+        }
+        openApi.getComponents().addSchema("FieldProblem", OASFactory.createSchema().addType(Schema.SchemaType.OBJECT)
+                .addProperty("field", string()).addProperty("message", string()).required(List.of("field", "message")));
+        openApi.getComponents().addSchema("Problem", OASFactory.createSchema().addType(Schema.SchemaType.OBJECT)
+                .description("RFC 9457 problem details")
+                .addProperty("type", string()).addProperty("title", string())
+                .addProperty("status", OASFactory.createSchema().addType(Schema.SchemaType.INTEGER))
+                .addProperty("detail", string())
+                .addProperty("errors", OASFactory.createSchema().addType(Schema.SchemaType.ARRAY)
+                        .items(OASFactory.createSchema().ref(SCHEMAS + "FieldProblem")))
+                .required(List.of("type", "title", "status")));
+        Schema sizeOrBytes = OASFactory.createSchema().oneOf(List.of(
+                OASFactory.createSchema().addType(Schema.SchemaType.INTEGER).minimum(java.math.BigDecimal.ONE).description("bytes"),
+                string().description("a size such as \"64MiB\"")));
+        Schema count = OASFactory.createSchema().addType(Schema.SchemaType.INTEGER).minimum(java.math.BigDecimal.ONE);
+        openApi.getComponents().addSchema("RequestedLimits", OASFactory.createSchema().addType(Schema.SchemaType.OBJECT)
+                .description("lower limits for one job than the tenant's, each optional")
+                .addProperty("memory", sizeOrBytes).addProperty("pids", count).addProperty("cpu_seconds", count)
+                .addProperty("output_bytes", sizeOrBytes).additionalPropertiesBoolean(false));
+        Map<String, Schema> schemas = openApi.getComponents().getSchemas();
+        schemas.forEach(this::concretise);
+        // JsonNode and what its scan dragged in (JsonNodeType; OutboundSseEvent and MediaType from the SSE method's signature)
+        for (String internal : List.of("JsonNode", "JsonNodeType", "OutboundSseEvent", "MediaType")) {
+            openApi.getComponents().removeSchema(internal);
+        }
+        Schema submit = schemas.get("SubmitBody");
+        if (submit != null) {
+            submit.setRequired(List.of("language", "code"));
+        }
+        Schema batch = schemas.get("BatchBody");
+        if (batch != null) {
+            batch.setRequired(List.of("jobs"));
+        }
+        Schema tenant = schemas.get("TenantBody");
+        if (tenant != null) {
+            tenant.setRequired(List.of("name"));
+        }
+        if (openApi.getPaths() != null && openApi.getPaths().getPathItems() != null) {
+            openApi.getPaths().getPathItems().forEach((path, item) -> {
+                if (path.startsWith("/v1/") && item.getOperations() != null) {
+                    item.getOperations().forEach((method, operation) -> describe(path, method, operation));
+                }
+            });
+        }
+    }
+
+    private void describe(String path, PathItem.HttpMethod method, Operation operation) {
+        if (operation.getParameters() != null) {
+            for (Parameter parameter : operation.getParameters()) {
+                if (parameter.getSchema() != null && parameter.getIn() == Parameter.In.QUERY) {
+                    closedSet(parameter.getName(), parameter.getSchema(), path.startsWith("/v1/jobs"));
+                }
+            }
+        }
+        var responses = operation.getResponses();
+        eventStreamOfJobEventLines(responses.getAPIResponse("200"));
+        if (method == PathItem.HttpMethod.DELETE && responses.hasAPIResponse("200") && isEmpty(responses.getAPIResponse("200"))) {
+            responses.removeAPIResponse("200");
+            responses.addAPIResponse("204", OASFactory.createAPIResponse().description("Deleted"));
+        }
+        boolean body = operation.getRequestBody() != null;
+        boolean secured = operation.getSecurity() != null && !operation.getSecurity().isEmpty();
+        List<String> problems = new ArrayList<>();
+        if (body || (operation.getParameters() != null && !operation.getParameters().isEmpty())) {
+            problems.add("400");
+        }
+        if (secured) {
+            problems.addAll(List.of("401", "403", "429"));
+        }
+        if (path.contains("{")) {
+            problems.add("404");
+        }
+        if (CHANGING.contains(method) && CONFLICTING.stream().anyMatch(path::startsWith)) {
+            problems.add("409");
+        }
+        if (body) {
+            problems.add("413");
+            var content = operation.getRequestBody().getContent();
+            if (content != null && content.hasMediaType("application/json")) {
+                problems.add("415");
+            }
+        }
+        problems.add("503");
+        for (String status : problems) {
+            if (!responses.hasAPIResponse(status)) {
+                responses.addAPIResponse(status, problem(TITLES.get(status)));
+            }
+        }
+    }
+
+    /** A Response-returning delete shows as a 200 with no schema; it answers 204. */
+    private static boolean isEmpty(APIResponse response) {
+        return response.getContent() == null || response.getContent().getMediaTypes() == null
+                || response.getContent().getMediaTypes().values().stream().allMatch(m -> m.getSchema() == null
+                        || (m.getSchema().getRef() == null && m.getSchema().getType() == null && m.getSchema().getProperties() == null));
+    }
+
+    /** The SSE frames of /v1/jobs/{id}/events carry the same JobEventLine as its NDJSON lines, not the JAX-RS event object. */
+    private static void eventStreamOfJobEventLines(APIResponse ok) {
+        if (ok == null || ok.getContent() == null || !ok.getContent().hasMediaType("text/event-stream")) {
+            return;
+        }
+        ok.getContent().getMediaType("text/event-stream").setSchema(OASFactory.createSchema().addType(Schema.SchemaType.ARRAY)
+                .description("server-sent events: id is the sequence, event the type, data a JobEventLine")
+                .items(OASFactory.createSchema().ref(SCHEMAS + "JobEventLine")));
+    }
+
+    private static APIResponse problem(String title) {
+        return OASFactory.createAPIResponse().description(title).content(OASFactory.createContent()
+                .addMediaType(PROBLEM_JSON, OASFactory.createMediaType()
+                        .schema(OASFactory.createSchema().ref(SCHEMAS + "Problem"))));
+    }
+
+    /** Walks one named schema: JsonNode references become concrete schemas, closed sets get their enum. */
+    private void concretise(String schemaName, Schema schema) {
+        walk(schema, schemaName.startsWith("Job"));
+    }
+
+    private void walk(Schema schema, boolean ofAJob) {
+        if (schema == null || schema.getProperties() == null) {
+            return;
+        }
+        for (Map.Entry<String, Schema> property : Map.copyOf(schema.getProperties()).entrySet()) {
+            Schema value = property.getValue();
+            if (value.getRef() != null && value.getRef().endsWith("/JsonNode")) {
+                schema.addProperty(property.getKey(), forJsonNode(property.getKey(), value.getDescription()));
+                continue;
+            }
+            if (value.getItems() != null && value.getItems().getRef() != null && value.getItems().getRef().endsWith("/JsonNode")) {
+                value.setItems(OASFactory.createSchema().addType(Schema.SchemaType.OBJECT));
+            }
+            closedSet(property.getKey(), value, ofAJob);
+            walk(value, ofAJob);
+            walk(value.getItems(), ofAJob);
+        }
+    }
+
+    /** {@code timeout} and {@code idle_ttl} take "30s" or 30; {@code limits} is a RequestedLimits, event payloads objects. */
+    private static Schema forJsonNode(String property, String description) {
+        Schema concrete = switch (property) {
+            case "timeout", "idle_ttl", "idleTtl" -> OASFactory.createSchema().oneOf(List.of(
+                    string().description("a duration such as \"30s\", \"5m\" or \"PT30S\""),
+                    OASFactory.createSchema().addType(Schema.SchemaType.INTEGER).minimum(java.math.BigDecimal.ONE)
+                            .description("seconds")));
+            case "limits" -> OASFactory.createSchema().ref(SCHEMAS + "RequestedLimits");
+            default -> OASFactory.createSchema().addType(Schema.SchemaType.OBJECT);
+        };
+        return description == null ? concrete : concrete.description(description);
+    }
+
+    /** Values taken from the service's enums, so the document and the checks cannot drift apart. */
+    private static void closedSet(String name, Schema schema, boolean ofAJob) {
+        if (schema.getType() == null || !schema.getType().contains(Schema.SchemaType.STRING)) {
+            return;
+        }
+        List<String> values = switch (name) {
+            case "language" -> Language.ids();
+            case "status" -> ofAJob ? ids(JobStatus.values(), JobStatus::id) : null;
+            case "network" -> List.of("off", "full");
+            case "encoding" -> ids(OutputEncoding.values(), OutputEncoding::id);
+            case "role" -> ids(Role.values(), Role::id);
+            default -> null;
+        };
+        if (values != null) {
+            schema.setEnumeration(new ArrayList<>(values));
+        }
+    }
+
+    private static <T> List<String> ids(T[] values, Function<T, String> id) {
+        return Arrays.stream(values).map(id).toList();
+    }
+
+    private static Schema string() {
+        return OASFactory.createSchema().addType(Schema.SchemaType.STRING);
+    }
+}
