@@ -9,6 +9,7 @@ import dev.nixexec.job.JobWaits;
 import dev.nixexec.refusal.InvalidRequestException;
 import dev.nixexec.refusal.Refusal;
 import dev.nixexec.tenant.Caller;
+import dev.nixexec.workspace.ImageBytes;
 import dev.nixexec.workspace.Artifact;
 import dev.nixexec.workspace.FileContent;
 import dev.nixexec.workspace.WorkspacePath;

@@ -1,4 +1,4 @@
-package dev.nixexec.ui;
+package dev.nixexec.workspace;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -7,9 +7,9 @@ import java.util.Optional;
 /**
  * What a browser may show inline as a picture, decided by a file's first bytes rather than its name
  * (a text file named {@code fake.png} is not an image): PNG, JPEG, GIF and WebP only. SVG is not
- * among them: it is a document that can carry script, so the UI never serves it as one.
+ * among them: it is a document that can carry script, so neither the UI nor MCP ever passes it as one.
  */
-final class ImageBytes {
+public final class ImageBytes {
 
     private static final byte[] PNG = {(byte) 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
     private static final byte[] JPEG = {(byte) 0xff, (byte) 0xd8, (byte) 0xff};
@@ -22,7 +22,7 @@ final class ImageBytes {
     }
 
     /** The media type of a raster image these bytes are, if they are one. */
-    static Optional<String> rasterType(byte[] bytes) {
+    public static Optional<String> rasterType(byte[] bytes) {
         if (startsWith(bytes, 0, PNG)) {
             return Optional.of("image/png");
         }

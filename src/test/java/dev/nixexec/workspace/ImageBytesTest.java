@@ -1,4 +1,4 @@
-package dev.nixexec.ui;
+package dev.nixexec.workspace;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
