@@ -12,6 +12,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import picocli.CommandLine.Command;
@@ -48,7 +49,8 @@ final class EnterCommand extends ClientCommand {
                 mode.onResize(size -> resize(socket, size));
                 resize(socket, mode.size());
             }
-            Thread input = Thread.ofPlatform().daemon().name("enter-input").start(() -> pump(socket, mode.interactive()));
+            Thread input = Thread.ofPlatform().daemon().name("enter-input")
+                    .start(() -> pump(socket, mode.interactive(), closed));
             Closed end = await(closed);
             input.interrupt();
             return exit(end);
@@ -77,8 +79,12 @@ final class EnterCommand extends ClientCommand {
         }
     }
 
-    /** Keystrokes (or the pipe) to the shell, then, from a pipe, the end of input. */
-    private void pump(WebSocket socket, boolean interactive) {
+    /**
+     * Keystrokes (or the pipe) to the shell, then, from a pipe, the end of input: Ctrl-D, again
+     * each second until the shell has gone. One is not enough: a Ctrl-D that reaches the terminal
+     * before the shell's line editor has started is read as a NUL, not as the end of input.
+     */
+    private void pump(WebSocket socket, boolean interactive, CompletableFuture<Closed> closed) {
         byte[] buffer = new byte[8192];
         try {
             int n;
@@ -87,8 +93,9 @@ final class EnterCommand extends ClientCommand {
                     socket.sendBinary(ByteBuffer.wrap(buffer.clone(), 0, n), true).join();
                 }
             }
-            if (!interactive) {
+            while (!interactive && !closed.isDone()) {
                 socket.sendBinary(ByteBuffer.wrap(new byte[] {END_OF_INPUT}), true).join();
+                closed.copy().completeOnTimeout(null, 1, TimeUnit.SECONDS).join();
             }
         } catch (IOException | CompletionException e) {
             // the connection ended: the close code tells the rest
