@@ -80,7 +80,8 @@ public class JobTransitions {
             running AS (
                 SELECT tenant_id, count(*) AS n, count(*) FILTER (WHERE node_id = :node) AS here
                 FROM jobs WHERE status IN ('building', 'running') GROUP BY tenant_id
-            ), contending AS (
+            ), contending AS MATERIALIZED (
+                -- once per statement: inlined, the claim evaluated it again for every candidate job
                 SELECT t.id AS tenant_id FROM tenants t LEFT JOIN running r ON r.tenant_id = t.id
                 WHERE (EXISTS (SELECT 1 FROM jobs q WHERE q.tenant_id = t.id AND q.status = 'queued')
                        AND coalesce(r.n, 0) < coalesce((t.policy ->> 'max_running')::int, :default_cap))
