@@ -62,14 +62,16 @@ class IntakeCommits {
     <T> T store(Unit<T> unit) {
         Pending<T> mine = new Pending<>(unit, new CompletableFuture<>());
         pending.add(mine);
+        // once queued, the submission may be stored by another writer: its submitter waits for
+        // the answer even when interrupted, so what it answers is what was stored
+        boolean interrupted = false;
         while (true) {
             synchronized (places) {
                 while (!mine.done().isDone() && writing >= WRITERS) {
                     try {
                         places.wait();
                     } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                        throw new IllegalStateException("interrupted while storing a submission", e);
+                        interrupted = true;
                     }
                 }
                 if (mine.done().isDone()) {
@@ -91,6 +93,9 @@ class IntakeCommits {
                     places.notifyAll();
                 }
             }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
         }
         try {
             return mine.done().join();

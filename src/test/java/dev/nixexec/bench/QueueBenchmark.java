@@ -189,7 +189,7 @@ class QueueBenchmark {
                 Queue (no-op runner), %d jobs over 4 tenants, %d claimers, batches of %d, %d cores, embedded PostgreSQL 17:
                 | what | figure |
                 |---|---|
-                | submit (JobService, one transaction each, %d concurrent callers) | %.0f jobs/s |
+                | submit (JobService, %d concurrent callers, group commit) | %.0f jobs/s |
                 | claim + finish | %.0f jobs/s (%.0f per core) |
                 | per batch: claim / finish of its jobs (mean) | %.1f / %.1f ms |
                 | submit: CPU ms per job, JVM / PostgreSQL | %.3f / %.3f |
