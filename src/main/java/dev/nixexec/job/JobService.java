@@ -156,12 +156,14 @@ public class JobService {
     private final LocalSlots localSlots;
     private final JobTransitions transitions;
     private final WebhookSecrets webhookSecrets;
+    private final IntakeCommits intake;
 
     public JobService(NixExecConfig config, SubmissionCheck check, Tenants tenants,
             JobNotifications notifications, ObjectMapper json, JobViews views, JobReads reads,
             JobMetrics metrics, JobInputs inputs, LocalSlots localSlots, JobTransitions transitions,
-            WebhookSecrets webhookSecrets) {
+            WebhookSecrets webhookSecrets, IntakeCommits intake) {
         this.config = config;
+        this.intake = intake;
         this.webhookSecrets = webhookSecrets;
         this.transitions = transitions;
         this.check = check;
@@ -200,8 +202,8 @@ public class JobService {
         Optional<LocalSlots.Slot> slot = localSlots.take();
         boolean handedOver = false;
         try {
-            Stored stored = QuarkusTransaction.requiringNew().call(() -> insert(id, caller, submission, idempotencyKey,
-                    hash, slot));
+            // with the submissions that arrive with it, in one transaction (group commit)
+            Stored stored = intake.store(wrote -> insert(id, caller, submission, idempotencyKey, hash, slot, wrote));
             Submitted submitted = stored.submitted();
             if (submitted.created()) {
                 metrics.submitted(submitted.job().language());
@@ -234,8 +236,9 @@ public class JobService {
     private record Stored(Submitted submitted, Optional<ClaimedJob> claimedHere) {
     }
 
+    /** In the transaction of {@code intake}'s batch; {@code wrote} is told once the job is written. */
     private Stored insert(UUID id, Caller caller, Submission s, String idempotencyKey, String hash,
-            Optional<LocalSlots.Slot> slot) {
+            Optional<LocalSlots.Slot> slot, Runnable wrote) {
         TenantPolicy policy = tenants.policy(caller.tenantId());
         check.check(s, policy); // the tenant's half of the checks, in the insert's transaction
         if (s.callbackUrl().isPresent() && !webhookSecrets.present(caller.tenantId())) {
@@ -290,6 +293,7 @@ public class JobService {
             throw new Refusal(Refusal.Kind.TOO_MANY, "the tenant has " + inserted.queuedBefore()
                     + " queued jobs, its cap is " + maxQueued);
         }
+        wrote.run();
         inputs.attach(caller, job.id, s.files());
         s.callbackUrl().ifPresent(url -> registerCallback(job, url));
         if (inserted.claimedBy().isEmpty()) {

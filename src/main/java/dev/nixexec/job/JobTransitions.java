@@ -80,7 +80,8 @@ public class JobTransitions {
             running AS (
                 SELECT tenant_id, count(*) AS n, count(*) FILTER (WHERE node_id = :node) AS here
                 FROM jobs WHERE status IN ('building', 'running') GROUP BY tenant_id
-            ), contending AS (
+            ), contending AS MATERIALIZED (
+                -- once per statement: inlined, the claim evaluated it again for every candidate job
                 SELECT t.id AS tenant_id FROM tenants t LEFT JOIN running r ON r.tenant_id = t.id
                 WHERE (EXISTS (SELECT 1 FROM jobs q WHERE q.tenant_id = t.id AND q.status = 'queued')
                        AND coalesce(r.n, 0) < coalesce((t.policy ->> 'max_running')::int, :default_cap))
@@ -98,8 +99,16 @@ public class JobTransitions {
              AND (coalesce(r.here, 0) + c.k <= :share
                   OR NOT EXISTS (SELECT 1 FROM contending o WHERE o.tenant_id <> t.id)))""";
 
+    /**
+     * Job ids per {@code changed} notification of a claim or finish: one notification names up to
+     * this many, comma-separated (a payload must stay under 8,000 bytes; an id and its comma are 37),
+     * so a batch costs the database and every listener one notification, not one per job.
+     */
+    static final int IDS_PER_NOTIFICATION = 200;
+
     private static String withRule(String sql) {
-        return sql.replace("{fair_share}", FAIR_SHARE).replace("{may_take}", MAY_TAKE);
+        return sql.replace("{fair_share}", FAIR_SHARE).replace("{may_take}", MAY_TAKE)
+                .replace("{ids_per_notification}", Integer.toString(IDS_PER_NOTIFICATION));
     }
 
     // ---------------------------------------------------------------- insert (→ queued, or → building here)
@@ -113,7 +122,9 @@ public class JobTransitions {
      */
     static final NamedStatement INSERT = NamedStatement.of(withRule("""
             WITH queued AS (
-                SELECT count(*) AS n FROM jobs WHERE tenant_id = :tenant AND status = 'queued'
+                -- counted no further than the cap: the count costs one index entry (and heap visit) per job
+                SELECT count(*) AS n FROM (SELECT 1 FROM jobs WHERE tenant_id = :tenant AND status = 'queued'
+                                          LIMIT :max_queued) capped
             ), {fair_share}, here AS (
                 SELECT CAST(:node AS text) AS node_id
                 WHERE CAST(:node AS text) IS NOT NULL
@@ -166,7 +177,8 @@ public class JobTransitions {
      * interleave; a tenant at its running cap, or at its share of this node while another tenant
      * contends ({@link #MAY_TAKE}), gets nothing. SKIP LOCKED lets many claimers run this at once
      * without ever taking the same row. The same statement appends each claimed job's "building"
-     * event and "claimed" audit record, notifies its followers and lets the commit return before the
+     * event and "claimed" audit record, notifies its followers (one notification names the whole batch,
+     * {@link #IDS_PER_NOTIFICATION}) and lets the commit return before the
      * disk has it (see {@code JobQueue}), so a claim costs one round trip and its commit. A queued
      * job is claimable at once: its {@code run_after} comes from the clock of the node that queued
      * it, and comparing that with the database's would hold jobs back by any skew between the two.
@@ -208,8 +220,12 @@ public class JobTransitions {
                 SELECT c.tenant_id, c.id, :node, 'claimed', jsonb_build_object('attempt', c.attempt), now() FROM claimed c
             ), unhurried AS (
                 SELECT set_config('synchronous_commit', 'off', true)
+            ), notified AS (
+                SELECT count(pg_notify(:changed_channel, ids)) AS n FROM (SELECT string_agg(id::text, ',') AS ids
+                    FROM (SELECT id, (row_number() OVER () - 1) / {ids_per_notification} AS part FROM claimed) numbered
+                    GROUP BY part) parts
             )
-            SELECT c.*, pg_notify(:changed_channel, c.id::text) FROM claimed c, unhurried
+            SELECT c.* FROM claimed c, unhurried, notified
             """));
 
     // ---------------------------------------------------------------- start (building → running)
@@ -241,10 +257,11 @@ public class JobTransitions {
      * The ends of runs, one statement for any number: {@code :ends} as a JSON array, the output not
      * yet stored ({@code :output}) as another. Only jobs still this node's (same attempt, not ended)
      * are updated; their audit, remaining output, status and result events (the result filled in
-     * when read) and notifications go with them. A job whose cancel was requested ends
+     * when read) and notifications go with them: one {@code changed} for the batch, one {@code ended}
+     * per job (which a node before the batched form reads as one id). A job whose cancel was requested ends
      * {@code cancelled} unless it succeeded.
      */
-    static final NamedStatement FINISH = NamedStatement.of("""
+    static final NamedStatement FINISH = NamedStatement.of(withRule("""
             WITH ends AS (
                 SELECT * FROM json_to_recordset(CAST(:ends AS json)) AS v(id uuid, attempt integer, status text,
                     exit_code integer, signal integer, timed_out boolean, limit_hit text, duration_ms bigint, stdout text,
@@ -282,10 +299,14 @@ public class JobTransitions {
                 SELECT f.id, coalesce((SELECT max(e.seq) FROM job_events e WHERE e.job_id = f.id), 0)
                        + row_number() OVER (PARTITION BY f.id ORDER BY f.n), f.kind, f.data
                 FROM fresh f
+            ), notified AS (
+                SELECT count(pg_notify(:changed_channel, ids)) AS n FROM (SELECT string_agg(id::text, ',') AS ids
+                    FROM (SELECT id, (row_number() OVER () - 1) / {ids_per_notification} AS part FROM done) numbered
+                    GROUP BY part) parts
             )
-            SELECT d.* FROM done d
-            CROSS JOIN LATERAL (SELECT pg_notify(:changed_channel, d.id::text), pg_notify(:ended_channel, d.id::text)) n
-            """);
+            SELECT d.* FROM done d CROSS JOIN notified
+            CROSS JOIN LATERAL (SELECT pg_notify(:ended_channel, d.id::text)) n
+            """));
 
     // ---------------------------------------------------------------- cancel (queued → cancelled; flag otherwise)
 

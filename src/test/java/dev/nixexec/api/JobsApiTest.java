@@ -182,6 +182,54 @@ class JobsApiTest {
         assertNotEquals(first, otherTenant);
     }
 
+    /**
+     * Submissions that arrive together share a commit (group commit for intake): each is still
+     * stored, refused, or given its idempotency key's one job, as if it had come alone.
+     */
+    @Test
+    void submissionsThatArriveTogetherAreEachStoredOrRefusedOnTheirOwn() throws Exception {
+        String held = tenant("together", Map.of("max_running", 0));
+        String member = key(held, "member");
+        Map<String, Object> plain = Map.of("language", "bash", "code", "echo together");
+        Map<String, Object> refused = Map.of("language", "bash", "code", "echo hook", "callback_url", "https://example.com/h");
+        int callers = 24;
+        java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+        List<java.util.concurrent.Future<Response>> answers = new java.util.ArrayList<>();
+        try (var pool = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+            for (int i = 0; i < callers; i++) {
+                int n = i;
+                answers.add(pool.submit(() -> {
+                    go.await();
+                    return switch (n % 3) {
+                        case 0 -> as(member).body(plain).post("/v1/jobs");
+                        case 1 -> as(member).header("Idempotency-Key", "together").body(plain).post("/v1/jobs");
+                        default -> n == 2 ? as(member).body(refused).post("/v1/jobs") : as(member).body(plain).post("/v1/jobs");
+                    };
+                }));
+            }
+            go.countDown();
+        }
+        java.util.Set<String> stored = new java.util.HashSet<>();
+        java.util.Set<String> keyed = new java.util.HashSet<>();
+        for (int i = 0; i < callers; i++) {
+            Response answer = answers.get(i).get();
+            if (i == 2) {
+                assertEquals(400, answer.statusCode(), answer.asString());
+                continue;
+            }
+            assertTrue(answer.statusCode() == 201 || (i % 3 == 1 && answer.statusCode() == 200), answer.asString());
+            String id = answer.path("id");
+            stored.add(id);
+            if (i % 3 == 1) {
+                keyed.add(id);
+            }
+            as(member).get("/v1/jobs/" + id).then().statusCode(200).body("status", equalTo("queued"));
+        }
+        assertEquals(1, keyed.size(), "one job for the idempotency key: " + keyed);
+        assertEquals(callers - 8 - 1 + 1, stored.size());
+        as(member).get("/v1/jobs?limit=100").then().body("items.size()", equalTo(stored.size()));
+    }
+
     @Test
     void capsAndCancelOfAQueuedJob() {
         String held = tenant("held", Map.of("max_running", 0, "max_queued", 1));

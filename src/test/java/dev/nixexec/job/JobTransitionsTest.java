@@ -326,6 +326,73 @@ class JobTransitionsTest {
         }
     }
 
+    /**
+     * A claim, and a finish, of several jobs: one {@code changed} notification names them all
+     * (comma-separated, as listeners read it), not one per job; each job still gets its own end.
+     */
+    @Test
+    void aBatchNotifiesItsChangeOnceAndEachEndOnItsOwn(Database database) throws Exception {
+        try (Connection listener = database.open(); Connection writer = database.open()) {
+            try (var listen = listener.createStatement()) {
+                listen.execute("LISTEN " + JobNotifications.CHANGED + "; LISTEN " + JobNotifications.ENDED);
+            }
+            writer.setAutoCommit(false);
+            JobFixture committed = new JobFixture(writer, JobFixture.SETTINGS);
+            UUID tenant = committed.tenant();
+            Set<UUID> ids = Set.of(committed.submit(tenant), committed.submit(tenant), committed.submit(tenant));
+            writer.commit();
+            try {
+                List<ClaimedJob> claimed = committed.transitions.claim("batch-node", 10);
+                writer.commit();
+                assertEquals(ids, Set.copyOf(claimed.stream().map(ClaimedJob::id).toList()));
+                List<String> heard = notifications(listener, 1);
+                assertEquals(1, heard.size(), heard.toString());
+                assertEquals(ids, named(heard.getFirst(), JobNotifications.CHANGED));
+
+                committed.transitions.finish("batch-node", claimed.stream()
+                        .map(j -> new JobTransitions.Finish(j.id(), j.attempt(), SUCCEEDED, List.of())).toList());
+                writer.commit();
+                heard = notifications(listener, 4);
+                List<String> changed = heard.stream().filter(n -> n.startsWith(JobNotifications.CHANGED + ":")).toList();
+                assertEquals(1, changed.size(), heard.toString());
+                assertEquals(ids, named(changed.getFirst(), JobNotifications.CHANGED));
+                Set<UUID> ended = new java.util.HashSet<>();
+                heard.stream().filter(n -> n.startsWith(JobNotifications.ENDED + ":"))
+                        .forEach(n -> ended.add(UUID.fromString(n.substring(JobNotifications.ENDED.length() + 1))));
+                assertEquals(ids, ended);
+                assertEquals(4, heard.size(), heard.toString());
+            } finally {
+                committed.execute("DELETE FROM audit_events WHERE tenant_id = ?", tenant);
+                committed.execute("DELETE FROM jobs WHERE tenant_id = ?", tenant);
+                committed.execute("DELETE FROM tenants WHERE id = ?", tenant);
+                writer.commit();
+            }
+        }
+    }
+
+    private static Set<UUID> named(String notification, String channel) {
+        assertTrue(notification.startsWith(channel + ":"), notification);
+        Set<UUID> ids = new java.util.HashSet<>();
+        for (String id : notification.substring(channel.length() + 1).split(",")) {
+            ids.add(UUID.fromString(id));
+        }
+        return ids;
+    }
+
+    /** What the listener hears until {@code expected} notifications came (or a wait hears nothing), and any more. */
+    private static List<String> notifications(Connection listener, int expected) throws Exception {
+        List<String> heard = new ArrayList<>();
+        while (true) {
+            List<String> more = notifications(listener);
+            heard.addAll(more);
+            if (more.isEmpty() || heard.size() >= expected) {
+                break;
+            }
+        }
+        heard.addAll(notifications(listener));
+        return heard;
+    }
+
     private static List<String> notifications(Connection listener) throws Exception {
         List<String> heard = new ArrayList<>();
         PGNotification[] batch = listener.unwrap(PGConnection.class).getNotifications(500);

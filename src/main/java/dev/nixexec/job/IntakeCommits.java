@@ -1,0 +1,146 @@
+package dev.nixexec.job;
+
+import dev.nixexec.refusal.InvalidRequestException;
+import dev.nixexec.refusal.Refusal;
+import io.quarkus.narayana.jta.QuarkusTransaction;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentLinkedQueue;
+
+/**
+ * Group commit for intake: submissions that arrive together are stored in one transaction, so the
+ * database sees one commit (and the service one transaction) for several jobs. There is no writer
+ * thread and no timer: a submitter that finds a writer's place free writes every submission waiting
+ * at that moment, its own among them, so a lone submission is stored at once on its own thread.
+ * {@link #WRITERS} batches may be written at the same time.
+ *
+ * <p>Each submission still runs its own statements, in arrival order, so a later one sees the
+ * earlier ones of its batch (the tenant's cap, an idempotency key, the hand-off to a free slot) as
+ * if they had committed one by one. A submission refused before it wrote anything is refused alone
+ * and the batch goes on; any other failure rolls the batch back and each of its submissions is
+ * stored again in a transaction of its own, so one bad submission never costs another its job.
+ */
+@ApplicationScoped
+class IntakeCommits {
+
+    /** At most this many submissions share a commit. */
+    static final int MAX_BATCH = 32;
+    /** Batches written at once: one per core of this machine's kind keeps both busy. */
+    static final int WRITERS = 2;
+
+    /** One submission's work; in its transaction it calls {@code wrote} once it has written anything. */
+    @FunctionalInterface
+    interface Unit<T> {
+        T store(Runnable wrote);
+    }
+
+    private record Pending<T>(Unit<T> unit, CompletableFuture<T> done) {
+        void storeAlone() {
+            try {
+                done.complete(QuarkusTransaction.requiringNew().call(() -> unit.store(() -> { })));
+            } catch (RuntimeException | Error e) {
+                done.completeExceptionally(e);
+            }
+        }
+    }
+
+    /** A submission of a batch failed after it wrote: the batch is rolled back and stored one by one. */
+    private static final class StoreAlone extends RuntimeException {
+        StoreAlone(Throwable cause) {
+            super(cause);
+        }
+    }
+
+    private final ConcurrentLinkedQueue<Pending<?>> pending = new ConcurrentLinkedQueue<>();
+    private final Object places = new Object();
+    private int writing;
+
+    /** Stores one submission, with whatever others wait at the moment; its result, or what it threw. */
+    <T> T store(Unit<T> unit) {
+        Pending<T> mine = new Pending<>(unit, new CompletableFuture<>());
+        pending.add(mine);
+        // once queued, the submission may be stored by another writer: its submitter waits for
+        // the answer even when interrupted, so what it answers is what was stored
+        boolean interrupted = false;
+        while (true) {
+            synchronized (places) {
+                while (!mine.done().isDone() && writing >= WRITERS) {
+                    try {
+                        places.wait();
+                    } catch (InterruptedException e) {
+                        interrupted = true;
+                    }
+                }
+                if (mine.done().isDone()) {
+                    break;
+                }
+                writing++;
+            }
+            try {
+                List<Pending<?>> batch = new ArrayList<>();
+                for (Pending<?> p = pending.poll(); p != null; p = batch.size() + 1 < MAX_BATCH ? pending.poll() : null) {
+                    batch.add(p);
+                }
+                if (!batch.isEmpty()) {
+                    write(batch);
+                }
+            } finally {
+                synchronized (places) {
+                    writing--;
+                    places.notifyAll();
+                }
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        try {
+            return mine.done().join();
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            if (e.getCause() instanceof Error err) {
+                throw err;
+            }
+            throw e;
+        }
+    }
+
+    private void write(List<Pending<?>> batch) {
+        if (batch.size() == 1) {
+            batch.getFirst().storeAlone();
+            return;
+        }
+        List<Runnable> outcomes = new ArrayList<>();
+        try {
+            QuarkusTransaction.requiringNew().run(() -> {
+                outcomes.clear();
+                for (Pending<?> p : batch) {
+                    outcomes.add(storeInBatch(p));
+                }
+            });
+        } catch (RuntimeException e) {
+            batch.forEach(Pending::storeAlone);
+            return;
+        }
+        outcomes.forEach(Runnable::run);
+    }
+
+    /** Runs one submission in the batch's transaction; answers how to tell its submitter once committed. */
+    private static <T> Runnable storeInBatch(Pending<T> p) {
+        boolean[] wrote = {false};
+        try {
+            T result = p.unit().store(() -> wrote[0] = true);
+            return () -> p.done().complete(result);
+        } catch (Refusal | InvalidRequestException e) {
+            if (wrote[0]) {
+                throw new StoreAlone(e);
+            }
+            return () -> p.done().completeExceptionally(e);
+        }
+    }
+}
