@@ -91,6 +91,11 @@ public class ExecutionEngine {
                 config.sandbox().packageAllowlist());
     }
 
+    /** Whether the request's environment is in this node's cache: running it builds nothing. */
+    public boolean cached(ValidatedRequest request) {
+        return environments.cached(request.environment()).isPresent();
+    }
+
     /** Checks everything that can be checked without building; throws with every problem found. */
     public ValidatedRequest validate(ExecutionRequest request) {
         NixExecConfig.Sandbox limits = config.sandbox();

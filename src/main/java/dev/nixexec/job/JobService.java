@@ -141,10 +141,13 @@ public class JobService {
     private volatile boolean stopping;
     /**
      * Queued jobs of all tenants, as last counted plus this node's submissions since: counting scans
-     * every queued row, so it happens at most once a second, or when the cap looks reached.
+     * every queued row, so it happens at most once a second and beside the submissions, or in the
+     * submission's transaction when the cap looks reached.
      */
     private long queuedEstimate;
-    private long queuedCountedAt;
+    private long queuedCountedAt = System.nanoTime() - 2_000_000_000L;
+    /** This node's submissions since a count beside them began; -1: none is running. */
+    private long submittedWhileCounting = -1;
     private final SubmissionCheck check;
     private final Tenants tenants;
     private final JobNotifications notifications;
@@ -199,18 +202,39 @@ public class JobService {
         }
         check.check(submission, idempotencyKey);
         String hash = requestHash(submission);
+        Job job = row(id, caller, submission, idempotencyKey, hash);
         Optional<LocalSlots.Slot> slot = localSlots.take();
+        Optional<Early> early = Optional.empty();
         boolean handedOver = false;
         try {
-            // with the submissions that arrive with it, in one transaction (group commit)
-            Stored stored = intake.store(wrote -> insert(id, caller, submission, idempotencyKey, hash, slot, wrote));
+            if (slot.isPresent() && startsEarly(submission)) {
+                // The run sets its sandbox up while the submission is stored; it builds and starts
+                // nothing before the submission says it stored the job as this node's.
+                TenantPolicy policy = tenants.policy(caller.tenantId());
+                PendingSubmission pending = new PendingSubmission();
+                handedOver = true;
+                if (slot.get().runPending(claimed(job, submission, policy), pending)) {
+                    early = Optional.of(new Early(pending, policy));
+                } else {
+                    slot = Optional.empty();
+                }
+            }
+            Optional<LocalSlots.Slot> offered = slot;
+            Optional<Early> prepared = early;
+            // with the submissions that arrive with it, in one transaction (group commit); a fresh row
+            // each time, since a batch rolled back stores it again alone
+            Stored stored = intake.store(wrote -> insert(row(id, caller, submission, idempotencyKey, hash), caller,
+                    submission, idempotencyKey, hash, offered, prepared, wrote));
+            early.ifPresent(e -> e.pending().decide(stored.claimedHere().isPresent()));
             Submitted submitted = stored.submitted();
             if (submitted.created()) {
                 metrics.submitted(submitted.job().language());
                 if (stored.claimedHere().isPresent()) {
-                    // from here the slot is the run's to give back, whatever happens
-                    handedOver = true;
-                    slot.get().run(stored.claimedHere().get());
+                    if (early.isEmpty()) {
+                        // from here the slot is the run's to give back, whatever happens
+                        handedOver = true;
+                        slot.get().run(stored.claimedHere().get());
+                    }
                 } else {
                     notifications.submittedHere();
                 }
@@ -219,6 +243,7 @@ public class JobService {
         } catch (Refusal | InvalidRequestException e) {
             throw e;
         } catch (RuntimeException e) {
+            early.ifPresent(p -> p.pending().decide(false));
             // two submissions with one idempotency key raced: the loser returns the winner's job
             if (idempotencyKey != null && causedBy(e, PersistenceException.class)) {
                 return QuarkusTransaction.requiringNew().call(() -> existing(caller, idempotencyKey, hash)
@@ -226,36 +251,32 @@ public class JobService {
             }
             throw e;
         } finally {
+            // not stored as this node's (a no-op once decided): the run gives the slot back
+            early.ifPresent(p -> p.pending().decide(false));
             if (!handedOver) {
                 slot.ifPresent(LocalSlots.Slot::release);
             }
         }
     }
 
+    /**
+     * Whether a submission's run may start before it commits: not when it has files or a session,
+     * whose run reads what the submission stores.
+     */
+    private static boolean startsEarly(Submission s) {
+        return s.files().isEmpty() && s.session().isEmpty();
+    }
+
+    /** A run started before the submission commits, and the tenant's policy it runs under. */
+    private record Early(PendingSubmission pending, TenantPolicy policy) {
+    }
+
     /** A submission as stored, and the job as claimed by this node when it went straight to a local slot. */
     private record Stored(Submitted submitted, Optional<ClaimedJob> claimedHere) {
     }
 
-    /** In the transaction of {@code intake}'s batch; {@code wrote} is told once the job is written. */
-    private Stored insert(UUID id, Caller caller, Submission s, String idempotencyKey, String hash,
-            Optional<LocalSlots.Slot> slot, Runnable wrote) {
-        TenantPolicy policy = tenants.policy(caller.tenantId());
-        check.check(s, policy); // the tenant's half of the checks, in the insert's transaction
-        if (s.callbackUrl().isPresent() && !webhookSecrets.present(caller.tenantId())) {
-            throw new InvalidRequestException(List.of(new FieldError("callback_url", "the tenant has no webhook secret "
-                    + "(an admin makes one: POST /v1/admin/tenants/" + caller.tenantId() + "/webhook-secret)")), false);
-        }
-        if (idempotencyKey != null) {
-            Optional<Submitted> earlier = existing(caller, idempotencyKey, hash);
-            if (earlier.isPresent()) {
-                return new Stored(earlier.get(), Optional.empty());
-            }
-        }
-        long allQueued = queuedOfAllTenants();
-        if (allQueued >= config.jobs().maxQueued()) {
-            throw new Refusal(Refusal.Kind.UNAVAILABLE, "the queue is full (" + allQueued + " jobs waiting); submit again later");
-        }
-        int maxQueued = Optional.ofNullable(policy.maxQueued()).orElse(config.jobs().maxQueuedPerTenant());
+    /** The job's row as a submission stores it (queued; the hand-off's statement may store it claimed). */
+    private Job row(UUID id, Caller caller, Submission s, String idempotencyKey, String hash) {
         Job job = new Job();
         job.id = id;
         job.tenantId = caller.tenantId();
@@ -282,13 +303,45 @@ public class JobService {
         OffsetDateTime now = JobTransitions.storedNow();
         job.createdAt = now;
         job.runAfter = now;
+        return job;
+    }
+
+    /** The job as this node runs it once claimed in its submission (attempt 1), under {@code policy}. */
+    private static ClaimedJob claimed(Job job, Submission s, TenantPolicy policy) {
+        return new ClaimedJob(job.id, job.tenantId, 1, job.language, job.code, s.packages(), s.env(), job.stdin,
+                Duration.ofMillis(job.timeoutMs), job.network, policy, s.hostWorkspace(), !s.files().isEmpty(),
+                s.session(), s.limits(), s.args(), s.encoding(), Optional.ofNullable(job.requiredNixpkgsRevision));
+    }
+
+    /** In the transaction of {@code intake}'s batch; {@code wrote} is told once the job is written. */
+    private Stored insert(Job job, Caller caller, Submission s, String idempotencyKey, String hash,
+            Optional<LocalSlots.Slot> slot, Optional<Early> early, Runnable wrote) {
+        TenantPolicy policy = tenants.policy(caller.tenantId());
+        check.check(s, policy); // the tenant's half of the checks, in the insert's transaction
+        if (s.callbackUrl().isPresent() && !webhookSecrets.present(caller.tenantId())) {
+            throw new InvalidRequestException(List.of(new FieldError("callback_url", "the tenant has no webhook secret "
+                    + "(an admin makes one: POST /v1/admin/tenants/" + caller.tenantId() + "/webhook-secret)")), false);
+        }
+        if (idempotencyKey != null) {
+            Optional<Submitted> earlier = existing(caller, idempotencyKey, hash);
+            if (earlier.isPresent()) {
+                return new Stored(earlier.get(), Optional.empty());
+            }
+        }
+        long allQueued = queuedOfAllTenants();
+        if (allQueued >= config.jobs().maxQueued()) {
+            throw new Refusal(Refusal.Kind.UNAVAILABLE, "the queue is full (" + allQueued + " jobs waiting); submit again later");
+        }
+        int maxQueued = Optional.ofNullable(policy.maxQueued()).orElse(config.jobs().maxQueuedPerTenant());
         String submitted = write(Map.of("language", job.language, "packages", s.packages(),
                 "env_names", new ArrayList<>(new TreeMap<>(s.env()).keySet())));
+        // A run started early under another policy than the one checked here is not handed the job.
+        Optional<String> handOff = early.isPresent() && !early.get().policy().equals(policy) ? Optional.empty()
+                : slot.map(LocalSlots.Slot::nodeId);
         // One statement (JobTransitions.INSERT): the tenant's cap, the job, its events, audit and
         // wake-up; given this node's free slot, stored as claimed by it when the claim rule would
         // give it that slot now.
-        JobTransitions.Inserted inserted = transitions.insert(job, maxQueued, submitted,
-                slot.map(LocalSlots.Slot::nodeId));
+        JobTransitions.Inserted inserted = transitions.insert(job, maxQueued, submitted, handOff);
         if (!inserted.stored()) {
             throw new Refusal(Refusal.Kind.TOO_MANY, "the tenant has " + inserted.queuedBefore()
                     + " queued jobs, its cap is " + maxQueued);
@@ -302,11 +355,8 @@ public class JobService {
         job.status = JobStatus.BUILDING.id();
         job.nodeId = inserted.claimedBy().get();
         job.attempt = 1;
-        job.claimedAt = now;
-        return new Stored(new Submitted(view(job), true), Optional.of(new ClaimedJob(job.id, job.tenantId, 1,
-                job.language, job.code, s.packages(), s.env(), job.stdin, Duration.ofMillis(job.timeoutMs), job.network,
-                policy, s.hostWorkspace(), !s.files().isEmpty(), s.session(), s.limits(), s.args(), s.encoding(),
-                Optional.ofNullable(job.requiredNixpkgsRevision))));
+        job.claimedAt = job.createdAt;
+        return new Stored(new Submitted(view(job), true), Optional.of(claimed(job, s, policy)));
     }
 
     /** The job's callback, due once the job ends; in the submission's transaction, so never lost. */
@@ -317,11 +367,39 @@ public class JobService {
 
     private synchronized long queuedOfAllTenants() {
         long now = System.nanoTime();
-        if (now - queuedCountedAt > 1_000_000_000L || queuedEstimate >= config.jobs().maxQueued()) {
+        if (queuedEstimate >= config.jobs().maxQueued()) {
+            // a refusal is never decided on an estimate
             queuedEstimate = Job.count("status = 'queued'");
             queuedCountedAt = now;
+        } else if (now - queuedCountedAt > 1_000_000_000L && submittedWhileCounting < 0) {
+            queuedCountedAt = now;
+            submittedWhileCounting = 0;
+            Thread.ofVirtual().name("queued-count").start(this::countQueued);
+        }
+        if (submittedWhileCounting >= 0) {
+            submittedWhileCounting++;
         }
         return queuedEstimate++;
+    }
+
+    /**
+     * Counts the queued jobs beside the submissions; those of this node while it counted are added,
+     * whether or not the count saw them: an estimate too high only makes the next one count at once.
+     */
+    private void countQueued() {
+        long counted = -1;
+        try {
+            counted = QuarkusTransaction.requiringNew().call(() -> Job.count("status = 'queued'"));
+        } catch (RuntimeException e) {
+            // the estimate stays as it is; the next submission after a second counts again
+        } finally {
+            synchronized (this) {
+                if (counted >= 0) {
+                    queuedEstimate = counted + submittedWhileCounting;
+                }
+                submittedWhileCounting = -1;
+            }
+        }
     }
 
     private Optional<Submitted> existing(Caller caller, String idempotencyKey, String hash) {

@@ -69,6 +69,14 @@ public class EnvironmentCache {
         }
     }
 
+    /**
+     * The request's environment if it is cached under the pin already known: never resolves a pin,
+     * never builds.
+     */
+    public Optional<Environment> cached(EnvironmentRequest request) {
+        return pins.known().flatMap(pin -> lookup(request.cacheKey(config.executor().system(), pin, expressions.hash())));
+    }
+
     /** A cached environment for the key, if its store path is still there. */
     public Optional<Environment> lookup(String key) {
         Environment environment = known.get(key);

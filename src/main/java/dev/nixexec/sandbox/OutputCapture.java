@@ -4,26 +4,39 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * Keeps at most {@code limit} bytes of a stream: all of it when it fits, otherwise its first and
- * last halves. Memory is bounded by the limit however much is written.
+ * last halves. Memory is bounded by the limit however much is written, and grows with what is
+ * written: a run that prints a line does not allocate (and zero) the whole limit.
  */
 public final class OutputCapture {
 
-    private final byte[] head;
-    private final byte[] tail;
+    private static final byte[] NONE = new byte[0];
+
+    private final int headLimit;
+    private final int tailLimit;
+    private byte[] head = NONE;
+    /** A ring of {@code tailLimit} bytes, made once the head is full. */
+    private byte[] tail = NONE;
     private int headSize;
     private long total;
 
     public OutputCapture(long limit) {
         int max = (int) Math.min(limit, Integer.MAX_VALUE - 16);
-        this.head = new byte[max - max / 2];
-        this.tail = new byte[max / 2];
+        this.headLimit = max - max / 2;
+        this.tailLimit = max / 2;
     }
 
     public synchronized void append(byte[] data, int offset, int length) {
-        int toHead = Math.min(length, head.length - headSize);
+        int toHead = Math.min(length, headLimit - headSize);
+        if (headSize + toHead > head.length) {
+            head = java.util.Arrays.copyOf(head, (int) Math.min(headLimit,
+                    Math.max(headSize + toHead, Math.max(256L, 2L * head.length))));
+        }
         System.arraycopy(data, offset, head, headSize, toHead);
         headSize += toHead;
-        long tailWritten = total + toHead - head.length;
+        if (toHead < length && tail.length < tailLimit) {
+            tail = new byte[tailLimit];
+        }
+        long tailWritten = total + toHead - headLimit;
         for (int i = toHead; i < length; i++) {
             if (tail.length > 0) {
                 tail[(int) (tailWritten % tail.length)] = data[offset + i];
@@ -34,7 +47,7 @@ public final class OutputCapture {
     }
 
     public synchronized Captured result() {
-        long tailTotal = Math.max(0, total - head.length);
+        long tailTotal = Math.max(0, total - headLimit);
         int tailSize = (int) Math.min(tailTotal, tail.length);
         byte[] tailBytes = new byte[tailSize];
         long start = tailTotal - tailSize;

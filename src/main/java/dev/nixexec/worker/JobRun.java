@@ -13,6 +13,7 @@ import dev.nixexec.job.JobQueue;
 import dev.nixexec.job.JobView;
 import dev.nixexec.job.JobTransitions;
 import dev.nixexec.job.OutputEncoding;
+import dev.nixexec.job.PendingSubmission;
 import dev.nixexec.sandbox.Limits;
 import dev.nixexec.sandbox.OutputCapture;
 import dev.nixexec.sandbox.StreamName;
@@ -68,8 +69,8 @@ final class JobRun {
             this.results = results;
         }
 
-        JobRun create(ClaimedJob job, String nodeId, Consumer<UUID> whenDone) {
-            return new JobRun(this, job, nodeId, whenDone);
+        JobRun create(ClaimedJob job, String nodeId, Consumer<UUID> whenDone, Optional<PendingSubmission> pending) {
+            return new JobRun(this, job, nodeId, whenDone, pending);
         }
     }
 
@@ -77,6 +78,8 @@ final class JobRun {
     private final ClaimedJob job;
     private final String nodeId;
     private final Consumer<UUID> whenDone;
+    /** The submission, when the run started before it committed (see PendingSubmission). */
+    private final Optional<PendingSubmission> submission;
     private final AtomicReference<Cancellable> subscription = new AtomicReference<>();
     private final AtomicBoolean ended = new AtomicBoolean();
     private final AtomicBoolean started = new AtomicBoolean();
@@ -100,8 +103,10 @@ final class JobRun {
      */
     private volatile String otherRevision;
 
-    private JobRun(Factory deps, ClaimedJob job, String nodeId, Consumer<UUID> whenDone) {
+    private JobRun(Factory deps, ClaimedJob job, String nodeId, Consumer<UUID> whenDone,
+            Optional<PendingSubmission> pending) {
         this.deps = deps;
+        this.submission = pending;
         this.job = job;
         this.nodeId = nodeId;
         this.whenDone = whenDone;
@@ -172,6 +177,11 @@ final class JobRun {
             end(error("internal_error", String.valueOf(e.getMessage())));
             return;
         }
+        if (submission.isPresent() && !submission.get().decided() && !deps.engine.cached(request) && !stored()) {
+            // an environment is built only for a job stored: a refused submission must not cost a build
+            endUnstored();
+            return;
+        }
         stdout = new OutputCapture(request.limits().maxOutputBytes());
         stderr = new OutputCapture(request.limits().maxOutputBytes());
         Thread.ofVirtual().name("output-" + job.id()).start(this::flushWhileRunning);
@@ -204,7 +214,7 @@ final class JobRun {
     }
 
     private boolean beforeRun(ExecutionResult.EnvironmentInfo environment) {
-        if (stopReason != null) {
+        if (stopReason != null || !stored()) {
             return false;
         }
         Optional<String> required = requiredRevision();
@@ -358,6 +368,18 @@ final class JobRun {
         end(ending, null);
     }
 
+    /** Ends a run whose submission did not store the job as this node's: nothing of it is written. */
+    private void endUnstored() {
+        if (ended.compareAndSet(false, true)) {
+            whenDone.accept(job.id());
+        }
+    }
+
+    /** Whether the job is stored as this node's: at once, unless the run started before its submission committed. */
+    private boolean stored() {
+        return submission.map(PendingSubmission::awaitStored).orElse(true);
+    }
+
     /** Ends the job once (the first ending wins), with its output's exact bytes for a base64 job. */
     private void end(JobTransitions.Outcome ending, JobTransitions.ExactOutput exact) {
         if (!ended.compareAndSet(false, true)) {
@@ -365,6 +387,10 @@ final class JobRun {
         }
         JobTransitions.Outcome outcome = ending;
         try {
+            if (!stored()) {
+                // the submission did not store the job as this node's: nothing of the run is to be written
+                return;
+            }
             if (workspace.isPresent()) {
                 if (stopReason != null) {
                     workspace.get().abandon();
@@ -374,7 +400,6 @@ final class JobRun {
                     }
                 }
             }
-            LOG.infof("job %s ended %s", job.id(), outcome.status());
             if ("shutdown".equals(stopReason) && !started.get()) {
                 flush();
                 deps.transitions.giveBack(job.id(), nodeId);
@@ -388,6 +413,8 @@ final class JobRun {
                     storing.unlock();
                 }
             }
+            // after the write, which a waiting caller's answer waits for, not before
+            LOG.infof("job %s ended %s", job.id(), outcome.status());
         } catch (RuntimeException e) {
             LOG.errorf(e, "could not store the end of job %s; the reaper will take it back", job.id());
         } finally {

@@ -14,15 +14,17 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.TimeUnit;
 import org.jboss.logging.Logger;
 
 /**
- * Stores the ends of runs with group commit: one writer takes every result waiting at that moment
- * and stores them in one transaction ({@link JobTransitions#finish}). A lone result is written at
- * once (no timer, no added latency); under load, results that arrive during a write share the
- * next one, so the database sees one commit for many jobs.
+ * Stores the ends of runs with group commit: the run that finds no write going on writes every
+ * result waiting at that moment, its own among them, in one transaction ({@link JobTransitions#finish}),
+ * and goes on while more wait. A lone result is written at once on its own run's thread (no timer,
+ * no hand-off to another thread); under load, results that arrive during a write share the next
+ * one, so the database sees one commit for many jobs.
  */
 @ApplicationScoped
 public class ResultWriter {
@@ -35,8 +37,9 @@ public class ResultWriter {
 
     private final JobTransitions transitions;
     private final Duration patience;
-    private final LinkedBlockingQueue<Pending> pending = new LinkedBlockingQueue<>();
-    private Thread writer;
+    private final ConcurrentLinkedQueue<Pending> pending = new ConcurrentLinkedQueue<>();
+    /** Whether a run is writing results now. */
+    private final AtomicBoolean writing = new AtomicBoolean();
     private volatile boolean stopped;
 
     ResultWriter(JobTransitions transitions, NixExecConfig config) {
@@ -59,7 +62,7 @@ public class ResultWriter {
         while (true) {
             CompletableFuture<Boolean> stored = new CompletableFuture<>();
             pending.add(new Pending(nodeId, finish, stored));
-            ensureWriting();
+            writeWhileWaiting(stored);
             try {
                 // Bounded: a write queued just as the service stopped is never taken by a writer.
                 return stored.orTimeout(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS).join();
@@ -80,26 +83,37 @@ public class ResultWriter {
         }
     }
 
-    private synchronized void ensureWriting() {
-        if (writer == null && !stopped) {
-            // serves every job, though the first one to finish starts it
-            writer = Thread.ofVirtual().name("result-writer").start(JobLogContext.detached(this::writeLoop));
+    /**
+     * Writes what waits unless another thread is writing, until {@code own} (a run's result; null:
+     * none) is stored; what arrived meanwhile a thread of its own writes, so that the run goes on.
+     * A result added while another thread writes is taken by it: that thread looks again after it
+     * stops writing.
+     */
+    private void writeWhileWaiting(CompletableFuture<Boolean> own) {
+        while (!stopped && !pending.isEmpty() && writing.compareAndSet(false, true)) {
+            try {
+                // results of other jobs too: what this writes carries no job's log context
+                JobLogContext.detached(this::writeBatch).run();
+            } finally {
+                writing.set(false);
+            }
+            if (own != null && own.isDone()) {
+                if (!pending.isEmpty()) {
+                    Thread.ofVirtual().name("result-writer").start(() -> writeWhileWaiting(null));
+                }
+                return;
+            }
         }
     }
 
-    private void writeLoop() {
-        while (true) {
-            List<Pending> batch = new ArrayList<>();
-            try {
-                batch.add(pending.take());
-            } catch (InterruptedException e) {
-                return;
-            }
-            pending.drainTo(batch, MAX_BATCH - 1);
-            Map<String, List<Pending>> byNode = new LinkedHashMap<>();
-            batch.forEach(p -> byNode.computeIfAbsent(p.nodeId(), n -> new ArrayList<>()).add(p));
-            byNode.forEach(this::store);
+    private void writeBatch() {
+        List<Pending> batch = new ArrayList<>();
+        for (Pending p = pending.poll(); p != null; p = batch.size() < MAX_BATCH ? pending.poll() : null) {
+            batch.add(p);
         }
+        Map<String, List<Pending>> byNode = new LinkedHashMap<>();
+        batch.forEach(p -> byNode.computeIfAbsent(p.nodeId(), n -> new ArrayList<>()).add(p));
+        byNode.forEach(this::store);
     }
 
     private void store(String nodeId, List<Pending> group) {
@@ -118,11 +132,8 @@ public class ResultWriter {
     }
 
     @PreDestroy
-    synchronized void stop() {
+    void stop() {
         stopped = true;
-        if (writer != null) {
-            writer.interrupt();
-        }
         for (Pending left = pending.poll(); left != null; left = pending.poll()) {
             left.stored().completeExceptionally(new IllegalStateException("the service stopped before storing it"));
         }

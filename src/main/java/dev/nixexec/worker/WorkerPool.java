@@ -6,6 +6,7 @@ import dev.nixexec.job.JobNotifications;
 import dev.nixexec.job.JobQueue;
 import dev.nixexec.job.JobTransitions;
 import dev.nixexec.job.LocalSlots;
+import dev.nixexec.job.PendingSubmission;
 import dev.nixexec.sandbox.Sandbox;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
@@ -138,7 +139,12 @@ public class WorkerPool implements LocalSlots {
 
     /** Runs a job claimed by this node in a slot already held for it. */
     private void run(ClaimedJob job) {
-        JobRun run = runs.create(job, nodeId, this::finished);
+        run(job, Optional.empty());
+    }
+
+    /** Runs a job in a slot already held for it; a pending one waits for its submission where it must. */
+    private void run(ClaimedJob job, Optional<PendingSubmission> pending) {
+        JobRun run = runs.create(job, nodeId, this::finished, pending);
         active.put(job.id(), run);
         run.start();
     }
@@ -166,6 +172,16 @@ public class WorkerPool implements LocalSlots {
                 } finally {
                     release();
                 }
+            }
+
+            @Override
+            public boolean runPending(ClaimedJob job, PendingSubmission pending) {
+                if (!claiming) {
+                    release();
+                    return false;
+                }
+                WorkerPool.this.run(job, Optional.of(pending));
+                return true;
             }
 
             @Override

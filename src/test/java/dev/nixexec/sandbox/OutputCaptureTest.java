@@ -76,4 +76,23 @@ class OutputCaptureTest {
         org.junit.jupiter.api.Assertions.assertArrayEquals(expected, result.bytes());
         assertEquals(new String(expected, StandardCharsets.UTF_8), result.text());
     }
+
+    /** The capture grows as it is written: many small writes of every size keep the same bytes as one would. */
+    @Test
+    void growingThroughManyWritesKeepsTheSameHeadAndTail() {
+        java.util.Random random = new java.util.Random(18);
+        byte[] all = new byte[5000];
+        random.nextBytes(all);
+        OutputCapture capture = new OutputCapture(1000);
+        for (int at = 0; at < all.length; ) {
+            int n = Math.min(all.length - at, 1 + random.nextInt(300));
+            capture.append(all, at, n);
+            at += n;
+        }
+        OutputCapture.Captured result = capture.result();
+        org.junit.jupiter.api.Assertions.assertArrayEquals(java.util.Arrays.copyOf(all, 500), result.head());
+        org.junit.jupiter.api.Assertions.assertArrayEquals(java.util.Arrays.copyOfRange(all, 4500, 5000), result.tail());
+        assertEquals(5000, result.totalBytes());
+        assertTrue(result.truncated());
+    }
 }

@@ -1,6 +1,17 @@
 package dev.nixexec.worker;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.nixexec.config.NixExecConfig;
+import dev.nixexec.job.LocalSlots;
+import dev.nixexec.nix.EnvironmentCache;
+import dev.nixexec.nix.EnvironmentRequest;
+import dev.nixexec.nix.Language;
+import dev.nixexec.nix.PackageName;
+import dev.nixexec.refusal.InvalidRequestException;
+import dev.nixexec.refusal.Refusal;
 
 import dev.nixexec.job.JobEvents;
 import dev.nixexec.job.JobReads;
@@ -54,10 +65,40 @@ class LocalHandOffTest {
     @Inject
     AgroalDataSource db;
 
+    @Inject
+    EnvironmentCache environments;
+
+    @Inject
+    NixExecConfig config;
+
     private Caller tenant(String name, Integer maxRunning) {
-        UUID id = tenants.create(name + "-" + UUID.randomUUID().toString().substring(0, 8),
-                new TenantPolicy(null, null, null, null, null, null, null, maxRunning), null).id;
+        return tenantWith(name, new TenantPolicy(null, null, null, null, null, null, null, maxRunning));
+    }
+
+    private Caller tenantWith(String name, TenantPolicy policy) {
+        UUID id = tenants.create(name + "-" + UUID.randomUUID().toString().substring(0, 8), policy, null).id;
         return new Caller(id, null, Role.MEMBER);
+    }
+
+    /**
+     * Waits until every slot of the node is free again: a run started before its submission
+     * committed gives its slot back when the submission did not store the job as this node's.
+     */
+    private void awaitAllSlotsFree() throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (true) {
+            List<LocalSlots.Slot> held = new ArrayList<>();
+            for (Optional<LocalSlots.Slot> slot = pool.take(); slot.isPresent(); slot = pool.take()) {
+                held.add(slot.get());
+            }
+            held.forEach(LocalSlots.Slot::release);
+            if (held.size() == config.node().concurrency()) {
+                return;
+            }
+            assertTrue(System.nanoTime() < deadline, "a slot was not given back: " + held.size() + " of "
+                    + config.node().concurrency() + " free");
+            Thread.sleep(10);
+        }
     }
 
     private static JobService.Submission bash(String code) {
@@ -93,6 +134,42 @@ class LocalHandOffTest {
                 .filter(e -> e.kind().equals("status")).map(JobEvents.Event::data).toList());
         assertEquals(List.of("submitted", "claimed@" + pool.nodeId(), "environment@" + pool.nodeId(),
                 "started@" + pool.nodeId(), "finished@" + pool.nodeId()), audit(submitted.id()));
+    }
+
+    /**
+     * The run of a job without files starts while its submission is stored; a submission its
+     * transaction refuses (here the tenant's package denylist) leaves nothing: no job, no build of
+     * the environment it asked for, and the slot free again.
+     */
+    @Test
+    void aSubmissionRefusedInItsTransactionBuildsNothingAndGivesItsSlotBack() throws Exception {
+        Caller denied = tenantWith("denied", new TenantPolicy(null, null, List.of("hello"), null, null, null, null, null));
+        List<String> packages = List.of("gnused", "hello", "jq");
+        assertTrue(environments.cached(EnvironmentRequest.of(Language.BASH, packages.stream().map(PackageName::parse)
+                .toList(), false)).isEmpty(), "the environment is cached already: this test would prove nothing");
+        awaitAllSlotsFree();
+        int nixBefore = NixSpy.invocations().size();
+        assertThrows(InvalidRequestException.class, () -> jobs.submit(denied, new JobService.Submission("bash",
+                "echo never", packages, Map.of(), "", Optional.empty(), false, Map.of()), null));
+        awaitAllSlotsFree();
+        assertEquals(nixBefore, NixSpy.invocations().size(), "nix ran for a refused submission");
+        assertEquals(0, reads.list(denied, new JobReads.Filter(null, null, null, null, null, null, null, null, null),
+                10, null).items().size());
+    }
+
+    /** A repeated idempotency key with another request is refused in the transaction, after its run was prepared. */
+    @Test
+    void aConflictingIdempotencyKeyLeavesTheFirstJobAloneAndTheSlotFree() throws Exception {
+        Caller caller = tenant("conflict", null);
+        JobView first = jobs.submit(caller, bash("echo first"), "same-key").job();
+        assertEquals("succeeded", waits.await(caller, first.id(), Duration.ofSeconds(30)).status());
+        awaitAllSlotsFree();
+        Refusal conflict = assertThrows(Refusal.class, () -> jobs.submit(caller, bash("echo second"), "same-key"));
+        assertEquals(Refusal.Kind.CONFLICT, conflict.kind());
+        awaitAllSlotsFree();
+        assertEquals(List.of(first.id()), reads.list(caller, new JobReads.Filter(null, null, null, null, null, null,
+                null, null, null), 10, null).items().stream().map(JobView::id).toList());
+        assertEquals("first\n", reads.get(caller, first.id()).stdout());
     }
 
     @Test

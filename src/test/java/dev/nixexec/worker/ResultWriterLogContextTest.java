@@ -18,9 +18,9 @@ import org.jboss.logging.MDC;
 import org.junit.jupiter.api.Test;
 
 /**
- * The result writer is one thread for all jobs, started by whichever job finishes first: what it
- * does (and logs) must not carry that job's id. The transitions are a double that records the writer
- * thread's log context instead of storing.
+ * The result writer writes on the thread of whichever job finds it idle, other jobs' results too:
+ * what it does (and logs) must not carry that job's id. The transitions are a double that records
+ * the writing thread's log context instead of storing.
  */
 class ResultWriterLogContextTest {
 
