@@ -198,8 +198,8 @@ public class StatePaths {
      * Prepared closure views (sandbox.StoreViews). They are hard links into the store, so they
      * live beside it, on its filesystem: a root service keeps them under /nix/var/nix-exec (its
      * runs, under other uids, pass through there), one directory per instance, named after its
-     * state directory as the jobs directory under /run is; a service that is not root keeps them in
-     * its state directory.
+     * state directory as the jobs directory under /run is, removed at stop; a service that is not
+     * root keeps them in its state directory.
      */
     public Path storeViewsDir() {
         if (!"root".equals(System.getProperty("user.name"))) {

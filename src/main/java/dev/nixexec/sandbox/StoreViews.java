@@ -3,6 +3,7 @@ package dev.nixexec.sandbox;
 import dev.nixexec.config.NixExecConfig;
 import dev.nixexec.config.StatePaths;
 import dev.nixexec.logging.JobLogContext;
+import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -23,7 +24,6 @@ import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -45,7 +45,8 @@ import org.jboss.logging.Logger;
  * read-only. Where links cannot be made (the views directory on another mount than the store:
  * link(2) fails with EXDEV; or the store's files not the service's to link), that closure's runs get
  * one bind per path instead: slower, never less strict. A view in use is never removed; one unused
- * for {@link #UNUSED_FOR}, or of which a store path is gone (collected), is.
+ * for {@link #UNUSED_FOR}, or of which a store path is gone (collected), is, and at stop every
+ * view nobody holds.
  */
 @ApplicationScoped
 public class StoreViews {
@@ -66,6 +67,8 @@ public class StoreViews {
     private final AtomicBoolean sweeping = new AtomicBoolean();
     private final long created = System.nanoTime();
     private volatile long lastSweep = created;
+    /** Whether this instance made (or found) its views directory, which its stop then clears. */
+    private volatile boolean used;
 
     public StoreViews(NixExecConfig config, StatePaths paths) {
         this.setting = StoreView.parse(config.sandbox().storeView());
@@ -167,8 +170,8 @@ public class StoreViews {
         }
 
         /** Marks the view removed if nobody holds it and it is stale; the caller then deletes it. */
-        synchronized boolean removeIf(boolean storePathGone, long now) {
-            if (users > 0 || !(storePathGone || now - lastUsed > UNUSED_FOR.toNanos())) {
+        synchronized boolean removeIf(boolean stale, long now) {
+            if (users > 0 || !(stale || now - lastUsed > UNUSED_FOR.toNanos())) {
                 return false;
             }
             removed = true;
@@ -179,6 +182,7 @@ public class StoreViews {
 
     /** Reuses a view a previous start left, or builds one; one bind per path where no view can be made. */
     private StoreMount prepare(String name, List<String> closure) throws IOException {
+        used = true;
         Path root = paths.storeViewsDir();
         Path dir = root.resolve(name);
         if (Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
@@ -283,6 +287,30 @@ public class StoreViews {
      * start left half-built or half-removed.
      */
     void sweep() throws IOException {
+        sweep(false);
+    }
+
+    /**
+     * At stop, every view nobody holds goes, and the views directory with them when empty: views
+     * last as long as the service (an instance's directory is its own, and an instance that
+     * never starts again would otherwise leave it, holding collected paths' files, for good).
+     */
+    @PreDestroy
+    void close() {
+        if (!used) {
+            return;
+        }
+        try {
+            Path root = sweep(true);
+            Files.deleteIfExists(root);
+        } catch (DirectoryNotEmptyException held) {
+            // a view still held by a run that outlived the stop: the next start's sweep removes it
+        } catch (IOException | RuntimeException e) {
+            LOG.warnf("cannot remove the store views at stop: %s", e.getMessage());
+        }
+    }
+
+    private Path sweep(boolean all) throws IOException {
         Path root = paths.storeViewsDir();
         List<Path> entries;
         try (Stream<Path> list = Files.list(root)) {
@@ -300,10 +328,11 @@ public class StoreViews {
                 continue;
             }
             View view = views.computeIfAbsent(name, View::new);
-            if (view.removeIf(storePathGone(entry), now)) {
+            if (view.removeIf(all || storePathGone(entry), now)) {
                 delete(entry);
             }
         }
+        return root;
     }
 
     private static boolean storePathGone(Path view) throws IOException {
