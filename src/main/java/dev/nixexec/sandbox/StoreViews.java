@@ -24,6 +24,7 @@ import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -169,14 +170,19 @@ public class StoreViews {
             lastUsed = System.nanoTime();
         }
 
-        /** Marks the view removed if nobody holds it and it is stale; the caller then deletes it. */
-        synchronized boolean removeIf(boolean stale, long now) {
+        /**
+         * If nobody holds the view and it is stale, renames its directory out of the way (a run
+         * that comes for it now waits, then prepares it anew) and returns where it went, for the
+         * caller to delete.
+         */
+        synchronized Optional<Path> detachIf(boolean stale, long now, Path dir) throws IOException {
             if (users > 0 || !(stale || now - lastUsed > UNUSED_FOR.toNanos())) {
-                return false;
+                return Optional.empty();
             }
+            Optional<Path> detached = detach(dir);
             removed = true;
             views.remove(name, this);
-            return true;
+            return detached;
         }
     }
 
@@ -195,11 +201,13 @@ public class StoreViews {
                 Files.move(building, dir, StandardCopyOption.ATOMIC_MOVE);
             } catch (FileAlreadyExistsException | DirectoryNotEmptyException another) {
                 // another instance on this directory built it first: the same closure, the same view
-                delete(building);
+                deleteTree(building);
             }
             return new StoreMount.ClosureView(dir);
         } catch (FileSystemException e) {
-            delete(building);
+            if (Files.exists(building, LinkOption.NOFOLLOW_LINKS)) {
+                deleteTree(building);
+            }
             LOG.warnf("cannot prepare a store view of %d paths in %s (%s): runs of this closure bind each path, "
                     + "which is as strict but starts more slowly", closure.size(), root, e.getMessage());
             return new StoreMount.EachPath(closure);
@@ -328,8 +336,9 @@ public class StoreViews {
                 continue;
             }
             View view = views.computeIfAbsent(name, View::new);
-            if (view.removeIf(all || storePathGone(entry), now)) {
-                delete(entry);
+            Optional<Path> detached = view.detachIf(all || storePathGone(entry), now, entry);
+            if (detached.isPresent()) {
+                deleteTree(detached.get());
             }
         }
         return root;
@@ -341,16 +350,14 @@ public class StoreViews {
         }
     }
 
-    /** Renames the view out of the way first, so that nobody finds it half-removed. */
-    private static void delete(Path view) throws IOException {
+    /** Renames a view out of the way, so that nobody finds it half-removed; empty if it is gone already. */
+    private static Optional<Path> detach(Path view) throws IOException {
         if (!Files.exists(view, LinkOption.NOFOLLOW_LINKS)) {
-            return;
+            return Optional.empty();
         }
-        // renaming a directory to another name writes its own ".." entry only when the parent changes: not here
-        Files.setPosixFilePermissions(view, PosixFilePermissions.fromString("rwx------"));
         Path removing = view.resolveSibling(REMOVING + UUID.randomUUID());
         Files.move(view, removing, StandardCopyOption.ATOMIC_MOVE);
-        deleteTree(removing);
+        return Optional.of(removing);
     }
 
     /**
