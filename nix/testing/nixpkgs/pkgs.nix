@@ -615,6 +615,12 @@ let
     paths = builtins.genList (i: writeFile "path-${toString i}" "share/many/${toString i}" "${toString i}\n" false) 199;
   };
 
+  # The 500-path closure of the benchmark (issue 18): 498 more tiny paths, the env and busybox.
+  manyMorePaths = buildEnv {
+    name = "many-more-paths";
+    paths = builtins.genList (i: writeFile "more-path-${toString i}" "share/more/${toString i}" "${toString i}\n" false) 498;
+  };
+
   # ---------------------------------------------------------------- buildEnv
 
   buildEnv = { name, paths, ... }: runCommand name {
@@ -625,7 +631,7 @@ let
 in {
   inherit buildEnv runCommand glibc busybox coreutils cacert bash hello nodejs
     python3 python3Packages perl perlPackages lua5_4 lua5_4Packages
-    ruby rubyPackages broken slow manyPaths
+    ruby rubyPackages broken slow manyPaths manyMorePaths
     gnugrep gnused jq gnumake curl netcat dig git binutils gcc
     ghc haskellPackages octave octavePackages;
   python311 = python3;

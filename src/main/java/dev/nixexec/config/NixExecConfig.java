@@ -396,9 +396,12 @@ public interface NixExecConfig {
         @WithDefault("268435456")
         long workspaceBytes();
 
-        /** How the environment's store closure is made visible: whole-store or closure. */
+        /**
+         * What a run sees under /nix/store: closure (its environment's closure only, through a view
+         * prepared once per closure) or whole-store.
+         */
         @OneOf({"whole-store", "closure"})
-        @WithDefault("whole-store")
+        @WithDefault("closure")
         String storeView();
 
         /**

@@ -195,6 +195,26 @@ public class StatePaths {
     }
 
     /**
+     * Prepared closure views (sandbox.StoreViews). They are hard links into the store, so they
+     * live beside it, on its filesystem: a root service keeps them under /nix/var/nix-exec (its
+     * runs, under other uids, pass through there), one directory per instance, named after its
+     * state directory as the jobs directory under /run is, removed at stop; a service that is not
+     * root keeps them in its state directory.
+     */
+    public Path storeViewsDir() {
+        if (!"root".equals(System.getProperty("user.name"))) {
+            return ensure(stateDir.resolve("store-views"));
+        }
+        try {
+            Path views = Path.of("/nix/var/nix-exec");
+            Files.createDirectories(views);
+            return ensurePrivate(views.resolve("store-views-" + HexFormat.of().formatHex(sha256(stateDir.toString()), 0, 8)));
+        } catch (IOException e) {
+            throw new UncheckedIOException("unusable store views directory: " + e.getMessage(), e);
+        }
+    }
+
+    /**
      * Called by each user of the jobs directory as it stops: the last one out removes the
      * instance's directory under /run once nothing is left in it. A configured directory, or one
      * in the state directory, stays.

@@ -27,27 +27,27 @@ public final class BwrapArguments {
      * @param codeDir host directory with the code file, mounted read-only at /code
      * @param etcDir  host directory with passwd, group, hosts, nsswitch.conf
      */
-    public static List<String> build(Path bwrap, SandboxSpec spec, Path codeDir, Path etcDir, StoreView view) {
+    public static List<String> build(Path bwrap, SandboxSpec spec, Path codeDir, Path etcDir, StoreMount store) {
         List<String> a = new ArrayList<>();
         a.add(bwrap.toString());
-        a.addAll(options(spec, codeDir, etcDir, view));
+        a.addAll(options(spec, codeDir, etcDir, store));
         a.add("--");
         a.addAll(command(spec));
         return a;
     }
 
     /** Everything before {@code --}: namespaces, mounts, environment. */
-    public static List<String> options(SandboxSpec spec, Path codeDir, Path etcDir, StoreView view) {
-        return options(spec, codeDir, etcDir, view, true);
+    public static List<String> options(SandboxSpec spec, Path codeDir, Path etcDir, StoreMount store) {
+        return options(spec, codeDir, etcDir, store, true);
     }
 
     /**
-     * As {@link #options(SandboxSpec, Path, Path, StoreView)}; {@code newSession} false only for a
+     * As {@link #options(SandboxSpec, Path, Path, StoreMount)}; {@code newSession} false only for a
      * shell on the service's own pseudo-terminal, which stays its controlling terminal (job control,
      * Ctrl-C): {@code --new-session} guards a terminal the sandbox shares with someone else, and this
      * one it shares with nobody (docs/security.md, "The attached terminal").
      */
-    public static List<String> options(SandboxSpec spec, Path codeDir, Path etcDir, StoreView view, boolean newSession) {
+    public static List<String> options(SandboxSpec spec, Path codeDir, Path etcDir, StoreMount store, boolean newSession) {
         List<String> a = new ArrayList<>();
         a.addAll(List.of("--unshare-all", "--unshare-user", "--die-with-parent"));
         if (newSession) {
@@ -59,13 +59,7 @@ public final class BwrapArguments {
         if (spec.network()) {
             a.addAll(List.of("--share-net", "--ro-bind-try", "/etc/resolv.conf", "/etc/resolv.conf"));
         }
-        if (view == StoreView.WHOLE_STORE) {
-            a.addAll(List.of("--ro-bind", "/nix/store", "/nix/store"));
-        } else {
-            for (String path : spec.closure()) {
-                a.addAll(List.of("--ro-bind", path, path));
-            }
-        }
+        a.addAll(store.bwrapOptions());
         // bubblewrap's /dev is a tmpfs of no set size (--size applies to --tmpfs only): read-only
         // once /dev/shm is made, so the only writable place there is the sized /dev/shm.
         a.addAll(List.of("--proc", "/proc", "--dev", "/dev",

@@ -32,12 +32,12 @@ public class BwrapSandbox implements Sandbox {
 
     private final NixExecConfig config;
     private final LauncherPool launchers;
-    private final StoreView storeView;
+    private final StoreViews storeViews;
 
-    public BwrapSandbox(NixExecConfig config, LauncherPool launchers) {
+    public BwrapSandbox(NixExecConfig config, LauncherPool launchers, StoreViews storeViews) {
         this.config = config;
         this.launchers = launchers;
-        this.storeView = StoreView.parse(config.sandbox().storeView());
+        this.storeViews = storeViews;
     }
 
     @Override
@@ -56,8 +56,16 @@ public class BwrapSandbox implements Sandbox {
         if (reason != null) {
             throw new SandboxException(reason);
         }
-        Launcher launcher = launchers.take(spec.limits());
-        try (FileChannel gateChannel = launchers.gate(launcher)) {
+        // first, so that a closure's first run prepares its view before its launcher's clock starts
+        StoreViews.Lease store = storeViews.lease(spec);
+        Launcher launcher;
+        try {
+            launcher = launchers.take(spec.limits());
+        } catch (IOException | RuntimeException e) {
+            store.close();
+            throw e;
+        }
+        try (store; FileChannel gateChannel = launchers.gate(launcher)) {
             if (spec.runOwned().isPresent()) {
                 giveTo(spec.runOwned().get(), launcher.uid());
             }
@@ -66,7 +74,7 @@ public class BwrapSandbox implements Sandbox {
             if (cancelled.get()) {
                 process.destroyForcibly();
             }
-            writeRun(launcher, spec);
+            writeRun(launcher, spec, store.mount());
             if (!process.isAlive()) {
                 throw new SandboxException("the sandbox launcher exited early: "
                         + new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8).strip());
@@ -157,10 +165,10 @@ public class BwrapSandbox implements Sandbox {
      * is the seccomp program, which comes through the gate the launcher holds as fd 4) and command
      * (one word per line, read by the launcher's shell into quoted variables).
      */
-    void writeRun(Launcher launcher, SandboxSpec spec) throws IOException {
+    void writeRun(Launcher launcher, SandboxSpec spec, StoreMount store) throws IOException {
         LauncherFiles files = launcher.files();
         List<String> options = new ArrayList<>(List.of("--seccomp", Integer.toString(LauncherPool.SECCOMP_FD)));
-        options.addAll(BwrapArguments.options(spec, files.codeDir(), files.etcDir(), storeView));
+        options.addAll(BwrapArguments.options(spec, files.codeDir(), files.etcDir(), store));
         List<String> command = BwrapArguments.command(spec);
         if (options.stream().anyMatch(o -> o.indexOf('\0') >= 0) || command.stream().anyMatch(w -> w.contains("\n"))) {
             throw new SandboxException("sandbox arguments contain a NUL or newline");

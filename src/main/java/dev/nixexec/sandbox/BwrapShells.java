@@ -30,12 +30,12 @@ public class BwrapShells {
 
     private final NixExecConfig config;
     private final LauncherPool launchers;
-    private final StoreView storeView;
+    private final StoreViews storeViews;
 
-    public BwrapShells(NixExecConfig config, LauncherPool launchers) {
+    public BwrapShells(NixExecConfig config, LauncherPool launchers, StoreViews storeViews) {
         this.config = config;
         this.launchers = launchers;
-        this.storeView = StoreView.parse(config.sandbox().storeView());
+        this.storeViews = storeViews;
     }
 
     /** Why shells cannot start here, if they cannot: as for jobs. */
@@ -54,26 +54,41 @@ public class BwrapShells {
         if (reason != null) {
             throw new SandboxException(reason);
         }
-        Launcher launcher = launchers.startOnTerminal(spec.limits(), size, files -> writeRun(files, spec));
+        // held while the shell lives: its view is not removed under it
+        StoreViews.Lease store = storeViews.lease(spec);
+        Launcher launcher;
+        try {
+            launcher = launchers.startOnTerminal(spec.limits(), size, files -> writeRun(files, spec, store.mount()));
+        } catch (IOException | RuntimeException e) {
+            store.close();
+            throw e;
+        }
+        java.util.function.Consumer<Launcher> release = l -> {
+            try {
+                launchers.release(l);
+            } finally {
+                store.close();
+            }
+        };
         try {
             launchers.passTerminalGate(launcher, SeccompFilter.program());
         } catch (IOException | RuntimeException e) {
-            launchers.release(launcher);
+            release.accept(launcher);
             throw e;
         }
         Shell shell = new Shell((PtyProcess) launcher.process(), launcher, idleTimeout, spec.limits().timeout(),
-                output, launchers::release);
+                output, release);
         shell.start();
         return shell;
     }
 
     /** The bubblewrap options and command (as {@link BwrapSandbox#writeRun}), the start-up file and the CPU limits. */
-    private void writeRun(LauncherFiles files, SandboxSpec spec) throws IOException {
+    private void writeRun(LauncherFiles files, SandboxSpec spec, StoreMount store) throws IOException {
         if (spec.runOwned().isPresent()) {
             BwrapSandbox.giveTo(spec.runOwned().get(), files.uid());
         }
         List<String> options = new ArrayList<>(List.of("--seccomp", Integer.toString(LauncherPool.SECCOMP_FD)));
-        options.addAll(bwrapOptions(spec, files));
+        options.addAll(bwrapOptions(spec, files, store));
         List<String> command = List.of(spec.environmentPath() + "/bin/bash", "--noprofile", "--rcfile",
                 BwrapArguments.CODE_DIR + "/" + RC_FILE, "-i");
         if (options.stream().anyMatch(o -> o.indexOf('\0') >= 0) || command.stream().anyMatch(w -> w.contains("\n"))) {
@@ -93,9 +108,9 @@ public class BwrapShells {
         }
     }
 
-    private List<String> bwrapOptions(SandboxSpec spec, LauncherFiles files) {
+    private static List<String> bwrapOptions(SandboxSpec spec, LauncherFiles files, StoreMount store) {
         List<String> options = new ArrayList<>(
-                BwrapArguments.options(spec, files.codeDir(), files.etcDir(), storeView, false));
+                BwrapArguments.options(spec, files.codeDir(), files.etcDir(), store, false));
         if (!spec.env().containsKey("TERM")) {
             options.addAll(List.of("--setenv", "TERM", TERM));
         }

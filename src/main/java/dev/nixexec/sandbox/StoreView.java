@@ -3,9 +3,10 @@ package dev.nixexec.sandbox;
 import java.util.Locale;
 
 /**
- * How the environment's store closure is made visible. {@code WHOLE_STORE} is one read-only bind of
- * /nix/store: start-up does not grow with the closure (measured in docs/benchmarks.md). {@code
- * CLOSURE} binds each closure path: nothing else of the store is visible, at ~0.6 ms per path.
+ * The setting {@code nixexec.sandbox.store-view}: what a run sees under /nix/store. {@code CLOSURE},
+ * the default, is its environment's closure and nothing else, through a view {@link StoreViews}
+ * prepares once per closure; {@code WHOLE_STORE} is the host's whole store (every environment of the
+ * node). Both are one read-only bind: start-up does not grow with the closure (docs/benchmarks.md).
  */
 public enum StoreView {
     WHOLE_STORE, CLOSURE;

@@ -3,7 +3,7 @@ package dev.nixexec.bench;
 import dev.nixexec.sandbox.BwrapArguments;
 import dev.nixexec.sandbox.Limits;
 import dev.nixexec.sandbox.SandboxSpec;
-import dev.nixexec.sandbox.StoreView;
+import dev.nixexec.sandbox.StoreMount;
 import dev.nixexec.testing.NixSpy;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.common.http.TestHTTPResource;
@@ -115,7 +115,7 @@ class LatencyBenchmark {
         Limits limits = new Limits(Duration.ofSeconds(30), 512L << 20, 256, 0, 100L << 20, 64L << 20, 256L << 20, 1 << 20);
         List<String> argv = BwrapArguments.build(Path.of("/usr/bin/bwrap"), new SandboxSpec(env, List.of(), "main.py",
                 new byte[0], List.of("python3"), Map.of(), new byte[0], limits, false), dir.resolve("code"),
-                dir.resolve("etc"), StoreView.WHOLE_STORE);
+                dir.resolve("etc"), StoreMount.WHOLE_STORE);
         double[] directMs = new double[RUNS];
         for (int i = 0; i < RUNS; i++) {
             Thread.sleep(50);

@@ -155,6 +155,7 @@ class AdversarialSandboxIT {
         Set<String> mountPoints = new TreeSet<>();
         Set<String> runDirs = new TreeSet<>();
         String jobs = paths.jobsDir().toString() + "/";
+        String views = paths.storeViewsDir().toString() + "/";
         for (String line : stdout(result).strip().split("\n")) {
             String[] f = line.split(" ");
             String type = f[0];
@@ -164,8 +165,9 @@ class AdversarialSandboxIT {
             if (List.of("tmpfs", "proc", "devpts", "devtmpfs").contains(type)) {
                 continue;
             }
-            // A bind from the host's disk: only the store and this run's own directory may appear.
-            if (source.equals("/nix/store")) {
+            // A bind from the host's disk: only the store (its closure's view, by default) and
+            // this run's own directory may appear.
+            if (source.equals("/nix/store") || source.startsWith(views) && !source.substring(views.length()).contains("/")) {
                 assertEquals("/nix/store", mountPoint, line);
                 continue;
             }
@@ -904,7 +906,7 @@ class AdversarialSandboxIT {
         assertFalse(none.available());
         LauncherPool pool = new LauncherPool(noCgroupConfig, paths, none, uids);
         try {
-            BwrapSandbox sandbox = new BwrapSandbox(noCgroupConfig, pool);
+            BwrapSandbox sandbox = new BwrapSandbox(noCgroupConfig, pool, new StoreViews(noCgroupConfig, paths));
             Environment env = environments.get(EnvironmentRequest.of(Language.PYTHON, List.of()));
             SandboxSpec spec = new SandboxSpec(env.storePath(), env.closure(), Language.PYTHON.fileName(),
                     UNTIE_INIT_AND_STAY.getBytes(StandardCharsets.UTF_8), Language.PYTHON.command(), Map.of(), new byte[0],

@@ -21,13 +21,13 @@ class BwrapArgumentsTest {
                 List.of("python3"), env, new byte[0], LIMITS, network);
     }
 
-    private static List<String> argv(SandboxSpec spec, StoreView view) {
-        return BwrapArguments.build(Path.of("/usr/bin/bwrap"), spec, Path.of("/jobs/1/code"), Path.of("/jobs/1/etc"), view);
+    private static List<String> argv(SandboxSpec spec, StoreMount store) {
+        return BwrapArguments.build(Path.of("/usr/bin/bwrap"), spec, Path.of("/jobs/1/code"), Path.of("/jobs/1/etc"), store);
     }
 
     @Test
     void commandFollowsDoubleDashAndNothingElseDoes() {
-        List<String> argv = argv(spec(Map.of("A", "--bind / /"), false), StoreView.WHOLE_STORE);
+        List<String> argv = argv(spec(Map.of("A", "--bind / /"), false), StoreMount.WHOLE_STORE);
         int dashes = argv.indexOf("--");
         assertEquals(List.of(ENV + "/bin/python3", "/code/main.py"), argv.subList(dashes + 1, argv.size()));
         assertEquals(1, Collections.frequency(argv, "--"));
@@ -38,14 +38,14 @@ class BwrapArgumentsTest {
         SandboxSpec spec = new SandboxSpec(ENV, List.of(ENV), "main.py", new byte[0], List.of("python3"), Map.of(),
                 new byte[0], LIMITS, false, java.util.Optional.empty(), java.util.Optional.empty(),
                 java.util.Optional.empty(), List.of("a b", "--bind", "$(x)"));
-        List<String> argv = argv(spec, StoreView.WHOLE_STORE);
+        List<String> argv = argv(spec, StoreMount.WHOLE_STORE);
         assertEquals(List.of(ENV + "/bin/python3", "/code/main.py", "a b", "--bind", "$(x)"),
                 argv.subList(argv.indexOf("--") + 1, argv.size()));
     }
 
     @Test
     void isolatesEverything() {
-        List<String> argv = argv(spec(Map.of(), false), StoreView.WHOLE_STORE);
+        List<String> argv = argv(spec(Map.of(), false), StoreMount.WHOLE_STORE);
         for (String flag : List.of("--unshare-all", "--unshare-user", "--die-with-parent", "--new-session", "--clearenv",
                 "--disable-userns", "--assert-userns-disabled")) {
             assertTrue(argv.contains(flag), flag);
@@ -62,7 +62,7 @@ class BwrapArgumentsTest {
 
     @Test
     void userVariablesAreSetEnvValuesAndCannotReplaceFixedOnes() {
-        List<String> argv = argv(spec(Map.of("GREETING", "$(id) ; rm -rf /"), false), StoreView.WHOLE_STORE);
+        List<String> argv = argv(spec(Map.of("GREETING", "$(id) ; rm -rf /"), false), StoreMount.WHOLE_STORE);
         int i = argv.indexOf("GREETING");
         assertEquals("--setenv", argv.get(i - 1));
         assertEquals("$(id) ; rm -rf /", argv.get(i + 1));
@@ -74,8 +74,8 @@ class BwrapArgumentsTest {
     @Test
     void onlyAShellOnItsOwnTerminalKeepsItsSession() {
         SandboxSpec spec = spec(Map.of(), false);
-        List<String> job = BwrapArguments.options(spec, Path.of("/run/x/code"), Path.of("/run/x/etc"), StoreView.WHOLE_STORE);
-        List<String> shell = BwrapArguments.options(spec, Path.of("/run/x/code"), Path.of("/run/x/etc"), StoreView.WHOLE_STORE,
+        List<String> job = BwrapArguments.options(spec, Path.of("/run/x/code"), Path.of("/run/x/etc"), StoreMount.WHOLE_STORE);
+        List<String> shell = BwrapArguments.options(spec, Path.of("/run/x/code"), Path.of("/run/x/etc"), StoreMount.WHOLE_STORE,
                 false);
         assertTrue(job.contains("--new-session"), job.toString());
         List<String> jobWithoutSession = new java.util.ArrayList<>(job);
@@ -85,22 +85,28 @@ class BwrapArgumentsTest {
 
     @Test
     void networkOnlyWhenAsked() {
-        assertTrue(argv(spec(Map.of(), true), StoreView.WHOLE_STORE).contains("--share-net"));
+        assertTrue(argv(spec(Map.of(), true), StoreMount.WHOLE_STORE).contains("--share-net"));
     }
 
     @Test
-    void closureViewBindsEachPathAndNotTheStore() {
-        List<String> argv = argv(spec(Map.of(), false), StoreView.CLOSURE);
+    void eachPathBindsEachPathAndNotTheStore() {
+        SandboxSpec spec = spec(Map.of(), false);
+        List<String> argv = argv(spec, new StoreMount.EachPath(spec.closure()));
         assertFalse(argv.contains("/nix/store"));
         assertTrue(argv.contains("/nix/store/bbbb-python3"));
-        List<String> whole = argv(spec(Map.of(), false), StoreView.WHOLE_STORE);
+        List<String> view = argv(spec, new StoreMount.ClosureView(Path.of("/views/abc")));
+        int bind = view.indexOf("/views/abc");
+        assertEquals(List.of("--ro-bind", "/views/abc", "/nix/store"), view.subList(bind - 1, bind + 2),
+                "one read-only bind of the view at /nix/store");
+        assertFalse(view.contains("/nix/store/bbbb-python3"));
+        List<String> whole = argv(spec(Map.of(), false), StoreMount.WHOLE_STORE);
         assertTrue(whole.contains("/nix/store"));
         assertFalse(whole.contains("/nix/store/bbbb-python3"));
     }
 
     @Test
     void tmpAndWorkspaceAreSized() {
-        List<String> argv = argv(spec(Map.of(), false), StoreView.WHOLE_STORE);
+        List<String> argv = argv(spec(Map.of(), false), StoreMount.WHOLE_STORE);
         int tmp = argv.indexOf("/tmp");
         assertEquals("--tmpfs", argv.get(tmp - 1));
         assertEquals(Long.toString(LIMITS.tmpBytes()), argv.get(tmp - 2));
@@ -114,7 +120,7 @@ class BwrapArgumentsTest {
         SandboxSpec session = new SandboxSpec(ENV, List.of(ENV), "main.sh", new byte[0], List.of("bash"), Map.of(),
                 new byte[0], LIMITS, false, java.util.Optional.empty(), java.util.Optional.empty(),
                 java.util.Optional.of(new PersistentPaths(Path.of("/jobs/ws-1"), java.util.Set.of("/workspace", "/cache"))));
-        List<String> argv = argv(session, StoreView.WHOLE_STORE);
+        List<String> argv = argv(session, StoreMount.WHOLE_STORE);
         assertEquals("--bind", argv.get(argv.indexOf("/jobs/ws-1/workspace") - 1));
         assertEquals("/workspace", argv.get(argv.indexOf("/jobs/ws-1/workspace") + 1));
         assertEquals("--ro-bind", argv.get(argv.indexOf("/jobs/ws-1/home") - 1));

@@ -127,7 +127,7 @@ class RunGateTest {
                     throw new java.io.UncheckedIOException(e);
                 }
             }));
-            sandbox.writeRun(launcher, spec);
+            sandbox.writeRun(launcher, spec, StoreMount.WHOLE_STORE);
             OutputStream stdin = launcher.process().getOutputStream();
             stdin.write("10 11\n".getBytes(StandardCharsets.US_ASCII));
             stdin.flush();

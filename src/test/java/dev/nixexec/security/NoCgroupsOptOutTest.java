@@ -21,6 +21,7 @@ import dev.nixexec.sandbox.Limits;
 import dev.nixexec.sandbox.SandboxEvent;
 import dev.nixexec.sandbox.SandboxResult;
 import dev.nixexec.sandbox.SandboxSpec;
+import dev.nixexec.sandbox.StoreViews;
 import dev.nixexec.testing.ConfigOverride;
 import dev.nixexec.testing.NixSpy;
 import dev.nixexec.execution.ExecutionEngine;
@@ -136,7 +137,7 @@ class NoCgroupsOptOutTest {
         assertFalse(none.available());
         LauncherPool pool = new LauncherPool(withoutCgroups(false), paths, none, uids);
         try {
-            Optional<String> reason = new BwrapSandbox(withoutCgroups(false), pool).unavailableReason();
+            Optional<String> reason = new BwrapSandbox(withoutCgroups(false), pool, new StoreViews(withoutCgroups(false), paths)).unavailableReason();
             assertTrue(reason.orElse("").contains("memory and process limits cannot be enforced"), reason.toString());
         } finally {
             pool.close();
@@ -157,7 +158,7 @@ class NoCgroupsOptOutTest {
         assertFalse(none.available());
         LauncherPool pool = new LauncherPool(optOut, paths, none, uids);
         try {
-            BwrapSandbox sandbox = new BwrapSandbox(optOut, pool);
+            BwrapSandbox sandbox = new BwrapSandbox(optOut, pool, new StoreViews(optOut, paths));
             assertEquals(Optional.empty(), sandbox.unavailableReason());
             Environment env = environments.get(EnvironmentRequest.of(Language.PYTHON, List.of()));
             SandboxSpec spec = new SandboxSpec(env.storePath(), env.closure(), Language.PYTHON.fileName(),
