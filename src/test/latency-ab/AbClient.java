@@ -1,7 +1,7 @@
 import dev.nixexec.sandbox.BwrapArguments;
 import dev.nixexec.sandbox.Limits;
 import dev.nixexec.sandbox.SandboxSpec;
-import dev.nixexec.sandbox.StoreView;
+import dev.nixexec.sandbox.StoreMount;
 import java.io.*;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -111,7 +111,7 @@ public class AbClient {
         Limits limits = new Limits(Duration.ofSeconds(30), 512L << 20, 256, 0, 100L << 20, 64L << 20, 256L << 20, 1 << 20);
         return BwrapArguments.build(Path.of("/usr/bin/bwrap"), new SandboxSpec(env, List.of(), "main.py",
                 new byte[0], List.of("python3"), Map.of(), new byte[0], limits, false), dir.resolve("code"),
-                dir.resolve("etc"), StoreView.WHOLE_STORE);
+                dir.resolve("etc"), StoreMount.WHOLE_STORE);
     }
 
     static double runDirect(List<String> argv) throws Exception {
