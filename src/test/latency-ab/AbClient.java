@@ -1,7 +1,4 @@
-import dev.nixexec.sandbox.BwrapArguments;
-import dev.nixexec.sandbox.Limits;
-import dev.nixexec.sandbox.SandboxSpec;
-import dev.nixexec.sandbox.StoreMount;
+import dev.nixexec.bench.DirectPythonRun;
 import java.io.*;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -16,7 +13,7 @@ import java.util.*;
  * bare HTTP/1.1 socket per service; each request's own service's {@code GET /q/health/live} round
  * trip is taken off. After one python job on each service (its environment built):
  *
- * <pre>java -cp TREE/target/classes src/test/latency-ab/AbClient.java RUNS STORE_PATH name=port name=port</pre>
+ * <pre>java -cp TREE/target/classes:TREE/target/test-classes src/test/latency-ab/AbClient.java RUNS STORE_PATH name=port name=port</pre>
  *
  * STORE_PATH is the environment's {@code store_path} from that first job's answer.
  */
@@ -38,21 +35,21 @@ public class AbClient {
         double[][] post = new double[n][runs];
         double[][] live = new double[n][runs];
         double[] direct = new double[runs];
-        List<String> argv = directArgv(env);
+        DirectPythonRun directRun = DirectPythonRun.in(env);
         // warm-up
         for (int w = 0; w < 3; w++) {
             for (int s = 0; s < n; s++) {
                 clients.get(s).exchange(post(clients.get(s)));
                 clients.get(s).exchange(live(clients.get(s)));
             }
-            runDirect(argv);
+            directRun.timeMs();
         }
         for (int i = 0; i < runs; i++) {
             for (int k = 0; k <= n; k++) {
                 int s = (i + k) % (n + 1);
                 Thread.sleep(50);
                 if (s == n) {
-                    direct[i] = runDirect(argv);
+                    direct[i] = directRun.timeMs();
                     continue;
                 }
                 Bare c = clients.get(s);
@@ -98,30 +95,6 @@ public class AbClient {
 
     static String live(Bare c) {
         return "GET /q/health/live HTTP/1.1\r\nHost: " + c.host + "\r\n\r\n";
-    }
-
-    static List<String> directArgv(String env) throws IOException {
-        Path dir = Files.createTempDirectory("bench");
-        Files.createDirectories(dir.resolve("code"));
-        Files.writeString(dir.resolve("code/main.py"), "print(1)");
-        Files.createDirectories(dir.resolve("etc"));
-        for (Map.Entry<String, String> f : BwrapArguments.etcFiles().entrySet()) {
-            Files.writeString(dir.resolve("etc").resolve(f.getKey()), f.getValue());
-        }
-        Limits limits = new Limits(Duration.ofSeconds(30), 512L << 20, 256, 0, 100L << 20, 64L << 20, 256L << 20, 1 << 20);
-        return BwrapArguments.build(Path.of("/usr/bin/bwrap"), new SandboxSpec(env, List.of(), "main.py",
-                new byte[0], List.of("python3"), Map.of(), new byte[0], limits, false), dir.resolve("code"),
-                dir.resolve("etc"), StoreMount.WHOLE_STORE);
-    }
-
-    static double runDirect(List<String> argv) throws Exception {
-        long t = System.nanoTime();
-        ProcessBuilder builder = new ProcessBuilder(argv).redirectErrorStream(true);
-        builder.environment().clear();
-        Process p = builder.start();
-        p.getInputStream().readAllBytes();
-        p.waitFor();
-        return (System.nanoTime() - t) / 1e6;
     }
 
     static double pct(double[] values, double p) {

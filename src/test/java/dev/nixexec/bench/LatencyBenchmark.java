@@ -1,9 +1,5 @@
 package dev.nixexec.bench;
 
-import dev.nixexec.sandbox.BwrapArguments;
-import dev.nixexec.sandbox.Limits;
-import dev.nixexec.sandbox.SandboxSpec;
-import dev.nixexec.sandbox.StoreMount;
 import dev.nixexec.testing.NixSpy;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.common.http.TestHTTPResource;
@@ -12,13 +8,10 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import jakarta.inject.Inject;
@@ -105,27 +98,11 @@ class LatencyBenchmark {
             }
         }
 
-        Path dir = Files.createTempDirectory("bench");
-        Files.createDirectories(dir.resolve("code"));
-        Files.writeString(dir.resolve("code/main.py"), "print(1)");
-        Files.createDirectories(dir.resolve("etc"));
-        for (Map.Entry<String, String> f : BwrapArguments.etcFiles().entrySet()) {
-            Files.writeString(dir.resolve("etc").resolve(f.getKey()), f.getValue());
-        }
-        Limits limits = new Limits(Duration.ofSeconds(30), 512L << 20, 256, 0, 100L << 20, 64L << 20, 256L << 20, 1 << 20);
-        List<String> argv = BwrapArguments.build(Path.of("/usr/bin/bwrap"), new SandboxSpec(env, List.of(), "main.py",
-                new byte[0], List.of("python3"), Map.of(), new byte[0], limits, false), dir.resolve("code"),
-                dir.resolve("etc"), StoreMount.WHOLE_STORE);
+        DirectPythonRun direct = DirectPythonRun.in(env);
         double[] directMs = new double[RUNS];
         for (int i = 0; i < RUNS; i++) {
             Thread.sleep(50);
-            long t = System.nanoTime();
-            ProcessBuilder builder = new ProcessBuilder(argv).redirectErrorStream(true);
-            builder.environment().clear();
-            Process p = builder.start();
-            p.getInputStream().readAllBytes();
-            p.waitFor();
-            directMs[i] = (System.nanoTime() - t) / 1e6;
+            directMs[i] = direct.timeMs();
         }
         String report = String.format("""
                 Job platform over HTTP, %d runs each, 50 ms apart, %d cores:
