@@ -58,7 +58,8 @@ public class AdminResource {
     public record TenantBody(String name, TenantPolicy policy) {
     }
 
-    public record TenantView(UUID id, String name, TenantPolicy policy, OffsetDateTime createdAt) {
+    /** {@code granted}: what an operator granted, the widest {@code policy} the tenant's admin may set. */
+    public record TenantView(UUID id, String name, TenantPolicy policy, TenantPolicy granted, OffsetDateTime createdAt) {
     }
 
     /** {@code policy}: the fields to change (a merge patch, see {@link Tenants#changePolicy}). */
@@ -82,7 +83,7 @@ public class AdminResource {
     @Path("tenants")
     public List<TenantView> tenants() {
         operator();
-        return tenants.all().stream().map(t -> new TenantView(t.id, t.name, tenants.policy(t), t.createdAt)).toList();
+        return tenants.all().stream().map(this::view).toList();
     }
 
     @POST
@@ -100,7 +101,7 @@ public class AdminResource {
         }
         try {
             Tenant tenant = tenants.create(body.name(), body.policy(), operator);
-            return Response.status(201).entity(new TenantView(tenant.id, tenant.name, tenants.policy(tenant), tenant.createdAt)).build();
+            return Response.status(201).entity(view(tenant)).build();
         } catch (Tenants.NameTakenException e) {
             throw new Refusal(Refusal.Kind.CONFLICT, e.getMessage());
         }
@@ -113,11 +114,16 @@ public class AdminResource {
         UUID id = caller.tenant(tenantId);
         if (body == null || body.policy() == null) {
             throw new InvalidRequestException(List.of(new FieldError("policy",
-                    "required: an object of the policy fields to change (null resets a field to the default)")), false);
+                    "required: an object of the policy fields to change (null resets a field: to the service's default"
+                    + " for an operator, to the operator's grant for an admin)")), false);
         }
         tenants.changePolicy(id, body.policy(), admin);
         Tenant tenant = tenants.find(id).orElseThrow();
-        return new TenantView(tenant.id, tenant.name, tenants.policy(tenant), tenant.createdAt);
+        return view(tenant);
+    }
+
+    private TenantView view(Tenant tenant) {
+        return new TenantView(tenant.id, tenant.name, tenants.policy(tenant), tenants.granted(tenant), tenant.createdAt);
     }
 
     @GET

@@ -23,6 +23,10 @@ public class Tenant extends PanacheEntityBase {
     @JdbcTypeCode(SqlTypes.JSON)
     public String policy;
 
+    /** {@link TenantPolicy} as JSON: what an operator granted, the widest {@code policy} the tenant's admin may set. */
+    @JdbcTypeCode(SqlTypes.JSON)
+    public String granted;
+
     @Column(name = "created_at")
     public OffsetDateTime createdAt;
 }

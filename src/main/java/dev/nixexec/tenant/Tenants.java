@@ -7,8 +7,10 @@ import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.nixexec.audit.AuditLog;
 import dev.nixexec.config.AfterCommit;
+import dev.nixexec.config.NixExecConfig;
 import dev.nixexec.refusal.FieldError;
 import dev.nixexec.refusal.InvalidRequestException;
+import dev.nixexec.refusal.Refusal;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.persistence.LockModeType;
 import jakarta.transaction.Transactional;
@@ -45,14 +47,17 @@ public class Tenants {
     private final TenantCache cache;
     private final AfterCommit afterCommit;
     private final KeyUses uses;
+    private final NixExecConfig config;
     private final SecureRandom random = new SecureRandom();
 
-    public Tenants(ObjectMapper json, AuditLog audit, TenantCache cache, AfterCommit afterCommit, KeyUses uses) {
+    public Tenants(ObjectMapper json, AuditLog audit, TenantCache cache, AfterCommit afterCommit, KeyUses uses,
+            NixExecConfig config) {
         this.json = json;
         this.audit = audit;
         this.cache = cache;
         this.afterCommit = afterCommit;
         this.uses = uses;
+        this.config = config;
     }
 
     /** A made key: {@code secret} is shown to the caller once and never again. */
@@ -80,6 +85,7 @@ public class Tenants {
         tenant.id = UUID.randomUUID();
         tenant.name = name;
         tenant.policy = write(policy);
+        tenant.granted = tenant.policy;
         tenant.createdAt = OffsetDateTime.now(ZoneOffset.UTC);
         tenant.persist();
         audit.record("tenant_created", tenant.id, null, by == null ? null : by.keyId(), null, Map.of("name", name));
@@ -99,39 +105,74 @@ public class Tenants {
 
     /**
      * Changes a tenant's policy as a JSON merge patch (RFC 7386) of its top level: each field given
-     * replaces the stored one whole, a null one returns it to the service's default, the others
-     * stay. The result is checked as a new tenant's policy is, and nothing is stored unless all of
-     * it passes ({@link InvalidRequestException}). Every node uses the new policy at once
-     * ({@link TenantCache}); a real change is audited as {@code policy_changed} with both policies.
+     * replaces the stored one whole, the others stay. An operator changes the tenant's {@link Grant}
+     * and its policy alike (a null field returns to the service's default); the tenant's admin
+     * changes the policy only, within the grant (a null field returns to the grant's value), and a
+     * change that would allow more than the grant is refused (403) naming the fields. The result is
+     * checked as a new tenant's policy is, and nothing is stored unless all of it passes
+     * ({@link InvalidRequestException}). Every node uses the new policy at once ({@link TenantCache});
+     * a real change is audited as {@code policy_changed} with both policies (and both grants, if the
+     * grant changed).
      */
     @Transactional
     public TenantPolicy changePolicy(UUID tenantId, Map<String, Object> changes, Caller by) {
         Tenant tenant = Tenant.findById(tenantId, LockModeType.PESSIMISTIC_WRITE);
         TenantPolicy before = policy(tenant);
-        ObjectNode merged = json.valueToTree(before);
-        changes.forEach((field, value) -> {
-            if (value == null) {
-                merged.remove(field);
-            } else {
-                merged.set(field, json.valueToTree(value));
+        TenantPolicy grantedBefore = granted(tenant);
+        boolean operator = by.role().operates();
+        TenantPolicy after = merged(before, changes, operator ? null : grantedBefore);
+        TenantPolicy grantedAfter = operator ? merged(grantedBefore, changes, null) : grantedBefore;
+        if (!operator) {
+            List<String> wider = new Grant(grantedBefore, config.jobs().maxQueuedPerTenant(),
+                    config.jobs().maxRunningPerTenant()).exceededBy(after);
+            if (!wider.isEmpty()) {
+                throw new Refusal(Refusal.Kind.FORBIDDEN, "an admin may narrow its tenant's policy within what an"
+                        + " operator granted, not widen it: " + String.join(", ", wider.stream().map(f -> "policy." + f).toList()));
             }
-        });
-        TenantPolicy after;
-        try {
-            after = json.treeToValue(merged, TenantPolicy.class);
-        } catch (JsonProcessingException e) {
-            throw new InvalidRequestException(List.of(unreadable(e)), false);
         }
-        List<FieldError> problems = after.problems();
-        if (!problems.isEmpty()) {
-            throw new InvalidRequestException(problems, false);
-        }
-        if (!after.equals(before)) {
+        if (!after.equals(before) || !grantedAfter.equals(grantedBefore)) {
             tenant.policy = write(after);
-            audit.record("policy_changed", tenantId, null, by.keyId(), null, Map.of("before", before, "after", after));
+            tenant.granted = write(grantedAfter);
+            Map<String, Object> detail = new LinkedHashMap<>();
+            detail.put("before", before);
+            detail.put("after", after);
+            if (!grantedAfter.equals(grantedBefore)) {
+                detail.put("granted_before", grantedBefore);
+                detail.put("granted_after", grantedAfter);
+            }
+            audit.record("policy_changed", tenantId, null, by.keyId(), null, detail);
             announceChange();
         }
         return after;
+    }
+
+    /**
+     * {@code changes} merged into {@code policy}: a null field is removed (the service's default),
+     * or, given {@code nullsTo}, takes that policy's value. Checked whole: {@link TenantPolicy#problems}.
+     */
+    private TenantPolicy merged(TenantPolicy policy, Map<String, Object> changes, TenantPolicy nullsTo) {
+        ObjectNode merged = json.valueToTree(policy);
+        ObjectNode fallback = nullsTo == null ? null : json.valueToTree(nullsTo);
+        changes.forEach((field, value) -> {
+            if (value != null) {
+                merged.set(field, json.valueToTree(value));
+            } else if (fallback != null && fallback.has(field)) {
+                merged.set(field, fallback.get(field));
+            } else {
+                merged.remove(field);
+            }
+        });
+        TenantPolicy result;
+        try {
+            result = json.treeToValue(merged, TenantPolicy.class);
+        } catch (JsonProcessingException e) {
+            throw new InvalidRequestException(List.of(unreadable(e)), false);
+        }
+        List<FieldError> problems = result.problems();
+        if (!problems.isEmpty()) {
+            throw new InvalidRequestException(problems, false);
+        }
+        return result;
     }
 
     /** Where a policy's JSON went wrong, in the words the REST API uses for a body. */
@@ -159,6 +200,15 @@ public class Tenants {
     @Transactional
     public Caller localOperator() {
         return new Caller(named(DEFAULT_TENANT).id, null, Role.OPERATOR);
+    }
+
+    /** What an operator granted the tenant: the widest policy its admin may set ({@link Grant}). */
+    public TenantPolicy granted(Tenant tenant) {
+        try {
+            return json.readValue(tenant.granted, TenantPolicy.class);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("unreadable grant of tenant " + tenant.id, e);
+        }
     }
 
     public TenantPolicy policy(Tenant tenant) {

@@ -41,6 +41,18 @@ public record WebhookHosts(List<String> entries) {
         return matching(host, port).filter(e -> ipLiteral(e.host()).isPresent()).isPresent();
     }
 
+    /** Whether {@code entry} names its host by an IP literal, the kind of entry that reaches internal addresses. */
+    public static boolean namesIpLiteral(String entry) {
+        return parse(entry).filter(e -> ipLiteral(e.host()).isPresent()).isPresent();
+    }
+
+    /** Whether this list allows every address {@code entry} allows: its host, with its port or with any port. */
+    public boolean covers(String entry) {
+        Optional<Entry> wanted = parse(entry);
+        return wanted.isPresent() && entries.stream().flatMap(e -> parse(e).stream()).anyMatch(e ->
+                e.host().equals(wanted.get().host()) && (e.port().isEmpty() || e.port().equals(wanted.get().port())));
+    }
+
     private Optional<Entry> matching(String host, int port) {
         String wanted = normalized(host);
         return entries.stream().flatMap(e -> parse(e).stream())

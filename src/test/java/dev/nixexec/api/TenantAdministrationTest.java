@@ -157,8 +157,9 @@ class TenantAdministrationTest {
                 .body("id", hasItems(one, two)).extract().asString();
         List<Map<String, Object>> all = JsonPath.from(body).getList("$");
         Map<String, Object> first = all.stream().filter(t -> one.equals(t.get("id"))).findFirst().orElseThrow();
-        assertEquals(Set.of("id", "name", "policy", "created_at"), first.keySet());
+        assertEquals(Set.of("id", "name", "policy", "granted", "created_at"), first.keySet());
         assertEquals(Map.of("network", true), first.get("policy"));
+        assertEquals(Map.of("network", true), first.get("granted"));
         assertTrue(((String) first.get("name")).startsWith("adm-every-"));
         List<OffsetDateTime> made = all.stream().map(t -> OffsetDateTime.parse((String) t.get("created_at"))).toList();
         assertEquals(made.stream().sorted().toList(), made, "oldest first");
@@ -169,35 +170,37 @@ class TenantAdministrationTest {
     }
 
     /**
-     * A merge patch: the fields given change, a null one returns to the default, the rest stay. The
-     * change is audited with both policies, holds at once on this node although it had kept the old
-     * policy, and is announced to the other nodes.
+     * A merge patch: the fields given change, a null one returns to the default (the grant's value,
+     * for an admin), the rest stay. The change is audited with both policies, holds at once on this
+     * node although it had kept the old policy, and is announced to the other nodes.
      */
     @Test
     void aPolicyChangeMergesIsAuditedAndHoldsAtOnceOnEveryNode() throws Exception {
-        String t = tenant("adm-patch", Map.of("max_timeout_seconds", 5, "network", true));
+        String t = tenant("adm-patch", Map.of("max_timeout_seconds", 60, "network", true));
         String admin = key(t, "admin");
         String member = key(t, "member");
         Map<String, Object> job = Map.of("language", "bash", "code", "true", "timeout", 10);
-        as(member).body(job).post("/v1/jobs").then().statusCode(400).body("errors[0].field", equalTo("timeout"));
+        as(member).body(job).post("/v1/jobs").then().statusCode(201);
 
         try (Connection listener = db.getConnection(); Statement listen = listener.createStatement()) {
             listen.execute("LISTEN " + TenantCache.CHANNEL);
-            as(admin).body(Map.of("policy", Map.of("max_timeout_seconds", 60, "max_queued", 7)))
+            as(admin).body(Map.of("policy", Map.of("max_timeout_seconds", 5, "max_queued", 7)))
                     .patch("/v1/admin/tenants/" + t).then().statusCode(200)
-                    .body("id", equalTo(t)).body("policy", equalTo(Map.of("max_timeout_seconds", 60, "network", true, "max_queued", 7)));
+                    .body("id", equalTo(t)).body("policy", equalTo(Map.of("max_timeout_seconds", 5, "network", true, "max_queued", 7)))
+                    .body("granted", equalTo(Map.of("max_timeout_seconds", 60, "network", true)));
             PGNotification[] heard = listener.unwrap(PGConnection.class).getNotifications(10_000);
             listen.execute("UNLISTEN " + TenantCache.CHANNEL);
             assertNotNull(heard, "the other nodes are told");
             assertTrue(heard.length > 0, "the other nodes are told");
         }
-        as(member).body(job).post("/v1/jobs").then().statusCode(201);
+        as(member).body(job).post("/v1/jobs").then().statusCode(400).body("errors[0].field", equalTo("timeout"));
         as(member).body(Map.of("language", "bash", "code", "true", "network", "full")).post("/v1/jobs").then().statusCode(201);
 
         Map<String, Object> reset = new HashMap<>();
         reset.put("network", null);
         as(ADMIN).body(Map.of("policy", reset)).patch("/v1/admin/tenants/" + t).then().statusCode(200)
-                .body("policy", equalTo(Map.of("max_timeout_seconds", 60, "max_queued", 7))).body("policy.network", nullValue());
+                .body("policy", equalTo(Map.of("max_timeout_seconds", 5, "max_queued", 7))).body("policy.network", nullValue())
+                .body("granted", equalTo(Map.of("max_timeout_seconds", 60)));
         as(member).body(Map.of("language", "bash", "code", "true", "network", "full")).post("/v1/jobs").then().statusCode(400)
                 .body("errors[0].field", equalTo("network"));
 
@@ -207,12 +210,75 @@ class TenantAdministrationTest {
         Map<?, ?> byAdmin = changes.stream().map(e -> (Map<?, ?>) e.get("detail"))
                 .filter(d -> ((Map<?, ?>) d.get("before")).containsKey("network") && ((Map<?, ?>) d.get("after")).containsKey("network"))
                 .findFirst().orElseThrow();
-        assertEquals(Map.of("max_timeout_seconds", 5, "network", true), byAdmin.get("before"));
-        assertEquals(Map.of("max_timeout_seconds", 60, "network", true, "max_queued", 7), byAdmin.get("after"));
+        assertEquals(Map.of("max_timeout_seconds", 60, "network", true), byAdmin.get("before"));
+        assertEquals(Map.of("max_timeout_seconds", 5, "network", true, "max_queued", 7), byAdmin.get("after"));
+        assertFalse(byAdmin.containsKey("granted_after"), "an admin's change leaves the grant alone");
+        Map<?, ?> byOperator = changes.stream().map(e -> (Map<?, ?>) e.get("detail")).filter(d -> d != byAdmin).findFirst().orElseThrow();
+        assertEquals(Map.of("max_timeout_seconds", 60), byOperator.get("granted_after"));
         // a patch that changes nothing is no change
         as(admin).body(Map.of("policy", Map.of("max_queued", 7))).patch("/v1/admin/tenants/" + t).then().statusCode(200);
         assertEquals(2, as(admin).get("/v1/audit").then().extract().<List<Map<String, Object>>>path("items").stream()
                 .filter(e -> "policy_changed".equals(e.get("kind"))).count());
+        // an admin's null returns a field to what the operator granted, not to the service's default
+        Map<String, Object> back = new HashMap<>();
+        back.put("max_timeout_seconds", null);
+        as(admin).body(Map.of("policy", back)).patch("/v1/admin/tenants/" + t).then().statusCode(200)
+                .body("policy", equalTo(Map.of("max_timeout_seconds", 60, "max_queued", 7)));
+    }
+
+    /**
+     * The attack: a tenant's admin lifting the limits an operator set on its tenant — the network,
+     * a cap, another language, a package the operator denied, a callback into the operator's own
+     * network by IP literal (which the delivery checks would let through, since a listed literal
+     * is how an operator lets callbacks in). Each is refused, names its field and changes nothing;
+     * narrowing is the admin's, and widening back up to the grant too.
+     */
+    @Test
+    void anAdminNarrowsItsTenantsPolicyWithinTheGrantButNeverWidensIt() throws SQLException {
+        String t = tenant("adm-grant", Map.of("max_timeout_seconds", 30, "max_running", 2, "languages", List.of("python", "bash"),
+                "package_denylist", List.of("curl"), "webhook_hosts", List.of("hooks.example.com", "10.0.0.5:8443")));
+        String admin = key(t, "admin");
+        String before = policyInDatabase(t);
+        record Wider(Map<String, Object> policy, String field) {
+        }
+        List<Wider> attacks = List.of(
+                new Wider(Map.of("network", true), "policy.network"),
+                new Wider(Map.of("max_timeout_seconds", 31), "policy.max_timeout_seconds"),
+                new Wider(Map.of("max_running", 1000), "policy.max_running"),
+                new Wider(Map.of("max_queued", 1001), "policy.max_queued"),
+                new Wider(Map.of("max_memory_bytes", 1 << 30, "max_timeout_seconds", 60), "policy.max_timeout_seconds"),
+                new Wider(Map.of("languages", List.of("python", "bash", "ruby")), "policy.languages"),
+                new Wider(Map.of("package_denylist", List.of()), "policy.package_denylist"),
+                new Wider(Map.of("webhook_hosts", List.of("hooks.example.com", "169.254.169.254")), "policy.webhook_hosts"),
+                new Wider(Map.of("webhook_hosts", List.of("[::1]:8080")), "policy.webhook_hosts"),
+                new Wider(Map.of("webhook_hosts", List.of("10.0.0.5:8444")), "policy.webhook_hosts"));
+        for (Wider w : attacks) {
+            as(admin).body(Map.of("policy", w.policy())).patch("/v1/admin/tenants/" + t).then().statusCode(403)
+                    .contentType("application/problem+json").body("detail", org.hamcrest.Matchers.containsString(w.field()));
+        }
+        assertEquals(before, policyInDatabase(t));
+        assertFalse(as(admin).get("/v1/audit").then().statusCode(200).extract().<List<Map<String, Object>>>path("items")
+                .stream().anyMatch(e -> "policy_changed".equals(e.get("kind"))), "a refused change is not audited");
+
+        // narrowing, and host names of its own (each delivery still refuses a name that resolves inside)
+        Map<String, Object> narrower = Map.of("max_timeout_seconds", 10, "languages", List.of("python"),
+                "package_denylist", List.of("curl", "wget"), "webhook_hosts", List.of("10.0.0.5:8443", "ci.example.org"),
+                "max_queued", 50);
+        as(admin).body(Map.of("policy", narrower)).patch("/v1/admin/tenants/" + t).then().statusCode(200)
+                .body("policy.max_timeout_seconds", equalTo(10)).body("policy.languages", equalTo(List.of("python")))
+                .body("policy.webhook_hosts", equalTo(List.of("10.0.0.5:8443", "ci.example.org")))
+                .body("granted.max_timeout_seconds", equalTo(30)).body("granted.languages", equalTo(List.of("python", "bash")));
+        as(key(t, "member")).body(Map.of("language", "bash", "code", "true")).post("/v1/jobs").then().statusCode(400)
+                .body("errors[0].field", equalTo("language"));
+        // and back up to the grant, not past it
+        as(admin).body(Map.of("policy", Map.of("max_timeout_seconds", 30, "languages", List.of("bash", "python"))))
+                .patch("/v1/admin/tenants/" + t).then().statusCode(200).body("policy.max_timeout_seconds", equalTo(30));
+        // the operator widens the grant: then the admin may follow
+        as(ADMIN).body(Map.of("policy", Map.of("max_running", 4))).patch("/v1/admin/tenants/" + t).then().statusCode(200)
+                .body("granted.max_running", equalTo(4)).body("policy.max_running", equalTo(4));
+        as(admin).body(Map.of("policy", Map.of("max_running", 3))).patch("/v1/admin/tenants/" + t).then().statusCode(200);
+        as(admin).body(Map.of("policy", Map.of("max_running", 4))).patch("/v1/admin/tenants/" + t).then().statusCode(200);
+        as(admin).body(Map.of("policy", Map.of("max_running", 5))).patch("/v1/admin/tenants/" + t).then().statusCode(403);
     }
 
     @Test
