@@ -43,6 +43,12 @@ class CommandLineBenchmark {
         Map<String, List<String>> commands = new LinkedHashMap<>();
         commands.put("nix-exec list --json", List.of(CommandLine.COMMAND.toString(), "list", "--json"));
         commands.put("nix-exec --help (no server, no JSON)", List.of(CommandLine.COMMAND.toString(), "--help"));
+        // another launcher beside target/nix-exec (e.g. an earlier one), measured in the same run
+        String before = System.getProperty("bench.cli.launcher-before");
+        if (before != null) {
+            commands.put("list --json, launcher before", List.of(before, "list", "--json"));
+            commands.put("--help, launcher before", List.of(before, "--help"));
+        }
         commands.put("java -version (client JVM options)", List.of(java, "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
                 "-Xshare:auto", "-version"));
         commands.put("curl GET /v1/sessions", List.of("curl", "-sf", "-o", "/dev/null", "-H", "Authorization: Bearer " + key,

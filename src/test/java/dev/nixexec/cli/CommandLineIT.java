@@ -7,22 +7,40 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.nixexec.testing.Api;
 import dev.nixexec.testing.CommandLine;
 import dev.nixexec.testing.CommandLine.Outcome;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusIntegrationTest;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.net.Socket;
 import java.net.URL;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
 /**
  * The real {@code target/nix-exec} against the packaged service: every client command, the
  * NDJSON shape, the exit codes, {@code enter} through a pipe and on a terminal ({@code script}
- * gives it one).
+ * gives it one), {@code --server}/{@code --key} over their variables, and event streams that a
+ * proxy breaks, resumed with nothing lost or repeated.
  */
 @QuarkusIntegrationTest
 class CommandLineIT {
@@ -87,6 +105,181 @@ class CommandLineIT {
         assertEquals("a\n", text.stdout());
     }
 
+    @Test
+    void aBrokenEventStreamIsResumedWithNothingLostOrRepeated() throws Exception {
+        String key = memberKey("cli-resume");
+        // ten lines over about four seconds; the marker the proxy cuts at is printed, never in the code
+        String ticks = "for i in {1..10}; do echo tick-$i; sleep 0.4; done; echo done >&2; exit 3";
+        String printed = IntStream.rangeClosed(1, 10).mapToObj(i -> "tick-" + i + "\n")
+                .collect(Collectors.joining());
+        try (CuttingProxy proxy = new CuttingProxy(base.getHost(), base.getPort(), "tick-3")) {
+            CommandLine cli = as(key).with(Map.of("NIXEXEC_SERVER", "http://127.0.0.1:" + proxy.port()));
+            // logs --json follows a job while it runs, run follows its own: each stream is cut once
+            String job = Api.submit(key, Map.of("language", "bash", "code", ticks));
+            CompletableFuture<Outcome> logs = new CompletableFuture<>();
+            Thread.ofVirtual().start(() -> {
+                try {
+                    logs.complete(cli.run("logs", "--json", job));
+                } catch (Exception | AssertionError e) {
+                    logs.completeExceptionally(e);
+                }
+            });
+            Outcome run = cli.run("run", "-l", "bash", ticks);
+            Outcome followed = logs.get(200, TimeUnit.SECONDS);
+            assertEquals(2, proxy.cuts(), "each command's stream was cut once:\n" + run + "\n" + followed);
+
+            assertEquals(new Outcome(3, printed, "done\n"), run, "run: every line once, in order; the program's exit code");
+            assertEquals(0, followed.exit(), followed.toString());
+            // the events, as the server streams them to a reader whose connection never broke
+            HttpResponse<String> whole = HttpClient.newHttpClient().send(
+                    HttpRequest.newBuilder(base.toURI().resolve("v1/jobs/" + job + "/events"))
+                            .header("Authorization", "Bearer " + key).header("Accept", "application/x-ndjson").build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, whole.statusCode(), whole.body());
+            List<JsonNode> expected = ndjson(whole.body().lines().filter(l -> !l.isBlank())
+                    .collect(Collectors.joining("\n")));
+            List<JsonNode> events = ndjson(followed.stdout());
+            assertEquals(expected, events, "logs --json: every event once, in order");
+            assertEquals(printed, events.stream().filter(e -> e.path("type").asText().equals("stdout"))
+                    .map(e -> e.path("payload").path("text").asText()).collect(Collectors.joining()));
+            JsonNode result = events.get(events.size() - 1);
+            assertEquals("result", result.path("type").asText(), followed.stdout());
+            assertEquals(3, result.path("payload").path("exit_code").asInt(), followed.stdout());
+        }
+    }
+
+    /**
+     * A TCP proxy in front of the service that breaks each job event stream once: when the
+     * answer to a {@code GET .../events} without {@code Last-Event-ID} reaches {@code marker}, it
+     * passes the bytes before the marker's last one (the client is left mid-line), then closes
+     * both sides. A resumed stream (with {@code Last-Event-ID}) and every other request pass whole.
+     */
+    private static final class CuttingProxy implements AutoCloseable {
+
+        private final ServerSocket listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        private final String host;
+        private final int port;
+        private final byte[] marker;
+        private final AtomicInteger cuts = new AtomicInteger();
+        private final List<Socket> sockets = new CopyOnWriteArrayList<>();
+
+        CuttingProxy(String host, int port, String marker) throws IOException {
+            this.host = host;
+            this.port = port;
+            this.marker = marker.getBytes(StandardCharsets.US_ASCII);
+            Thread.ofVirtual().start(this::accept);
+        }
+
+        int port() {
+            return listener.getLocalPort();
+        }
+
+        int cuts() {
+            return cuts.get();
+        }
+
+        private void accept() {
+            try {
+                while (true) {
+                    Socket client = listener.accept();
+                    Socket service = new Socket(host, port);
+                    sockets.add(client);
+                    sockets.add(service);
+                    AtomicBoolean stream = new AtomicBoolean();
+                    Thread.ofVirtual().start(() -> requests(client, service, stream));
+                    Thread.ofVirtual().start(() -> answers(client, service, stream));
+                }
+            } catch (IOException e) {
+                // the proxy was closed
+            }
+        }
+
+        /** Client to service; notes whether the request now sent (keep-alive: one at a time) is an unresumed event stream. */
+        private void requests(Socket client, Socket service, AtomicBoolean stream) {
+            byte[] buffer = new byte[8192];
+            try {
+                var in = client.getInputStream();
+                var out = service.getOutputStream();
+                int n;
+                while ((n = in.read(buffer)) >= 0) {
+                    String text = new String(buffer, 0, n, StandardCharsets.ISO_8859_1);
+                    if (text.matches("(?s)[A-Z]+ /.*")) {
+                        stream.set(text.startsWith("GET ") && text.contains("/events")
+                                && !text.toLowerCase(Locale.ROOT).contains("\nlast-event-id:"));
+                    }
+                    out.write(buffer, 0, n);
+                    out.flush();
+                }
+            } catch (IOException e) {
+                // one side closed
+            } finally {
+                closeQuietly(client, service);
+            }
+        }
+
+        /** Service to client, cut in the marker of an unresumed event stream. */
+        private void answers(Socket client, Socket service, AtomicBoolean stream) {
+            byte[] buffer = new byte[8192];
+            byte[] carry = new byte[0];
+            try {
+                var in = service.getInputStream();
+                var out = client.getOutputStream();
+                int n;
+                while ((n = in.read(buffer)) >= 0) {
+                    if (stream.get()) {
+                        // the marker may straddle two reads: look in the end of the last one too
+                        byte[] window = new byte[carry.length + n];
+                        System.arraycopy(carry, 0, window, 0, carry.length);
+                        System.arraycopy(buffer, 0, window, carry.length, n);
+                        int at = indexOf(window, marker);
+                        if (at >= 0) {
+                            out.write(buffer, 0, at + marker.length - 1 - carry.length);
+                            out.flush();
+                            cuts.incrementAndGet();
+                            return;
+                        }
+                        carry = Arrays.copyOfRange(window, Math.max(0, window.length - marker.length + 1), window.length);
+                    }
+                    out.write(buffer, 0, n);
+                    out.flush();
+                }
+            } catch (IOException e) {
+                // one side closed
+            } finally {
+                closeQuietly(client, service);
+            }
+        }
+
+        private static int indexOf(byte[] bytes, byte[] part) {
+            outer:
+            for (int i = 0; i + part.length <= bytes.length; i++) {
+                for (int j = 0; j < part.length; j++) {
+                    if (bytes[i + j] != part[j]) {
+                        continue outer;
+                    }
+                }
+                return i;
+            }
+            return -1;
+        }
+
+        private static void closeQuietly(Socket... sockets) {
+            for (Socket socket : sockets) {
+                try {
+                    socket.close();
+                } catch (IOException e) {
+                    // already closed
+                }
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            listener.close();
+            closeQuietly(sockets.toArray(Socket[]::new));
+        }
+    }
+
     private static List<JsonNode> ndjson(String stdout) throws IOException {
         List<JsonNode> events = new ArrayList<>();
         int last = 0;
@@ -118,7 +311,9 @@ class CommandLineIT {
         assertFails(cli.run("run", "-l", "bash", "--frobnicate", "true"), Exit.USAGE, "--frobnicate");
         assertFails(cli.run("run", "true"), Exit.USAGE, "--language");
         assertFails(cli.run("frobnicate"), Exit.USAGE, "frobnicate");
-        assertFails(as("nx_not_a_key").run("list"), Exit.DENIED, "key");
+        assertFails(cli.run("enter", "--json", "any-session"), Exit.USAGE, "--json");
+        // --key beats NIXEXEC_KEY: a wrong key given as the flag is refused though the variable's is right
+        assertFails(cli.run("list", "--key", "nx_not_a_key"), Exit.DENIED, "key");
         assertFails(as(null).run("jobs"), Exit.DENIED, "key");
         assertFails(CommandLine.against("http://127.0.0.1:" + closedPort(), "nx_x").run("list"), Exit.UNREACHABLE, "cannot reach");
         assertFails(CommandLine.against("ftp://example", "nx_x").run("list"), Exit.USAGE, "--server");
@@ -140,13 +335,18 @@ class CommandLineIT {
 
     @Test
     void aSessionFromCreateToDestroy() throws Exception {
-        CommandLine cli = as(memberKey("cli-session"));
+        String key = memberKey("cli-session");
+        CommandLine cli = as(key);
         Outcome created = cli.run("create", "--with", "jq", "--name", "work", "--agent", "cli-test");
         assertEquals(0, created.exit(), created.toString());
         String id = created.stdout().strip();
         assertTrue(id.matches("[0-9a-f-]{36}"), created.toString());
 
-        assertTrue(cli.run("list").stdout().contains(id));
+        // --server and --key beat NIXEXEC_SERVER and NIXEXEC_KEY: both variables wrong, both flags right
+        Outcome flags = CommandLine.against("http://127.0.0.1:" + closedPort(), "nx_not_a_key")
+                .run("list", "--server", base.toString(), "--key", key);
+        assertEquals(0, flags.exit(), flags.toString());
+        assertTrue(flags.stdout().contains(id), flags.toString());
         JsonNode listed = JSON.readTree(cli.run("list", "--json").stdout());
         assertEquals(id, listed.get(0).path("id").asText());
         JsonNode status = JSON.readTree(cli.run("status", "--json", "work").stdout());
@@ -234,7 +434,7 @@ class CommandLineIT {
         assertEquals(0, created.exit(), created.toString());
         java.nio.file.Path ttyName = java.nio.file.Files.createTempFile("nix-exec-tty", ".name");
         // script(1) gives the command a pseudo-terminal; the paths reach its shell as variables
-        Process script = cli.with(java.util.Map.of("NX_TTY", ttyName.toString(), "NX_COMMAND", CommandLine.COMMAND.toString()))
+        Process script = cli.with(Map.of("NX_TTY", ttyName.toString(), "NX_COMMAND", CommandLine.COMMAND.toString()))
                 .start(List.of("script", "-qec", "tty > \"$NX_TTY\"; stty cols 123 rows 45; exec \"$NX_COMMAND\" enter tty", "/dev/null"));
         StringBuffer screen = new StringBuffer();
         Thread.ofVirtual().start(() -> {
@@ -242,7 +442,7 @@ class CommandLineIT {
             try (var in = script.getInputStream()) {
                 int n;
                 while ((n = in.read(buffer)) >= 0) {
-                    screen.append(new String(buffer, 0, n, java.nio.charset.StandardCharsets.UTF_8));
+                    screen.append(new String(buffer, 0, n, StandardCharsets.UTF_8));
                 }
             } catch (IOException e) {
                 // the script ended
@@ -263,7 +463,7 @@ class CommandLineIT {
             awaitScreen(screen, "still-42", "\u0003echo still-$((40 + 2))\r", keys);
             keys.write("exit 3\r".getBytes());
             keys.flush();
-            assertTrue(script.waitFor(60, java.util.concurrent.TimeUnit.SECONDS), screen.toString());
+            assertTrue(script.waitFor(60, TimeUnit.SECONDS), screen.toString());
             assertEquals(3, script.exitValue(), screen.toString());
         } finally {
             script.destroyForcibly();
@@ -275,14 +475,14 @@ class CommandLineIT {
     private static void awaitScreen(StringBuffer screen, String text, String keys, java.io.OutputStream terminal)
             throws IOException, InterruptedException {
         int from = screen.length();
-        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         long nextKeys = 0;
         while (screen.indexOf(text, from) < 0) {
             assertTrue(System.nanoTime() < deadline, "the screen never showed '" + text + "':\n" + screen);
             if (keys != null && System.nanoTime() >= nextKeys) {
                 terminal.write(keys.getBytes());
                 terminal.flush();
-                nextKeys = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(2);
+                nextKeys = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
             }
             Thread.sleep(50);
         }

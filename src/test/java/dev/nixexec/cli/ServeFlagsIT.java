@@ -3,6 +3,8 @@ package dev.nixexec.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.nixexec.testing.CommandLine;
 import dev.nixexec.testing.CommandLine.Outcome;
 import java.io.IOException;
@@ -22,11 +24,13 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@code nix-exec serve} with nix-exec's flags, started as a user starts it: the flags win over
- * the YAML file and the environment, and a bad flag stops it before anything starts.
+ * the YAML file and the environment (which still count where no flag is given), and a bad flag
+ * stops it before anything starts.
  */
 class ServeFlagsIT {
 
     private static final String KEY = "nx_serve_flags_test_key";
+    private static final ObjectMapper JSON = new ObjectMapper();
     private static final Path STATE = CommandLine.REPO.resolve("target/test-state/"
             + System.getProperty("nixexec-test.tier", "default") + "/serve-flags");
 
@@ -34,7 +38,15 @@ class ServeFlagsIT {
     void flagsWinOverTheYamlFileAndTheEnvironment() throws Exception {
         deleteTree(STATE);
         Files.createDirectories(STATE);
-        Path yaml = Files.writeString(STATE.resolve("config.yaml"), "server:\n  name: yaml-name\nsandbox:\n  timeout: 50s\n");
+        // timeout and name: a flag, a variable and the file; max output: a variable and the file; jq denied: the file alone
+        Path yaml = Files.writeString(STATE.resolve("config.yaml"), """
+                server:
+                  name: yaml-name
+                sandbox:
+                  timeout: 50s
+                  max_output_bytes: 100
+                  package_denylist: [jq]
+                """);
         int port = freePort();
         List<String> argv = new ArrayList<>(List.of(CommandLine.COMMAND.toString(), "serve", "-config", yaml.toString(),
                 "-name", "flag-name", "-timeout", "2", "-state-dir", STATE.resolve("state").toString(),
@@ -45,6 +57,7 @@ class ServeFlagsIT {
         builder.environment().put("JAVA_HOME", System.getProperty("java.home"));
         builder.environment().put("NIXEXEC_AUTH_BOOTSTRAP_ADMIN_KEY", KEY);
         builder.environment().put("NIXEXEC_SANDBOX_TIMEOUT", "40s");
+        builder.environment().put("NIXEXEC_SANDBOX_MAX_OUTPUT_BYTES", "200");
         builder.environment().put("QUARKUS_MCP_SERVER_SERVER_INFO_NAME", "env-name");
         Process service = builder.start();
         String base = "http://127.0.0.1:" + port;
@@ -54,6 +67,20 @@ class ServeFlagsIT {
             Outcome sleeper = CommandLine.against(base, KEY).run("run", "-l", "bash", "sleep 30");
             assertEquals(Exit.TIMED_OUT.code, sleeper.exit(), sleeper + log());
             assertEquals("flag-name", mcpServerName(base), log());
+            // the controls: with no flag, the variable beats the file (200 bytes kept, not 100 nor the default)...
+            HttpResponse<String> printed = submit(base, """
+                    {"language": "bash", "code": "for i in {1..100}; do printf 0123456789; done"}""");
+            JsonNode job = JSON.readTree(printed.body());
+            assertEquals("succeeded", job.path("status").asText(), printed.body() + log());
+            assertEquals(1000, job.path("stdout_bytes").asInt(), printed.body());
+            assertTrue(job.path("stdout_truncated").asBoolean(), printed.body());
+            assertEquals(200, job.path("stdout").asText().replaceFirst("\n\\[\\.\\.\\. \\d+ bytes truncated \\.\\.\\.\\]\n", "")
+                    .length(), printed.body());
+            // ...and a key only the file sets takes effect: the file named by -config was read
+            HttpResponse<String> denied = submit(base, """
+                    {"language": "bash", "code": "true", "packages": ["jq"]}""");
+            assertEquals(400, denied.statusCode(), denied.body() + log());
+            assertTrue(denied.body().contains("jq"), denied.body());
         } finally {
             service.destroy();
             if (!service.waitFor(60, TimeUnit.SECONDS)) {
@@ -119,6 +146,13 @@ class ServeFlagsIT {
         }
     }
 
+    /** A job submitted with the operator's key, waited for (up to 60 s). */
+    private static HttpResponse<String> submit(String base, String body) throws Exception {
+        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(base + "/v1/jobs?wait=60"))
+                .header("Authorization", "Bearer " + KEY).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
     private static String mcpServerName(String base) throws Exception {
         String initialize = """
                 {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",\
@@ -130,7 +164,7 @@ class ServeFlagsIT {
         assertEquals(200, answer.statusCode(), answer.body());
         String body = answer.body();
         String json = body.lines().filter(l -> l.startsWith("data:")).map(l -> l.substring(5)).findFirst().orElse(body);
-        return new com.fasterxml.jackson.databind.ObjectMapper().readTree(json).path("result").path("serverInfo").path("name").asText();
+        return JSON.readTree(json).path("result").path("serverInfo").path("name").asText();
     }
 
     private static String log() {
