@@ -153,24 +153,34 @@ class AuditInvestigationsTest {
         assertTrue(every.contains(bName) && every.contains(tenantName(operator, tenantA)), "every tenant's records");
     }
 
-    /**
-     * A new tenant (with a webhook secret) and a job of it whose callback was attempted (and refused:
-     * its listed host is loopback, so the attempt is recorded without any receiver), once the
-     * delivery's audit record exists: {tenant id, auditor key, job id}.
-     */
-    static List<String> tenantWithADelivery(String prefix) {
+    /** A new tenant whose policy lists {@code localhost:9} as a webhook host, with a webhook secret; its id. */
+    static String hookedTenant(String prefix) {
         String tenant = tenant(prefix, Map.of("webhook_hosts", List.of("localhost:9")));
         dev.nixexec.testing.Api.as(ADMIN).post("/v1/admin/tenants/" + tenant + "/webhook-secret").then().statusCode(201);
-        String auditor = key(tenant, "auditor");
-        String job = run(key(tenant, "member"), Map.of("language", "bash", "code", "true",
-                "callback_url", "http://localhost:9/hook"));
+        return tenant;
+    }
+
+    /**
+     * A finished job of a {@link #hookedTenant} whose callback was attempted (and refused: its host
+     * is loopback, so the attempt is recorded without any receiver), once the delivery's audit
+     * record exists, as the tenant's auditor reads it; the job's id.
+     */
+    static String jobWithADelivery(String member, String auditor) {
+        String job = run(member, Map.of("language", "bash", "code", "true", "callback_url", "http://localhost:9/hook"));
         long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MINUTES.toNanos(2);
         while (!dev.nixexec.testing.Api.as(auditor).queryParam("job_id", job).get("/v1/audit").then().statusCode(200)
                 .extract().<List<String>>path("items.kind").contains("webhook_delivery")) {
             assertTrue(System.nanoTime() < deadline, "the callback of job " + job + " was not attempted");
             java.util.concurrent.locks.LockSupport.parkNanos(100_000_000); // polling for a state, not timing an assertion
         }
-        return List.of(tenant, auditor, job);
+        return job;
+    }
+
+    /** {tenant id, auditor key, job id} of a new {@link #hookedTenant} with a {@link #jobWithADelivery}. */
+    private static List<String> tenantWithADelivery(String prefix) {
+        String tenant = hookedTenant(prefix);
+        String auditor = key(tenant, "auditor");
+        return List.of(tenant, auditor, jobWithADelivery(key(tenant, "member"), auditor));
     }
 
     @Test
