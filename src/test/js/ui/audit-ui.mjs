@@ -1,18 +1,19 @@
 // Drives the audit UI in headless Chromium, as AuditUiBrowserIT asks:
-//   node audit-ui.mjs <baseUrl> <key> <finishedJobId> <memberKey> <screenshotDir> <operatorKey> <artifactJobId> <word>
+//   node audit-ui.mjs <baseUrl> <key> <finishedJobId> <memberKey> <screenshotDir> <operatorKey> <artifactJobId> <word> <deliveredJobId>
 // Signs in, submits a 12-second job with the member key (through the REST API, not the browser) and
 // follows its live output to its end, filters the list, opens the finished
 // job (which printed a <script> tag) and checks it shows as text, draws the fleet page, and saves
 // screenshots. Then: searches by a word and by metadata (a <script> search term stays text), reads a
-// job's artifacts (the PNG drawn, the text named .png not), opens the audit log page, downloads the
+// job's artifacts (the PNG drawn, the text named .png not), opens the audit log page (a webhook
+// delivery listed, filtered to by kind, its job a link that opens it), downloads the
 // CSV export, and as the operator sees both tenants' jobs and narrows to one.
 // Exit code 0 and a last line "OK" mean every check passed.
 import { chromium } from 'playwright-core';
 import { mkdirSync } from 'node:fs';
 
-const [baseUrl, key, finishedId, memberKey, shots, operatorKey, artifactId, word] = process.argv.slice(2);
-if (!word) {
-  console.error('usage: audit-ui.mjs <baseUrl> <key> <finishedJobId> <memberKey> <screenshotDir> <operatorKey> <artifactJobId> <word>');
+const [baseUrl, key, finishedId, memberKey, shots, operatorKey, artifactId, word, deliveredId] = process.argv.slice(2);
+if (!deliveredId) {
+  console.error('usage: audit-ui.mjs <baseUrl> <key> <finishedJobId> <memberKey> <screenshotDir> <operatorKey> <artifactJobId> <word> <deliveredJobId>');
   process.exit(2);
 }
 mkdirSync(shots, { recursive: true });
@@ -141,7 +142,15 @@ try {
   const kinds = await page.locator('#audit-events tbody td:nth-child(3)').allTextContents();
   check(kinds.length > 0 && kinds.every(k => k === 'ui_signed_in'), 'filtered by kind');
   check(await page.locator('#audit-filters select[name=tenant]').count() === 0, 'no tenant filter for an auditor');
+  await page.selectOption('#audit-filters select[name=kind]', 'webhook_delivery');
+  await Promise.all([page.waitForURL(/kind=webhook_delivery/), page.click('#audit-filters button[type=submit]')]);
+  const deliveryKinds = await page.locator('#audit-events tbody td:nth-child(3)').allTextContents();
+  check(deliveryKinds.length > 0 && deliveryKinds.every(k => k === 'webhook_delivery'), 'the webhook deliveries, by kind');
+  const deliveryLink = page.locator(`#audit-events a[href="/ui/jobs/${deliveredId}"]`);
+  check(await deliveryLink.count() > 0, 'a delivery links its job');
   await page.screenshot({ path: shots + '/audit.png', fullPage: true });
+  await Promise.all([page.waitForURL(`**/ui/jobs/${deliveredId}`), deliveryLink.first().click()]);
+  check((await page.textContent('#audit-trail')).includes('webhook_delivery'), 'the delivered job\'s page, its delivery in its trail');
 
   // the operator, in a fresh browser context: every tenant, then one
   const opContext = await browser.newContext();

@@ -113,7 +113,7 @@ public class JobsResource {
     @Consumes(MediaType.APPLICATION_JSON)
     @RunOnVirtualThread
     @APIResponse(responseCode = "201", description = "One answer per submission, in order", content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = BatchItem.class, type = SchemaType.ARRAY)))
-    @APIResponse(responseCode = "200", description = "The answers stored earlier under the Idempotency-Key", content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = BatchItem.class, type = SchemaType.ARRAY)))
+    @APIResponse(responseCode = "200", description = "Every submission was refused and nothing was stored: one problem per submission, in order", content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = BatchItem.class, type = SchemaType.ARRAY)))
     public Response batch(BatchBody body, @HeaderParam("Idempotency-Key") String idempotencyKey) {
         if (!caller.get().role().canSubmit()) {
             throw new Refusal(Refusal.Kind.FORBIDDEN, "an " + caller.get().role().id() + " key cannot submit jobs");
@@ -188,6 +188,9 @@ public class JobsResource {
      * The list page, as {@code {items, next_cursor}}: rows ({@link JobListRow}) unless
      * {@code fields=full} asks for whole jobs.
      */
+    /** The values of the list's {@code fields}: rows (the default) or whole jobs. */
+    static final List<String> LIST_FIELDS = List.of("summary", "full");
+
     @Schema(name = "JobList")
     public record ListBody(@Schema(type = SchemaType.ARRAY, implementation = JobListRow.class,
             description = "JobListRow rows, or whole JobView objects with fields=full") List<?> items, String nextCursor) {
@@ -199,10 +202,10 @@ public class JobsResource {
             @QueryParam("since") String since, @QueryParam("until") String until, @QueryParam("limit") Integer limit,
             @QueryParam("cursor") String cursor, @QueryParam("tenant") String tenant, @QueryParam("q") String q,
             @QueryParam("fields") String fields) {
-        boolean full = "full".equals(fields);
-        if (fields != null && !full && !"summary".equals(fields)) {
+        if (fields != null && !LIST_FIELDS.contains(fields)) {
             throw new InvalidRequestException(List.of(new FieldError("fields", "must be \"summary\" or \"full\"")), false);
         }
+        boolean full = "full".equals(fields);
         JobStatus statusFilter = status == null ? null : JobStatus.byId(status).orElseThrow(() ->
                 new InvalidRequestException(List.of(new FieldError("status", "unknown status '" + status + "'")), false));
         int pageSize = limit == null ? 50 : limit;

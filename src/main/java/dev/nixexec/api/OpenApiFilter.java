@@ -1,5 +1,7 @@
 package dev.nixexec.api;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import dev.nixexec.job.JobStatus;
 import dev.nixexec.job.OutputEncoding;
 import dev.nixexec.nix.Language;
@@ -23,8 +25,9 @@ import org.eclipse.microprofile.openapi.models.responses.APIResponse;
  * Makes /q/openapi tell what the service does where the scan cannot see it (registered with
  * {@code mp.openapi.filter}): the problem responses every /v1 operation can give (they come from
  * exception mappers and HTTP filters, not from method signatures), 204 for deletes, the closed sets
- * of values as enums taken from the service's own enums, required submit fields, and concrete
- * schemas for the fields Jackson reads as a JsonNode (a duration given as text or seconds, an object).
+ * of values as enums taken from the service's own enums, the required fields of request bodies and of
+ * answers (with the answers' fields that may be null), and concrete schemas for the fields Jackson reads
+ * as a JsonNode (a duration given as text or seconds, an object).
  */
 public final class OpenApiFilter implements OASFilter {
 
@@ -37,6 +40,28 @@ public final class OpenApiFilter implements OASFilter {
     private static final Map<String, String> TITLES = Map.of("400", "Bad Request", "401", "Unauthorized", "403", "Forbidden",
             "404", "Not Found", "409", "Conflict", "413", "Payload Too Large", "415", "Unsupported Media Type",
             "429", "Too Many Requests", "503", "Service Unavailable");
+
+    /** The fields of a JobView, written in every answer (the others have {@code @JsonInclude(NON_NULL)}). */
+    private static final List<String> JOB = fieldsOf(dev.nixexec.job.JobView.class);
+    /** Of those, the ones that may be null (a job not started, not ended, never given an environment, ...). */
+    private static final List<String> JOB_NULLABLE = List.of("started_at", "finished_at", "exit_code", "signal",
+            "limit_hit", "duration_ms", "stdout", "stderr", "environment", "error", "node_id", "usage");
+
+    /** Answer schemas: every field Jackson writes, each required, and those that may be null. */
+    private record Answer(List<String> required, List<String> nullable) {
+    }
+
+    private static final Map<String, Answer> ANSWERS = Map.of(
+            "JobView", new Answer(JOB, JOB_NULLABLE),
+            "JobListRow", new Answer(listRow(JOB), listRow(JOB_NULLABLE)),
+            "JobList", new Answer(List.of("items", "next_cursor"), List.of("next_cursor")),
+            "Usage", new Answer(List.of("cpu_ms", "max_rss_bytes"), List.of("cpu_ms", "max_rss_bytes")),
+            "JobEnvironment", new Answer(fieldsOf(dev.nixexec.job.JobView.EnvironmentView.class),
+                    fieldsOf(dev.nixexec.job.JobView.EnvironmentView.class)),
+            "ErrorView", new Answer(List.of("code", "message"), List.of()),
+            "Artifact", new Answer(fieldsOf(dev.nixexec.workspace.Artifact.class), List.of()),
+            "KeyListed", new Answer(fieldsOf(AdminResource.KeyListed.class), List.of("name", "last_used_at", "expires_at", "revoked_at")),
+            "KeyView", new Answer(fieldsOf(AdminResource.KeyView.class), List.of("name", "expires_at")));
 
     @Override
     public void filterOpenAPI(OpenAPI openApi) {
@@ -61,6 +86,7 @@ public final class OpenApiFilter implements OASFilter {
                 .description("lower limits for one job than the tenant's, each optional")
                 .addProperty("memory", sizeOrBytes).addProperty("pids", count).addProperty("cpu_seconds", count)
                 .addProperty("output_bytes", sizeOrBytes).additionalPropertiesBoolean(false));
+        listRowsByName(openApi, openApi.getComponents().getSchemas().get("JobList"));
         Map<String, Schema> schemas = openApi.getComponents().getSchemas();
         schemas.forEach(this::concretise);
         // JsonNode and what its scan dragged in (JsonNodeType; OutboundSseEvent and MediaType from the SSE method's signature)
@@ -79,6 +105,26 @@ public final class OpenApiFilter implements OASFilter {
         if (tenant != null) {
             tenant.setRequired(List.of("name"));
         }
+        // the checks answer 400 without them (AdminResource)
+        Schema key = schemas.get("KeyBody");
+        if (key != null) {
+            key.setRequired(List.of("role"));
+        }
+        Schema policyPatch = schemas.get("PolicyPatchBody");
+        if (policyPatch != null) {
+            policyPatch.setRequired(List.of("policy"));
+        }
+        Schema batchItem = schemas.get("BatchItem");
+        if (batchItem != null && batchItem.getProperties() != null && batchItem.getProperties().containsKey("error")) {
+            batchItem.addProperty("error", OASFactory.createSchema().ref(SCHEMAS + "Problem")
+                    .description("why this submission was refused (no job was stored for it)"));
+        }
+        ANSWERS.forEach((name, fields) -> {
+            Schema schema = schemas.get(name);
+            if (schema != null) {
+                alwaysPresent(schema, fields);
+            }
+        });
         if (openApi.getPaths() != null && openApi.getPaths().getPathItems() != null) {
             openApi.getPaths().getPathItems().forEach((path, item) -> {
                 if (path.startsWith("/v1/") && item.getOperations() != null) {
@@ -126,8 +172,61 @@ public final class OpenApiFilter implements OASFilter {
         }
         problems.add("503");
         for (String status : problems) {
-            if (!responses.hasAPIResponse(status)) {
+            // the scan may have put one there without a body (a 400 for a request body): it has the problem's
+            if (!responses.hasAPIResponse(status) || responses.getAPIResponse(status).getContent() == null) {
                 responses.addAPIResponse(status, problem(TITLES.get(status)));
+            }
+        }
+    }
+
+    /**
+     * The list's rows, which the scan inlines into JobList, as a schema of their own (JobListRow);
+     * with {@code fields=full} the items are whole jobs, so an item is either.
+     */
+    private static void listRowsByName(OpenAPI openApi, Schema list) {
+        Schema items = list == null || list.getProperties() == null ? null : list.getProperties().get("items");
+        if (items == null || items.getItems() == null || items.getItems().getRef() != null) {
+            return;
+        }
+        openApi.getComponents().addSchema("JobListRow", items.getItems());
+        items.setItems(OASFactory.createSchema().anyOf(List.of(OASFactory.createSchema().ref(SCHEMAS + "JobListRow"),
+                OASFactory.createSchema().ref(SCHEMAS + "JobView"))));
+    }
+
+    /** The JSON names of a record's components that Jackson always writes (not {@code @JsonInclude(NON_NULL)}). */
+    private static List<String> fieldsOf(Class<? extends Record> type) {
+        return Arrays.stream(type.getRecordComponents())
+                .filter(c -> {
+                    JsonInclude include = c.getAccessor().getAnnotation(JsonInclude.class);
+                    return include == null || include.value() != JsonInclude.Include.NON_NULL;
+                })
+                .map(c -> PropertyNamingStrategies.SnakeCaseStrategy.INSTANCE.translate(c.getName())).toList();
+    }
+
+    /** A list row ({@link JobListRow}): a job's fields without stdout and stderr, and their previews. */
+    private static List<String> listRow(List<String> jobFields) {
+        List<String> row = new ArrayList<>(jobFields.stream().filter(f -> !f.equals("stdout") && !f.equals("stderr")).toList());
+        row.addAll(List.of("stdout_preview", "stderr_preview"));
+        return row;
+    }
+
+    /** Marks the fields required, and the nullable ones as also taking null (a $ref becomes anyOf it or null). */
+    private static void alwaysPresent(Schema schema, Answer answer) {
+        schema.setRequired(new ArrayList<>(answer.required()));
+        if (schema.getProperties() == null) {
+            return;
+        }
+        for (String name : answer.nullable()) {
+            Schema property = schema.getProperties().get(name);
+            if (property == null) {
+                continue;
+            }
+            if (property.getRef() != null) {
+                schema.addProperty(name, OASFactory.createSchema().description(property.getDescription())
+                        .anyOf(List.of(OASFactory.createSchema().ref(property.getRef()),
+                                OASFactory.createSchema().addType(Schema.SchemaType.NULL))));
+            } else if (property.getType() != null && !property.getType().contains(Schema.SchemaType.NULL)) {
+                property.addType(Schema.SchemaType.NULL);
             }
         }
     }
@@ -203,6 +302,7 @@ public final class OpenApiFilter implements OASFilter {
             case "network" -> List.of("off", "full");
             case "encoding" -> ids(OutputEncoding.values(), OutputEncoding::id);
             case "role" -> ids(Role.values(), Role::id);
+            case "fields" -> ofAJob ? JobsResource.LIST_FIELDS : null;
             default -> null;
         };
         if (values != null) {

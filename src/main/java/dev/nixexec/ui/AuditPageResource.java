@@ -25,8 +25,9 @@ import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 
 /**
  * {@code /ui/audit}: the audit records that are not a job's (sign-ins, keys, tenants and policies,
- * sessions and shells, webhook deliveries), newest first, filtered by kind; an operator sees every
- * tenant's, with a tenant filter. The data of {@code GET /v1/audit}, through {@link AuditLog}.
+ * sessions and shells) and the webhook deliveries (linked to their job), newest first, filtered by
+ * kind; an operator sees every tenant's, with a tenant filter. The data of {@code GET /v1/audit},
+ * through {@link AuditLog#outsideJobs}.
  */
 @Path("/ui/audit")
 public class AuditPageResource {
@@ -91,8 +92,8 @@ public class AuditPageResource {
         String ownName = access.user(session).tenant();
         List<Pages.EventRow> rows = entries.stream().map(e -> new Pages.EventRow(UiFormat.time(e.at()),
                 tenants.getOrDefault(e.tenantId(), caller.tenantId().equals(e.tenantId()) ? ownName : e.tenantId().toString()),
-                e.kind(), e.keyId() == null ? "–" : e.keyId().toString(),
-                UiFormat.orDash(e.nodeId()), write(e.detail()))).toList();
+                e.kind(), e.jobId() == null ? null : e.jobId().toString(), jobLink(e, operator),
+                e.keyId() == null ? "–" : e.keyId().toString(), UiFormat.orDash(e.nodeId()), write(e.detail()))).toList();
         List<String> kindNames = audit.kindsOutsideJobs(operator && wantedTenant == null ? null
                 : error == null ? tenantId : caller.tenantId());
         List<Pages.Option> kinds = kindNames.stream().map(k -> new Pages.Option(k, k, k.equals(wantedKind))).toList();
@@ -118,6 +119,14 @@ public class AuditPageResource {
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(message);
         }
+    }
+
+    /** A job's page; an operator's carries the record's tenant, as the job list's rows do. */
+    private static String jobLink(AuditLog.Entry e, boolean operator) {
+        if (e.jobId() == null) {
+            return null;
+        }
+        return "/ui/jobs/" + e.jobId() + (operator && e.tenantId() != null ? "?tenant=" + e.tenantId() : "");
     }
 
     private static String link(String kind, String tenant, long before) {

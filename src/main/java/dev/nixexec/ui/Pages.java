@@ -33,7 +33,8 @@ final class Pages {
     }
 
     /** An audit record that is not a job's, for the audit page. */
-    record EventRow(String at, String tenant, String kind, String key, String node, String detail) {
+    /** {@code job} and {@code jobHref} are null but for a job's record (a webhook delivery); the link carries an operator's tenant. */
+    record EventRow(String at, String tenant, String kind, String job, String jobHref, String key, String node, String detail) {
     }
 
     record Field(String name, String value) {

@@ -40,7 +40,7 @@ public class CallbackDeliveries {
     private static final Logger LOG = Logger.getLogger(CallbackDeliveries.class);
     private static final int BATCH = 32;
     /** The audit kind of every attempt. */
-    public static final String AUDIT_KIND = "webhook_delivery";
+    public static final String AUDIT_KIND = AuditLog.WEBHOOK_DELIVERY;
 
     private final NixExecConfig config;
     private final EntityManager em;

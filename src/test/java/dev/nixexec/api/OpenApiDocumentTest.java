@@ -182,9 +182,138 @@ class OpenApiDocumentTest {
         assertEquals("#/components/schemas/RequestedLimits", map(schemas, "SubmitBody", "properties", "limits").get("$ref"));
         assertEquals(new TreeSet<>(List.of("memory", "pids", "cpu_seconds", "output_bytes")),
                 new TreeSet<>(map(schemas, "RequestedLimits", "properties").keySet()));
-        assertEquals(statuses, map(schemas, "JobList", "properties", "items", "items", "properties", "status").get("enum"),
+        assertEquals(statuses, map(schemas, "JobListRow", "properties", "status").get("enum"),
                 "the list's rows are described (JobListRow): " + map(schemas, "JobList"));
         assertTrue(map(schemas, "SubmitBody", "properties").containsKey("callback_url"), "properties are snake_case as Jackson writes them");
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void answersDeclareTheirFieldsAndBodiesWhatTheChecksRequire() {
+        Map<String, Object> document = document();
+        Map<String, Object> schemas = map(document, "components", "schemas");
+        String batchRefused = (String) map(document, "paths", "/v1/jobs/batch", "post", "responses", "200").get("description");
+        assertTrue(batchRefused.contains("refused") && !batchRefused.contains("Idempotency-Key"),
+                "a batch takes no Idempotency-Key; its 200 is every submission refused: " + batchRefused);
+        assertTrue(((List<Object>) map(schemas, "KeyBody").get("required")).contains("role"), "a key needs its role");
+        assertTrue(((List<Object>) map(schemas, "PolicyPatchBody").get("required")).contains("policy"), "a patch needs its policy");
+
+        List<Object> job = (List<Object>) map(schemas, "JobView").get("required");
+        assertTrue(job != null && job.containsAll(List.of("id", "status", "language", "created_at", "started_at", "stdout",
+                "exit_code", "usage", "args", "encoding")), "a job's fields are always there: " + job);
+        assertFalse(job.contains("session_id") || job.contains("rerun_of"), "but those written only when set: " + job);
+        assertTrue(takesNull(map(schemas, "JobView", "properties", "started_at")), "a job not started yet has started_at null");
+        assertTrue(takesNull(map(schemas, "JobView", "properties", "exit_code")), "a job not ended has no exit code");
+        assertFalse(takesNull(map(schemas, "JobView", "properties", "id")) || takesNull(map(schemas, "JobView", "properties", "status")));
+        assertEquals(List.of("#/components/schemas/JobListRow", "#/components/schemas/JobView"),
+                ((List<Map<String, Object>>) map(schemas, "JobList", "properties", "items", "items").get("anyOf")).stream()
+                        .map(s -> s.get("$ref")).toList(), "rows, or whole jobs with fields=full");
+        assertEquals("#/components/schemas/Problem", map(schemas, "BatchItem", "properties", "error").get("$ref"));
+        assertEquals("#/components/schemas/Problem", map(document, "paths", "/v1/jobs", "post", "responses", "400", "content",
+                "application/problem+json", "schema").get("$ref"), "a refused submission's 400 is a problem");
+
+        Map<String, Object> row = map(schemas, "JobListRow");
+        assertFalse(map(row, "properties").containsKey("stdout") || map(row, "properties").containsKey("stderr"),
+                "a list row has no stdout or stderr: " + map(row, "properties").keySet());
+        assertTrue(((List<Object>) row.get("required")).containsAll(List.of("id", "status", "stdout_preview", "stdout_bytes")),
+                "a row's fields: " + row.get("required"));
+        assertEquals(List.of("id", "name", "role", "created_at", "last_used_at", "expires_at", "revoked_at"),
+                map(schemas, "KeyListed").get("required"));
+
+        List<Map<String, Object>> listParameters = (List<Map<String, Object>>) map(document, "paths", "/v1/jobs", "get")
+                .get("parameters");
+        Map<String, Object> fields = listParameters.stream().filter(p -> "fields".equals(p.get("name"))).findFirst().orElseThrow();
+        assertEquals(List.of("summary", "full"), map(fields, "schema").get("enum"));
+    }
+
+    /** Whether a property's schema allows null: "null" among its types, or a {type: null} choice. */
+    @SuppressWarnings("unchecked")
+    private static boolean takesNull(Map<String, Object> property) {
+        return property.get("type") instanceof List<?> types && types.contains("null")
+                || property.get("anyOf") instanceof List<?> choices
+                        && choices.stream().anyMatch(c -> "null".equals(((Map<String, Object>) c).get("type")));
+    }
+
+    /** One live answer: its operation's path template, its status and media type, its body. */
+    private record Answer(String name, String method, String path, int status, String contentType, Object body) {
+    }
+
+    private static Answer answer(String name, String method, String path, io.restassured.response.Response response) {
+        String type = response.getContentType().replaceAll(";.*", "").strip();
+        return new Answer(name, method, path, response.statusCode(), type, response.as(Object.class));
+    }
+
+    /**
+     * Real answers of the service (a submission's 201, a job, the list in both shapes, a batch, an
+     * admin's key list, a 400 and a 404 problem) each match the schema the document gives for its
+     * path, method and status, checked by a standard JSON Schema validator (Ajv, responses.mjs); and
+     * a body the document does not allow is caught, so a drift cannot pass unseen.
+     */
+    @Test
+    void liveResponsesMatchTheirSchemas() throws Exception {
+        String tenant = dev.nixexec.testing.Api.tenant("openapi");
+        String member = dev.nixexec.testing.Api.key(tenant, "member");
+        var as = (java.util.function.Supplier<io.restassured.specification.RequestSpecification>)
+                () -> dev.nixexec.testing.Api.as(member);
+        List<Answer> answers = new ArrayList<>();
+        var submitted = as.get().body(Map.of("language", "bash", "code", "echo hi; echo oops >&2", "metadata", Map.of("case", "openapi")))
+                .post("/v1/jobs");
+        submitted.then().statusCode(201);
+        String id = submitted.path("id");
+        answers.add(answer("submit", "post", "/v1/jobs", submitted));
+        var finished = as.get().get("/v1/jobs/" + id + "?wait=60");
+        finished.then().statusCode(200).body("status", org.hamcrest.Matchers.equalTo("succeeded"));
+        answers.add(answer("get", "get", "/v1/jobs/{id}", finished));
+        answers.add(answer("list", "get", "/v1/jobs", as.get().get("/v1/jobs").then().statusCode(200).extract().response()));
+        answers.add(answer("list full", "get", "/v1/jobs",
+                as.get().get("/v1/jobs?fields=full").then().statusCode(200).extract().response()));
+        answers.add(answer("batch", "post", "/v1/jobs/batch", as.get().body(Map.of("jobs", List.of(
+                Map.of("language", "bash", "code", "true"), Map.of("language", "cobol", "code", "x"))))
+                .post("/v1/jobs/batch").then().statusCode(201).extract().response()));
+        answers.add(answer("batch refused", "post", "/v1/jobs/batch", as.get().body(Map.of("jobs", List.of(
+                Map.of("language", "cobol", "code", "x")))).post("/v1/jobs/batch").then().statusCode(200).extract().response()));
+        answers.add(answer("keys", "get", "/v1/admin/tenants/{id}/keys", dev.nixexec.testing.Api.as(dev.nixexec.testing.Api.ADMIN)
+                .get("/v1/admin/tenants/" + tenant + "/keys").then().statusCode(200).extract().response()));
+        answers.add(answer("400", "post", "/v1/jobs", as.get().body(Map.of("language", "bash")).post("/v1/jobs")
+                .then().statusCode(400).extract().response()));
+        answers.add(answer("404", "get", "/v1/jobs/{id}", as.get().get("/v1/jobs/" + java.util.UUID.randomUUID())
+                .then().statusCode(404).extract().response()));
+
+        assertEquals(List.of(), mismatches(answers), "live answers the document does not describe");
+        // the check can fail: a job whose status is none of the enum's, and a row without its id
+        @SuppressWarnings("unchecked")
+        Map<String, Object> job = new java.util.HashMap<>((Map<String, Object>) answers.get(1).body());
+        job.put("status", "exploded");
+        @SuppressWarnings("unchecked")
+        Map<String, Object> list = new java.util.HashMap<>((Map<String, Object>) answers.get(2).body());
+        @SuppressWarnings("unchecked")
+        Map<String, Object> row = new java.util.HashMap<>(((List<Map<String, Object>>) list.get("items")).getFirst());
+        row.remove("id");
+        list.put("items", List.of(row));
+        assertEquals(List.of("bad job", "bad row"), mismatches(List.of(
+                new Answer("bad job", "get", "/v1/jobs/{id}", 200, "application/json", job),
+                new Answer("bad row", "get", "/v1/jobs", 200, "application/json", list))).stream()
+                .map(m -> m.substring(0, m.indexOf(':'))).toList());
+    }
+
+    /** The names of the answers responses.mjs finds not to match, each with why. */
+    private static List<String> mismatches(List<Answer> answers) throws Exception {
+        Path dir = Files.createDirectories(Path.of("target/openapi-responses"));
+        Path document = dir.resolve("openapi.json");
+        Path file = dir.resolve("responses-" + answers.getFirst().name().replace(' ', '-') + ".json");
+        Files.writeString(document, given().accept("application/json").get("/q/openapi?format=json").then().statusCode(200)
+                .extract().asString());
+        List<Map<String, Object>> written = answers.stream().map(a -> Map.of("name", a.name(), "method", a.method(),
+                "path", a.path(), "status", (Object) a.status(), "content_type", a.contentType(), "body", a.body())).toList();
+        Files.writeString(file, new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(written));
+        NodeProject.Outcome outcome = new NodeProject("openapi").run("responses.mjs", 300, document.toAbsolutePath().toString(),
+                file.toAbsolutePath().toString());
+        List<String> lines = outcome.output().lines().toList();
+        assertTrue(lines.stream().filter(l -> l.startsWith("ok ") || l.startsWith("mismatch ")).count() == answers.size(),
+                "one verdict per answer:\n" + outcome.output());
+        List<String> mismatched = lines.stream().filter(l -> l.startsWith("mismatch ")).map(l -> l.substring(9)).toList();
+        assertEquals(mismatched.isEmpty() ? 0 : 1, outcome.exitCode(), outcome.output());
+        return mismatched;
     }
 
     /** The document as served passes a standard validator (swagger-parser: schema of its OpenAPI version, $refs). */

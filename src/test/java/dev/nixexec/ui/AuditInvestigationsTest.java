@@ -153,6 +153,69 @@ class AuditInvestigationsTest {
         assertTrue(every.contains(bName) && every.contains(tenantName(operator, tenantA)), "every tenant's records");
     }
 
+    /** A new tenant whose policy lists {@code localhost:9} as a webhook host, with a webhook secret; its id. */
+    static String hookedTenant(String prefix) {
+        String tenant = tenant(prefix, Map.of("webhook_hosts", List.of("localhost:9")));
+        dev.nixexec.testing.Api.as(ADMIN).post("/v1/admin/tenants/" + tenant + "/webhook-secret").then().statusCode(201);
+        return tenant;
+    }
+
+    /**
+     * A finished job of a {@link #hookedTenant} whose callback was attempted (and refused: its host
+     * is loopback, so the attempt is recorded without any receiver), once the delivery's audit
+     * record exists, as the tenant's auditor reads it; the job's id.
+     */
+    static String jobWithADelivery(String member, String auditor) {
+        String job = run(member, Map.of("language", "bash", "code", "true", "callback_url", "http://localhost:9/hook"));
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MINUTES.toNanos(2);
+        while (!dev.nixexec.testing.Api.as(auditor).queryParam("job_id", job).get("/v1/audit").then().statusCode(200)
+                .extract().<List<String>>path("items.kind").contains("webhook_delivery")) {
+            assertTrue(System.nanoTime() < deadline, "the callback of job " + job + " was not attempted");
+            java.util.concurrent.locks.LockSupport.parkNanos(100_000_000); // polling for a state, not timing an assertion
+        }
+        return job;
+    }
+
+    /** {tenant id, auditor key, job id} of a new {@link #hookedTenant} with a {@link #jobWithADelivery}. */
+    private static List<String> tenantWithADelivery(String prefix) {
+        String tenant = hookedTenant(prefix);
+        String auditor = key(tenant, "auditor");
+        return List.of(tenant, auditor, jobWithADelivery(key(tenant, "member"), auditor));
+    }
+
+    @Test
+    void theAuditLogPageListsWebhookDeliveriesWithTheirJobByKindAndTenant() {
+        List<String> a = tenantWithADelivery("inv-hooks-a");
+        List<String> b = tenantWithADelivery("inv-hooks-b");
+        String jobA = a.get(2);
+        String jobB = b.get(2);
+        AuditUiTest.Browser auditor = signIn(a.get(1));
+        String page = auditor.request().get("/ui/audit").then().statusCode(200).extract().asString();
+        String rows = page.substring(page.indexOf("<tbody>"));
+        assertTrue(rows.contains("<td>webhook_delivery</td>") && rows.contains("ui_signed_in"), rows);
+        assertTrue(rows.contains("<a class=\"mono\" href=\"/ui/jobs/" + jobA + "\">" + jobA + "</a>"), "the job is linked: " + rows);
+        assertTrue(page.contains("<option value=\"webhook_delivery\">webhook_delivery</option>"), "a kind of the filter");
+        assertFalse(page.contains(jobB), "another tenant's delivery");
+        String deliveries = auditor.request().queryParam("kind", "webhook_delivery").get("/ui/audit").then().statusCode(200)
+                .extract().asString();
+        String deliveryRows = deliveries.substring(deliveries.indexOf("<tbody>"));
+        assertTrue(deliveryRows.contains(jobA) && !deliveryRows.contains("ui_signed_in") && !deliveryRows.contains(jobB),
+                deliveryRows);
+        assertFalse(auditor.request().queryParam("tenant", b.get(0)).queryParam("kind", "webhook_delivery").get("/ui/audit")
+                .asString().contains(jobB), "the tenant parameter is ignored for an auditor");
+        // a job's other records stay on its page
+        assertFalse(rows.contains("job_submitted") || rows.contains("job_finished"), rows);
+
+        AuditUiTest.Browser operator = signIn(ADMIN);
+        String every = operator.request().queryParam("kind", "webhook_delivery").get("/ui/audit").then().statusCode(200)
+                .extract().asString();
+        assertTrue(every.contains("href=\"/ui/jobs/" + jobA + "?tenant=" + a.get(0) + "\"")
+                && every.contains("href=\"/ui/jobs/" + jobB + "?tenant=" + b.get(0) + "\""), "every tenant's deliveries");
+        String ofB = operator.request().queryParam("kind", "webhook_delivery").queryParam("tenant", b.get(0)).get("/ui/audit")
+                .then().statusCode(200).extract().asString();
+        assertTrue(ofB.contains(jobB) && !ofB.contains(jobA), ofB);
+    }
+
     @Test
     void aJobsArtifactsShowImagesByTheirBytesAndServeNothingAsAPage() {
         String job = run(memberA, Map.of("language", "bash", "artifacts", List.of("out"), "code", String.join("\n",

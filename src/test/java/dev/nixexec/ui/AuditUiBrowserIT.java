@@ -38,9 +38,10 @@ class AuditUiBrowserIT {
         assumeTrue(Files.isExecutable(CHROMIUM), "chromium is not installed");
         assumeTrue(onPath("node"), "node is not installed");
 
-        String tenantId = tenant("browser");
+        String tenantId = AuditInvestigationsTest.hookedTenant("browser");
         String member = key(tenantId, "member");
         String auditor = key(tenantId, "auditor");
+        String delivered = AuditInvestigationsTest.jobWithADelivery(member, auditor);
         String finished = run(member, Map.of("language", "bash",
                 "code", "echo '<script>alert(\"pwned\")</script>'; echo '<script>' >&2; exit 1"));
 
@@ -58,7 +59,7 @@ class AuditUiBrowserIT {
         }
         String baseUrl = base.toString().replaceAll("/$", "");
         NodeProject.Outcome outcome = new NodeProject("ui").run("audit-ui.mjs", 300, baseUrl, auditor, finished,
-                member, shots.toString(), dev.nixexec.testing.Api.ADMIN, artifacts, word);
+                member, shots.toString(), dev.nixexec.testing.Api.ADMIN, artifacts, word, delivered);
         assertEquals(0, outcome.exitCode(), "the browser script failed:\n" + outcome.output());
         assertTrue(outcome.output().strip().endsWith("OK"), outcome.output());
         for (String shot : SHOTS) {
