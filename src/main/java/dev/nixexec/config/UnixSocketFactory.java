@@ -45,22 +45,22 @@ public final class UnixSocketFactory extends SocketFactory {
 
     @Override
     public Socket createSocket(String host, int port) throws IOException {
-        return connected(sockets.createSocket(host, port));
+        return connected(blocking(() -> sockets.createSocket(host, port)));
     }
 
     @Override
     public Socket createSocket(String host, int port, InetAddress localHost, int localPort) throws IOException {
-        return connected(sockets.createSocket(host, port, localHost, localPort));
+        return connected(blocking(() -> sockets.createSocket(host, port, localHost, localPort)));
     }
 
     @Override
     public Socket createSocket(InetAddress host, int port) throws IOException {
-        return connected(sockets.createSocket(host, port));
+        return connected(blocking(() -> sockets.createSocket(host, port)));
     }
 
     @Override
     public Socket createSocket(InetAddress address, int port, InetAddress localAddress, int localPort) throws IOException {
-        return connected(sockets.createSocket(address, port, localAddress, localPort));
+        return connected(blocking(() -> sockets.createSocket(address, port, localAddress, localPort)));
     }
 
     private static Socket connected(Socket socket) throws SocketException {
@@ -106,14 +106,23 @@ public final class UnixSocketFactory extends SocketFactory {
             this.socket = socket;
         }
 
+        // Connected on a platform thread too: junixsocket marks a socket connected from a virtual
+        // thread for its own poller, and its reads then park there even on a platform thread
+        // (UnixSocketVirtualThreadsTest: connections opened on virtual threads were never answered).
         @Override
         public void connect(SocketAddress endpoint) throws IOException {
-            socket.connect(endpoint);
+            blocking(() -> {
+                socket.connect(endpoint);
+                return null;
+            });
         }
 
         @Override
         public void connect(SocketAddress endpoint, int timeout) throws IOException {
-            socket.connect(endpoint, timeout);
+            blocking(() -> {
+                socket.connect(endpoint, timeout);
+                return null;
+            });
         }
 
         @Override
