@@ -17,11 +17,6 @@ public final class PendingSubmission {
     PendingSubmission() {
     }
 
-    /** Whether the submission has decided. */
-    public boolean decided() {
-        return stored.isDone();
-    }
-
     /** Waits for the submission's outcome: whether it committed the job as claimed by this node. */
     public boolean awaitStored() {
         // not interruptible: the submission always decides (JobService.submit, finally)

@@ -177,8 +177,9 @@ final class JobRun {
             end(error("internal_error", String.valueOf(e.getMessage())));
             return;
         }
-        if (submission.isPresent() && !submission.get().decided() && !deps.engine.cached(request) && !stored()) {
-            // an environment is built only for a job stored: a refused submission must not cost a build
+        if (submission.isPresent() && !deps.engine.cached(request) && !stored()) {
+            // an environment is built only for a job stored: a refused submission must not cost a
+            // build, whether it was refused before this point or is refused while this waits
             endUnstored();
             return;
         }

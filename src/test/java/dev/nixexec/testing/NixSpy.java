@@ -30,7 +30,11 @@ public class NixSpy implements QuarkusTestResourceLifecycleManager {
             for (String tool : List.of("nix", "nix-store")) {
                 Path real = onPath(tool);
                 Path wrapper = DIR.resolve(tool);
-                Files.writeString(wrapper, "#!/bin/sh\necho \"" + tool + " $*\" >> '" + LOG + "'\nexec '" + real + "' \"$@\"\n");
+                // With the environment request the service hands nix (a JSON file it names in the
+                // environment), so a test can tell its own build from another test's still running.
+                Files.writeString(wrapper, "#!/bin/sh\nrequest=\n"
+                        + "[ -n \"$NIXEXEC_REQUEST_FILE\" ] && request=\" request=$(tr -d '\\n' < \"$NIXEXEC_REQUEST_FILE\")\"\n"
+                        + "echo \"" + tool + " $*$request\" >> '" + LOG + "'\nexec '" + real + "' \"$@\"\n");
                 Files.setPosixFilePermissions(wrapper, PosixFilePermissions.fromString("rwxr-xr-x"));
             }
             return Map.of("nixexec.executor.nix-command", DIR.resolve("nix").toString(),
@@ -45,8 +49,9 @@ public class NixSpy implements QuarkusTestResourceLifecycleManager {
     }
 
     /**
-     * Every nix and nix-store invocation so far that work asked for, one line each. The readiness
-     * probe's {@code nix store ping} (every few seconds, whatever the tests do) is left out.
+     * Every nix and nix-store invocation so far that work asked for, one line each: its arguments,
+     * then {@code request=} and the environment request's JSON for a build or evaluation. The
+     * readiness probe's {@code nix store ping} (every few seconds, whatever the tests do) is left out.
      */
     public static List<String> invocations() {
         try {
