@@ -2,6 +2,7 @@ package dev.nixexec.attach;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.hamcrest.Matchers.equalTo;
 
 import dev.nixexec.testing.Api;
 import dev.nixexec.testing.NixSpy;
@@ -9,13 +10,14 @@ import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
-import jakarta.inject.Inject;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.WebSocket;
 import java.net.http.WebSocketHandshakeException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -23,7 +25,10 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
-/** The attach endpoint through a real WebSocket client (the JDK's), against real shells. */
+/**
+ * The attach endpoint through a real WebSocket client (the JDK's), against the shells of real
+ * sessions (created over REST, their environments built by this node's worker).
+ */
 @QuarkusTest
 @TestProfile(AttachProfile.class)
 @WithTestResource(NixSpy.class)
@@ -31,9 +36,6 @@ class AttachEndpointTest {
 
     @TestHTTPResource("/")
     URI base;
-
-    @Inject
-    FixtureSessionShells sessions;
 
     /** What came over the connection: terminal bytes, and the close. */
     static final class Terminal implements WebSocket.Listener {
@@ -95,6 +97,12 @@ class AttachEndpointTest {
         throw new AssertionError("the upgrade was accepted");
     }
 
+    /** A new ready session of the tenant with these packages (none: bash and coreutils); its id. */
+    static String session(String memberKey, List<String> packages) {
+        return Api.as(memberKey).body(Map.of("packages", packages)).post("/v1/sessions?wait=120").then()
+                .statusCode(201).body("status", equalTo("ready")).extract().path("id");
+    }
+
     private static void type(WebSocket ws, String text) {
         ws.sendBinary(ByteBuffer.wrap(text.getBytes(StandardCharsets.UTF_8)), true).join();
     }
@@ -103,9 +111,9 @@ class AttachEndpointTest {
     void typedCommandsRunResizeAndTheExitCodeClosesTheConnection() throws Exception {
         String tenant = Api.tenant("attach");
         String key = Api.key(tenant, "member");
-        UUID session = sessions.create(UUID.fromString(tenant));
+        String session = session(key, List.of("python3"));
         Terminal terminal = new Terminal();
-        WebSocket ws = connect(key, session.toString(), terminal);
+        WebSocket ws = connect(key, session, terminal);
         type(ws, "echo $((6*7))\n");
         terminal.await("42\r\n");
         ws.sendText("{\"resize\":[132,43]}", true).join();
@@ -122,7 +130,7 @@ class AttachEndpointTest {
                 .orElseThrow(() -> new AssertionError("no shell_ended record: " + items));
         @SuppressWarnings("unchecked")
         java.util.Map<String, Object> detail = (java.util.Map<String, Object>) end.get("detail");
-        assertEquals(session.toString(), detail.get("session_id"));
+        assertEquals(session, detail.get("session_id"));
         assertEquals(3, detail.get("exit_code"));
         assertTrue(((Number) detail.get("bytes_in")).longValue() > 0 && ((Number) detail.get("bytes_out")).longValue() > 0,
                 detail.toString());
@@ -133,10 +141,10 @@ class AttachEndpointTest {
     /** Piped input, all at once before any prompt: a script, as a non-interactive client sends it. */
     @Test
     void pipedInputRunsAsAScript() throws Exception {
-        String tenant = Api.tenant("attach");
-        UUID session = sessions.create(UUID.fromString(tenant));
+        String key = Api.memberKey("attach");
+        String session = session(key, List.of());
         Terminal terminal = new Terminal();
-        WebSocket ws = connect(Api.key(tenant, "member"), session.toString(), terminal);
+        WebSocket ws = connect(key, session, terminal);
         type(ws, "x=piped\necho \"got-$x\"\nexit 0\n");
         assertEquals("1000 exit 0", terminal.closed.get(30, TimeUnit.SECONDS));
         assertTrue(terminal.screen.toString().contains("got-piped"), terminal.screen.toString());
@@ -144,19 +152,19 @@ class AttachEndpointTest {
 
     @Test
     void anIdleShellIsClosedWithItsReason() throws Exception {
-        String tenant = Api.tenant("attach");
-        UUID session = sessions.create(UUID.fromString(tenant));
+        String key = Api.memberKey("attach");
+        String session = session(key, List.of());
         Terminal terminal = new Terminal();
-        connect(Api.key(tenant, "member"), session.toString(), terminal);
+        connect(key, session, terminal);
         assertEquals("4001 idle: no byte either way for 3s", terminal.closed.get(30, TimeUnit.SECONDS));
     }
 
     @Test
     void aBadTextFrameClosesTheConnection() throws Exception {
-        String tenant = Api.tenant("attach");
-        UUID session = sessions.create(UUID.fromString(tenant));
+        String key = Api.memberKey("attach");
+        String session = session(key, List.of());
         Terminal terminal = new Terminal();
-        WebSocket ws = connect(Api.key(tenant, "member"), session.toString(), terminal);
+        WebSocket ws = connect(key, session, terminal);
         ws.sendText("{\"resize\":\"big\"}", true).join();
         assertEquals("1003 a text frame must be {\"resize\":[columns,rows]}", terminal.closed.get(30, TimeUnit.SECONDS));
     }
@@ -164,11 +172,11 @@ class AttachEndpointTest {
     @Test
     void refusalsComeBeforeTheUpgrade() {
         String tenant = Api.tenant("attach");
-        UUID session = sessions.create(UUID.fromString(tenant));
-        assertEquals(401, refusal(null, session.toString()), "no key");
-        assertEquals(401, refusal("nx_not_a_key", session.toString()), "an unknown key");
-        assertEquals(403, refusal(Api.key(tenant, "auditor"), session.toString()), "auditors never exec");
-        assertEquals(404, refusal(Api.memberKey("other"), session.toString()), "another tenant's session");
+        String session = session(Api.key(tenant, "member"), List.of());
+        assertEquals(401, refusal(null, session), "no key");
+        assertEquals(401, refusal("nx_not_a_key", session), "an unknown key");
+        assertEquals(403, refusal(Api.key(tenant, "auditor"), session), "auditors never exec");
+        assertEquals(404, refusal(Api.memberKey("other"), session), "another tenant's session");
         assertEquals(404, refusal(Api.key(tenant, "member"), UUID.randomUUID().toString()), "an unknown session");
     }
 }

@@ -5,36 +5,27 @@ import static io.restassured.RestAssured.given;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.nixexec.testing.Api;
+import dev.nixexec.testing.ApiOnlyNode;
+import dev.nixexec.testing.NixSpy;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.response.Response;
 import io.restassured.specification.RequestSpecification;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
  * The audit UI behind a TLS reverse proxy on the same host (docs/operations.md): with the proxy
  * settings and the proxy trusted, the browser's {@code https://audit.example} is this site, so
- * sign-in and sign-out work and the session cookie is {@code Secure}.
+ * sign-in and sign-out work and the session cookie is {@code Secure}. The proxy settings are
+ * {@link ApiOnlyNode}'s.
  */
 @QuarkusTest
-@TestProfile(AuditUiBehindProxyTest.TrustedLocalProxy.class)
+@WithTestResource(NixSpy.class)
+@TestProfile(ApiOnlyNode.class)
 class AuditUiBehindProxyTest {
 
     static final String SITE = "https://audit.example";
-
-    /** What docs/operations.md tells an operator to set for nginx on the same host. */
-    public static class TrustedLocalProxy implements QuarkusTestProfile {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            return Map.of("nixexec.node.role", "api",
-                    "quarkus.http.proxy.proxy-address-forwarding", "true",
-                    "quarkus.http.proxy.allow-x-forwarded", "true",
-                    "quarkus.http.proxy.enable-forwarded-host", "true",
-                    "quarkus.http.proxy.trusted-proxies", "127.0.0.1");
-        }
-    }
 
     /** A request as nginx passes it on for the browser at {@link #SITE}. */
     static RequestSpecification viaProxy() {
