@@ -9,12 +9,15 @@ import static org.hamcrest.Matchers.everyItem;
 import static org.hamcrest.Matchers.hasItems;
 import static org.hamcrest.Matchers.notNullValue;
 
+import dev.nixexec.testing.NixSpy;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** {@code GET /v1/catalog}: nixo's agents and tools, flat and grouped, filtered. */
 @QuarkusTest
+@WithTestResource(NixSpy.class)
 class CatalogApiTest {
 
     @Test

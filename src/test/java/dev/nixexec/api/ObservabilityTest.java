@@ -12,6 +12,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.nixexec.logging.JobLogContext;
+import dev.nixexec.testing.NixSpy;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import java.io.BufferedReader;
@@ -34,6 +36,7 @@ import org.junit.jupiter.api.Test;
 
 /** /q/metrics moves with real jobs, /q/openapi documents the API and its auth, job log lines carry the job. */
 @QuarkusTest
+@WithTestResource(NixSpy.class)
 class ObservabilityTest {
 
     @TestHTTPResource("/")

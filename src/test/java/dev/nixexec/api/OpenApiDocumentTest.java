@@ -7,7 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.nixexec.job.JobStatus;
 import dev.nixexec.nix.Language;
+import dev.nixexec.testing.NixSpy;
 import dev.nixexec.testing.NodeProject;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.ws.rs.HttpMethod;
 import java.io.IOException;
@@ -32,6 +34,7 @@ import org.junit.jupiter.api.Test;
  * lists, no generated schema names; and a standard validator (swagger-parser) accepts the document.
  */
 @QuarkusTest
+@WithTestResource(NixSpy.class)
 class OpenApiDocumentTest {
 
     /** The operations that create something answer 201 (some also 200 for an existing or finished one). */

@@ -12,6 +12,8 @@ import static org.hamcrest.Matchers.hasItem;
 import static org.hamcrest.Matchers.hasItems;
 import static org.hamcrest.Matchers.not;
 
+import dev.nixexec.testing.NixSpy;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import java.util.List;
 import java.util.Map;
@@ -23,6 +25,7 @@ import org.junit.jupiter.api.Test;
  * fixture) and bubblewrap: every refusal first, then what works.
  */
 @QuarkusTest
+@WithTestResource(NixSpy.class)
 class ProfilesApiTest {
 
     String tenantId;

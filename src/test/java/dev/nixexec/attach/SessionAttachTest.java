@@ -3,6 +3,8 @@ package dev.nixexec.attach;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.nixexec.testing.Api;
+import dev.nixexec.testing.NixSpy;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import java.net.URI;
@@ -23,6 +25,7 @@ import org.junit.jupiter.api.Test;
  * the session's next command; the refusals against the real sessions.
  */
 @QuarkusTest
+@WithTestResource(NixSpy.class)
 class SessionAttachTest {
 
     @TestHTTPResource("/")

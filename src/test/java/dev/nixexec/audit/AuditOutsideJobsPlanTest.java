@@ -4,8 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.nixexec.testing.NixSpy;
 import dev.nixexec.testing.StatementRecorder;
 import io.agroal.api.AgroalDataSource;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
 import java.sql.Connection;
@@ -26,6 +28,7 @@ import org.junit.jupiter.api.Test;
  * one applies at all proves the statement states their predicate.
  */
 @QuarkusTest
+@WithTestResource(NixSpy.class)
 class AuditOutsideJobsPlanTest {
 
     @Inject

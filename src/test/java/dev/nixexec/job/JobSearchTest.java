@@ -10,8 +10,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.nixexec.refusal.Refusal;
 import dev.nixexec.tenant.Caller;
 import dev.nixexec.tenant.Role;
+import dev.nixexec.testing.NixSpy;
 import dev.nixexec.testing.StatementRecorder;
 import io.quarkus.narayana.jta.QuarkusTransaction;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
@@ -29,6 +31,7 @@ import org.junit.jupiter.api.Test;
  * tenant's job holding the same words never appears). Real jobs, real PostgreSQL.
  */
 @QuarkusTest
+@WithTestResource(NixSpy.class)
 class JobSearchTest {
 
     @Inject

@@ -7,12 +7,14 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.nixexec.testing.NixSpy;
 import io.quarkiverse.mcp.server.Content;
 import io.quarkiverse.mcp.server.ResourceContents;
 import io.quarkiverse.mcp.server.TextResourceContents;
 import io.quarkiverse.mcp.server.ToolResponse;
 import io.quarkiverse.mcp.server.test.McpAssured;
 import io.quarkiverse.mcp.server.test.McpAssured.McpStreamableTestClient;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -36,6 +38,7 @@ import org.junit.jupiter.api.Test;
  * keeps to the tool's advertised {@code outputSchema}.
  */
 @QuarkusTest
+@WithTestResource(NixSpy.class)
 class McpJobResultsTest {
 
     /**

@@ -8,7 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.nixexec.testing.NixSpy;
 import io.quarkiverse.mcp.server.test.McpAssured;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import java.time.Duration;
 import java.util.Map;
@@ -18,6 +20,7 @@ import org.junit.jupiter.api.Test;
 
 /** The MCP side of profiles and package search: list_profiles, search_packages, and run_code under a profile. */
 @QuarkusTest
+@WithTestResource(NixSpy.class)
 class McpProfileToolsTest {
 
     @Test

@@ -6,8 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.nixexec.testing.NixSpy;
 import io.quarkiverse.mcp.server.ToolResponse;
 import io.quarkiverse.mcp.server.test.McpAssured;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import java.util.List;
 import java.util.Map;
@@ -20,6 +22,7 @@ import org.junit.jupiter.api.Test;
  * the calls of one {@code when()} go out together.
  */
 @QuarkusTest
+@WithTestResource(NixSpy.class)
 class McpSessionToolsTest {
 
     static String text(ToolResponse response) {

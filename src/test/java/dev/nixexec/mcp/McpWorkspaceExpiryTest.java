@@ -6,10 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.nixexec.testing.NixSpy;
 import dev.nixexec.workspace.SessionWorkspaceExpiry;
 import io.quarkiverse.mcp.server.ToolResponse;
 import io.quarkiverse.mcp.server.test.McpAssured;
 import io.quarkus.narayana.jta.QuarkusTransaction;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
@@ -26,6 +28,7 @@ import org.junit.jupiter.api.Test;
  * simulated by moving the workspace's last use back past the 24h default TTL.
  */
 @QuarkusTest
+@WithTestResource(NixSpy.class)
 class McpWorkspaceExpiryTest {
 
     private static final Pattern WORKSPACE = Pattern.compile("^Workspace (mcp-session-\\S+) \\(([0-9a-f-]{36})\\)");

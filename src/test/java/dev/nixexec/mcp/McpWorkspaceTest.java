@@ -4,7 +4,9 @@ import static dev.nixexec.testing.Api.memberKey;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.nixexec.testing.NixSpy;
 import dev.nixexec.testing.NodeProject;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import java.net.URL;
@@ -19,6 +21,7 @@ import org.junit.jupiter.api.Test;
  * that every check ran and passed.
  */
 @QuarkusTest
+@WithTestResource(NixSpy.class)
 class McpWorkspaceTest {
 
     private static final int CHECKS = 6;

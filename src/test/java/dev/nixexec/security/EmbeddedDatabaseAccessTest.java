@@ -7,7 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.nixexec.config.StatePaths;
+import dev.nixexec.testing.NixSpy;
 import io.agroal.api.AgroalDataSource;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
 import java.nio.file.Files;
@@ -31,6 +33,7 @@ import org.junit.jupiter.api.Test;
  * a role that owns the schema but is no superuser.
  */
 @QuarkusTest
+@WithTestResource(NixSpy.class)
 class EmbeddedDatabaseAccessTest {
 
     @Inject

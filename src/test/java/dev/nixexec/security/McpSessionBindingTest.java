@@ -10,6 +10,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.nixexec.security.McpWire.Session;
 import dev.nixexec.security.McpWire.SseSession;
 import dev.nixexec.security.McpWire.ToolResult;
+import dev.nixexec.testing.NixSpy;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.vertx.core.json.JsonObject;
@@ -36,6 +38,7 @@ import org.junit.jupiter.api.Test;
  * know; a refused key is told so in plain words.
  */
 @QuarkusTest
+@WithTestResource(NixSpy.class)
 class McpSessionBindingTest {
     static final List<String> WRITE_TOOLS = List.of("cancel_job", "run_code", "submit_job", "write_workspace_file");
 

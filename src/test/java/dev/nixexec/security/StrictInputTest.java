@@ -11,7 +11,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.nixexec.testing.NixSpy;
 import io.quarkiverse.mcp.server.test.McpAssured;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.vertx.core.MultiMap;
@@ -33,6 +35,7 @@ import org.junit.jupiter.api.Test;
  * refusal is a problem document that names what is wrong.
  */
 @QuarkusTest
+@WithTestResource(NixSpy.class)
 class StrictInputTest {
 
     @TestHTTPResource("/")

@@ -9,6 +9,8 @@ import static org.hamcrest.Matchers.startsWith;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.nixexec.testing.NixSpy;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
 import java.util.List;
@@ -23,6 +25,7 @@ import org.junit.jupiter.api.Test;
  * session find built (a cache hit on the same store path).
  */
 @QuarkusTest
+@WithTestResource(NixSpy.class)
 class EnvironmentsApiTest {
 
     String member;

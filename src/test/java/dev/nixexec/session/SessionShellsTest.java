@@ -16,6 +16,8 @@ import dev.nixexec.sandbox.SandboxResult;
 import dev.nixexec.sandbox.SandboxSpec;
 import dev.nixexec.tenant.Caller;
 import dev.nixexec.tenant.Role;
+import dev.nixexec.testing.NixSpy;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
 import java.nio.charset.StandardCharsets;
@@ -31,6 +33,7 @@ import org.junit.jupiter.api.Test;
  * empty (404), a failed one refused, an auditor refused.
  */
 @QuarkusTest
+@WithTestResource(NixSpy.class)
 class SessionShellsTest {
 
     @Inject

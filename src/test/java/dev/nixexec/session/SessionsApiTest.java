@@ -12,7 +12,9 @@ import static org.hamcrest.Matchers.notNullValue;
 import static org.hamcrest.Matchers.startsWith;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.nixexec.testing.NixSpy;
 import io.quarkus.narayana.jta.QuarkusTransaction;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
 import jakarta.inject.Inject;
@@ -29,6 +31,7 @@ import org.junit.jupiter.api.Test;
  * files kept between commands, its read-only paths, its destruction and its idle expiry.
  */
 @QuarkusTest
+@WithTestResource(NixSpy.class)
 class SessionsApiTest {
 
     @Inject

@@ -12,6 +12,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.nixexec.testing.NixSpy;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
 import io.restassured.response.Response;
@@ -27,6 +29,7 @@ import org.junit.jupiter.api.Test;
  * page and a job's artifacts, each with its hostile input rendered inert.
  */
 @QuarkusTest
+@WithTestResource(NixSpy.class)
 class AuditInvestigationsTest {
 
     /** A 1x1 PNG. */

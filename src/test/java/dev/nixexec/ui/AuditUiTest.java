@@ -12,6 +12,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.nixexec.testing.NixSpy;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
 import io.restassured.specification.RequestSpecification;
@@ -24,6 +26,7 @@ import org.junit.jupiter.api.Test;
 
 /** The audit UI over HTTP: sign-in, cookies, CSRF, escaping, roles and tenant scoping, with real jobs. */
 @QuarkusTest
+@WithTestResource(NixSpy.class)
 class AuditUiTest {
 
     private static final Pattern CSRF = Pattern.compile("name=\"csrf\" value=\"([^\"]+)\"");

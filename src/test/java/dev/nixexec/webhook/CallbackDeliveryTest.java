@@ -14,7 +14,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.nixexec.testing.NixSpy;
 import io.agroal.api.AgroalDataSource;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
 import java.nio.charset.StandardCharsets;
@@ -34,6 +36,7 @@ import org.junit.jupiter.api.Test;
  * 127.0.0.1 (listed as that IP literal, the only way a callback reaches loopback).
  */
 @QuarkusTest
+@WithTestResource(NixSpy.class)
 class CallbackDeliveryTest {
 
     @Inject

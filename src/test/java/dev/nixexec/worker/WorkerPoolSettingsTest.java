@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.nixexec.config.NixExecConfig;
 import dev.nixexec.testing.ConfigOverride;
+import dev.nixexec.testing.NixSpy;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
 import java.util.Map;
@@ -12,6 +14,7 @@ import org.junit.jupiter.api.Test;
 
 /** Settings that reach the worker pool from the environment, where no YAML check saw them. */
 @QuarkusTest
+@WithTestResource(NixSpy.class)
 class WorkerPoolSettingsTest {
 
     @Inject

@@ -8,7 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.nixexec.tenant.Caller;
 import dev.nixexec.tenant.Role;
+import dev.nixexec.testing.NixSpy;
 import io.quarkus.narayana.jta.QuarkusTransaction;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
@@ -27,6 +29,7 @@ import org.junit.jupiter.api.Test;
  * audit record, once even when several nodes sweep at once. Real PostgreSQL, nix and bubblewrap.
  */
 @QuarkusTest
+@WithTestResource(NixSpy.class)
 class WorkspaceSessionExpiryTest {
 
     @Inject

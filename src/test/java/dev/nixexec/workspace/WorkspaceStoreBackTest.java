@@ -8,7 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.nixexec.config.StatePaths;
+import dev.nixexec.testing.NixSpy;
 import io.quarkus.narayana.jta.QuarkusTransaction;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
 import jakarta.inject.Inject;
@@ -35,6 +37,7 @@ import org.junit.jupiter.api.Test;
  * it: real PostgreSQL, nix and bubblewrap, the in-process worker.
  */
 @QuarkusTest
+@WithTestResource(NixSpy.class)
 class WorkspaceStoreBackTest {
 
     @Inject

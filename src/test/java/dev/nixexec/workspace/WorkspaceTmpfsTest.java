@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.nixexec.config.StatePaths;
+import dev.nixexec.testing.NixSpy;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
 import java.io.IOException;
@@ -28,6 +30,7 @@ import org.junit.jupiter.api.Test;
  * again only if nothing at all of the run is left in it; none outlives the service.
  */
 @QuarkusTest
+@WithTestResource(NixSpy.class)
 class WorkspaceTmpfsTest {
 
     private static final long SIZE = 1 << 20;

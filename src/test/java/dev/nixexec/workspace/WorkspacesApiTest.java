@@ -10,6 +10,8 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.nixexec.testing.NixSpy;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
 import io.restassured.response.Response;
@@ -24,6 +26,7 @@ import org.junit.jupiter.api.Test;
 
 /** Workspaces, input files and artifacts end to end: real PostgreSQL, nix and bubblewrap. */
 @QuarkusTest
+@WithTestResource(NixSpy.class)
 class WorkspacesApiTest {
 
     String member;
