@@ -9,7 +9,6 @@ import dev.nixexec.testing.NixSpy;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.TestProfile;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.WebSocket;
@@ -27,10 +26,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The attach endpoint through a real WebSocket client (the JDK's), against the shells of real
- * sessions (created over REST, their environments built by this node's worker).
+ * sessions (created over REST, their environments built by this node's worker). The idle
+ * timeout's close is in {@link AttachLocalModeTest}, whose profile shortens it.
  */
 @QuarkusTest
-@TestProfile(AttachProfile.class)
 @WithTestResource(NixSpy.class)
 class AttachEndpointTest {
 
@@ -148,15 +147,6 @@ class AttachEndpointTest {
         type(ws, "x=piped\necho \"got-$x\"\nexit 0\n");
         assertEquals("1000 exit 0", terminal.closed.get(30, TimeUnit.SECONDS));
         assertTrue(terminal.screen.toString().contains("got-piped"), terminal.screen.toString());
-    }
-
-    @Test
-    void anIdleShellIsClosedWithItsReason() throws Exception {
-        String key = Api.memberKey("attach");
-        String session = session(key, List.of());
-        Terminal terminal = new Terminal();
-        connect(key, session, terminal);
-        assertEquals("4001 idle: no byte either way for 3s", terminal.closed.get(30, TimeUnit.SECONDS));
     }
 
     @Test

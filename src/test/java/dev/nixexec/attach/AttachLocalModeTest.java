@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Local mode (no keys): a page of another origin cannot open a shell (a browser sends any site's
  * WebSocket to 127.0.0.1; DNS rebinding gets past a Host check), a client of this machine (no
- * Origin, as a program sends) can.
+ * Origin, as a program sends) can; an idle shell is closed with its reason.
  */
 @QuarkusTest
 @TestProfile(LocalMode.class)
@@ -41,11 +41,15 @@ class AttachLocalModeTest {
                 + "/attach"), terminal).join();
     }
 
+    /** A new ready session: local mode has no keys, so the local operator's. */
+    private static String session() {
+        return given().contentType("application/json").body(Map.of()).post("/v1/sessions?wait=120").then()
+                .statusCode(201).body("status", equalTo("ready")).extract().path("id");
+    }
+
     @Test
     void aForeignOriginIsRefusedBeforeTheUpgradeAndThisMachineIsServed() throws Exception {
-        // local mode: no key, the local operator's session
-        String session = given().contentType("application/json").body(Map.of()).post("/v1/sessions?wait=120").then()
-                .statusCode(201).body("status", equalTo("ready")).extract().path("id");
+        String session = session();
         CompletionException refused = org.junit.jupiter.api.Assertions.assertThrows(CompletionException.class,
                 () -> connect("http://attacker.example", session, new AttachEndpointTest.Terminal()));
         var response = ((WebSocketHandshakeException) refused.getCause()).getResponse();
@@ -56,5 +60,13 @@ class AttachLocalModeTest {
         ws.sendBinary(java.nio.ByteBuffer.wrap("echo $((6*7)); exit 0\n".getBytes()), true).join();
         terminal.await("42\r\n");
         assertEquals("1000 exit 0", terminal.closed.get(30, TimeUnit.SECONDS));
+    }
+
+    /** {@link LocalMode} sets the idle timeout to 3s. */
+    @Test
+    void anIdleShellIsClosedWithItsReason() throws Exception {
+        AttachEndpointTest.Terminal terminal = new AttachEndpointTest.Terminal();
+        connect(null, session(), terminal);
+        assertEquals("4001 idle: no byte either way for 3s", terminal.closed.get(30, TimeUnit.SECONDS));
     }
 }
