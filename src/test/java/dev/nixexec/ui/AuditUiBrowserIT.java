@@ -7,7 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.nixexec.testing.NixSpy;
 import dev.nixexec.testing.NodeProject;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import java.net.URL;
@@ -23,6 +25,7 @@ import org.junit.jupiter.api.Test;
  * missing ({@code .ci/run} installs both).
  */
 @QuarkusTest
+@WithTestResource(NixSpy.class)
 class AuditUiBrowserIT {
 
     static final Path REPO = Path.of(System.getProperty("nixexec-test.repo-dir", ".")).toAbsolutePath();
