@@ -5,7 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.nixexec.config.NixExecConfig;
+import dev.nixexec.execution.RequestedLimits;
+import dev.nixexec.job.ClaimedJob;
 import dev.nixexec.job.LocalSlots;
+import dev.nixexec.job.PendingSubmission;
+import dev.nixexec.job.PendingSubmissions;
 import dev.nixexec.nix.EnvironmentCache;
 import dev.nixexec.nix.EnvironmentRequest;
 import dev.nixexec.nix.Language;
@@ -171,6 +175,32 @@ class LocalHandOffTest {
         assertEquals(List.of(first.id()), reads.list(caller, new JobReads.Filter(null, null, null, null, null, null,
                 null, null, null), 10, null).items().stream().map(JobView::id).toList());
         assertEquals("first\n", reads.get(caller, first.id()).stdout());
+    }
+
+    /**
+     * A submission whose hand-off was refused (stored queued: its policy changed, or a job a worker
+     * could claim waited) may be claimed by this very node while its early run still tears its
+     * sandbox down. That run's end must not make the node forget the run it claimed: here the
+     * early run of a submission not decided yet stands for it, under the id of the job the node
+     * then runs. Forgotten, the job's lease (5 s in tests) lapses and the reaper ends it
+     * {@code worker_lost} while it runs; a cancel would not reach it either.
+     */
+    @Test
+    void anEarlyRunEndingLateDoesNotMakeTheNodeForgetTheRunOfItsJob() throws Exception {
+        Caller caller = tenant("late", null);
+        awaitAllSlotsFree();
+        UUID id = UUID.randomUUID();
+        PendingSubmission refusedLater = PendingSubmissions.undecided();
+        assertTrue(pool.take().orElseThrow().runPending(new ClaimedJob(id, caller.tenantId(), 1, "bash", "echo stale",
+                List.of(), Map.of(), "", Duration.ofSeconds(30), false, tenants.policy(caller.tenantId()),
+                Optional.empty(), false, Optional.empty(), RequestedLimits.NONE), refusedLater));
+        JobView submitted = jobs.submit(caller, bash("sleep 10; echo done"), null, id).job();
+        assertEquals("building", submitted.status(), "the job was not handed to this node: this test would prove nothing");
+        PendingSubmissions.decide(refusedLater, false);
+        JobView done = waits.await(caller, id, Duration.ofSeconds(60));
+        assertEquals("succeeded", done.status(), "the node lost track of its run: " + done.error());
+        assertEquals("done\n", done.stdout());
+        awaitAllSlotsFree();
     }
 
     @Test
