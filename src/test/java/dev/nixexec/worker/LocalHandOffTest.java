@@ -212,8 +212,10 @@ class LocalHandOffTest {
         assertTrue(freeSlot().runPending(new ClaimedJob(id, caller.tenantId(), 1, "bash", "echo stale",
                 List.of(), Map.of(), "", Duration.ofSeconds(30), false, tenants.policy(caller.tenantId()),
                 Optional.empty(), false, Optional.empty(), RequestedLimits.NONE), refusedLater));
-        JobView submitted = jobs.submit(caller, bash("sleep 60"), null, id).job();
-        assertEquals("building", submitted.status(), "the job was not handed to this node: this test would prove nothing");
+        jobs.submit(caller, bash("sleep 60"), null, id);
+        // handed to this node in its submission, or (the claim loop held the free slot a moment) claimed after
+        JobView running = awaitRunning(caller, id);
+        assertEquals(pool.nodeId(), running.nodeId());
         PendingSubmissions.decide(refusedLater, false);
         awaitFreeSlots(config.node().concurrency() - 1);
         OffsetDateTime lease = leaseOf(id);
@@ -222,6 +224,19 @@ class LocalHandOffTest {
         jobs.cancel(caller, id);
         assertEquals("cancelled", waits.await(caller, id, Duration.ofSeconds(30)).status());
         awaitAllSlotsFree();
+    }
+
+    /** The job once its code started: its run is the node's by then. */
+    private JobView awaitRunning(Caller caller, UUID job) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        for (JobView view = reads.get(caller, job); ; view = reads.get(caller, job)) {
+            if (view.status().equals("running")) {
+                return view;
+            }
+            assertTrue(System.nanoTime() < deadline && List.of("queued", "building").contains(view.status()),
+                    "the job did not start: " + view.status());
+            Thread.sleep(10);
+        }
     }
 
     private OffsetDateTime leaseOf(UUID job) throws SQLException {
