@@ -69,7 +69,7 @@ final class JobRun {
             this.results = results;
         }
 
-        JobRun create(ClaimedJob job, String nodeId, Consumer<UUID> whenDone, Optional<PendingSubmission> pending) {
+        JobRun create(ClaimedJob job, String nodeId, Consumer<JobRun> whenDone, Optional<PendingSubmission> pending) {
             return new JobRun(this, job, nodeId, whenDone, pending);
         }
     }
@@ -77,7 +77,8 @@ final class JobRun {
     private final Factory deps;
     private final ClaimedJob job;
     private final String nodeId;
-    private final Consumer<UUID> whenDone;
+    /** Told once the run ended, with the run: another run of its job may have followed it on this node. */
+    private final Consumer<JobRun> whenDone;
     /** The submission, when the run started before it committed (see PendingSubmission). */
     private final Optional<PendingSubmission> submission;
     private final AtomicReference<Cancellable> subscription = new AtomicReference<>();
@@ -103,13 +104,17 @@ final class JobRun {
      */
     private volatile String otherRevision;
 
-    private JobRun(Factory deps, ClaimedJob job, String nodeId, Consumer<UUID> whenDone,
+    private JobRun(Factory deps, ClaimedJob job, String nodeId, Consumer<JobRun> whenDone,
             Optional<PendingSubmission> pending) {
         this.deps = deps;
         this.submission = pending;
         this.job = job;
         this.nodeId = nodeId;
         this.whenDone = whenDone;
+    }
+
+    UUID jobId() {
+        return job.id();
     }
 
     void start() {
@@ -372,7 +377,7 @@ final class JobRun {
     /** Ends a run whose submission did not store the job as this node's: nothing of it is written. */
     private void endUnstored() {
         if (ended.compareAndSet(false, true)) {
-            whenDone.accept(job.id());
+            whenDone.accept(this);
         }
     }
 
@@ -419,7 +424,7 @@ final class JobRun {
         } catch (RuntimeException e) {
             LOG.errorf(e, "could not store the end of job %s; the reaper will take it back", job.id());
         } finally {
-            whenDone.accept(job.id());
+            whenDone.accept(this);
         }
     }
 }

@@ -192,8 +192,12 @@ public class WorkerPool implements LocalSlots {
         });
     }
 
-    private void finished(UUID jobId) {
-        active.remove(jobId);
+    /**
+     * Only this run leaves {@link #active}: a run of the same job may have replaced it, e.g. a job
+     * whose submission's hand-off was refused claimed here while its early run still ends.
+     */
+    private void finished(JobRun run) {
+        active.remove(run.jobId(), run);
         slots.release();
         wake.release();
     }

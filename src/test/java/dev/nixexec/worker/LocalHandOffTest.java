@@ -5,7 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.nixexec.config.NixExecConfig;
+import dev.nixexec.execution.RequestedLimits;
+import dev.nixexec.job.ClaimedJob;
 import dev.nixexec.job.LocalSlots;
+import dev.nixexec.job.PendingSubmission;
+import dev.nixexec.job.PendingSubmissions;
 import dev.nixexec.nix.EnvironmentCache;
 import dev.nixexec.nix.EnvironmentRequest;
 import dev.nixexec.nix.Language;
@@ -32,6 +36,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -85,6 +90,23 @@ class LocalHandOffTest {
      * committed gives its slot back when the submission did not store the job as this node's.
      */
     private void awaitAllSlotsFree() throws InterruptedException {
+        awaitFreeSlots(config.node().concurrency());
+    }
+
+    /** A free slot of the node, held for the test: the claim loop holds the free ones for a moment while it claims. */
+    private LocalSlots.Slot freeSlot() throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        for (Optional<LocalSlots.Slot> slot = pool.take(); ; slot = pool.take()) {
+            if (slot.isPresent()) {
+                return slot.get();
+            }
+            assertTrue(System.nanoTime() < deadline, "no slot of the node came free");
+            Thread.sleep(10);
+        }
+    }
+
+    /** Waits until at least {@code count} slots of the node are free. */
+    private void awaitFreeSlots(int count) throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         while (true) {
             List<LocalSlots.Slot> held = new ArrayList<>();
@@ -92,7 +114,7 @@ class LocalHandOffTest {
                 held.add(slot.get());
             }
             held.forEach(LocalSlots.Slot::release);
-            if (held.size() == config.node().concurrency()) {
+            if (held.size() >= count) {
                 return;
             }
             assertTrue(System.nanoTime() < deadline, "a slot was not given back: " + held.size() + " of "
@@ -171,6 +193,61 @@ class LocalHandOffTest {
         assertEquals(List.of(first.id()), reads.list(caller, new JobReads.Filter(null, null, null, null, null, null,
                 null, null, null), 10, null).items().stream().map(JobView::id).toList());
         assertEquals("first\n", reads.get(caller, first.id()).stdout());
+    }
+
+    /**
+     * A submission whose hand-off was refused (stored queued: its policy changed, or a job a worker
+     * could claim waited) may be claimed by this very node while its early run still tears its
+     * sandbox down. That run's end must not make the node forget the run it claimed: here the
+     * early run of a submission not decided yet stands for it, under the id of the job the node
+     * then runs. Forgotten, the job's lease is no longer renewed (the reaper ends it
+     * {@code worker_lost} while it runs) and a cancel does not reach it.
+     */
+    @Test
+    void anEarlyRunEndingLateLeavesTheNodeTheRunOfItsJob() throws Exception {
+        Caller caller = tenant("late", null);
+        awaitAllSlotsFree();
+        UUID id = UUID.randomUUID();
+        PendingSubmission refusedLater = PendingSubmissions.undecided();
+        assertTrue(freeSlot().runPending(new ClaimedJob(id, caller.tenantId(), 1, "bash", "echo stale",
+                List.of(), Map.of(), "", Duration.ofSeconds(30), false, tenants.policy(caller.tenantId()),
+                Optional.empty(), false, Optional.empty(), RequestedLimits.NONE), refusedLater));
+        jobs.submit(caller, bash("sleep 60"), null, id);
+        // handed to this node in its submission, or (the claim loop held the free slot a moment) claimed after
+        JobView running = awaitRunning(caller, id);
+        assertEquals(pool.nodeId(), running.nodeId());
+        PendingSubmissions.decide(refusedLater, false);
+        awaitFreeSlots(config.node().concurrency() - 1);
+        OffsetDateTime lease = leaseOf(id);
+        pool.heartbeat();
+        assertTrue(leaseOf(id).isAfter(lease), "the node no longer renews the lease of the job it runs");
+        jobs.cancel(caller, id);
+        assertEquals("cancelled", waits.await(caller, id, Duration.ofSeconds(30)).status());
+        awaitAllSlotsFree();
+    }
+
+    /** The job once its code started: its run is the node's by then. */
+    private JobView awaitRunning(Caller caller, UUID job) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        for (JobView view = reads.get(caller, job); ; view = reads.get(caller, job)) {
+            if (view.status().equals("running")) {
+                return view;
+            }
+            assertTrue(System.nanoTime() < deadline && List.of("queued", "building").contains(view.status()),
+                    "the job did not start: " + view.status());
+            Thread.sleep(10);
+        }
+    }
+
+    private OffsetDateTime leaseOf(UUID job) throws SQLException {
+        try (Connection c = db.getConnection();
+                PreparedStatement q = c.prepareStatement("SELECT lease_until FROM jobs WHERE id = ?")) {
+            q.setObject(1, job);
+            try (ResultSet r = q.executeQuery()) {
+                assertTrue(r.next());
+                return r.getObject(1, OffsetDateTime.class);
+            }
+        }
     }
 
     @Test
