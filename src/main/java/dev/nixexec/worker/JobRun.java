@@ -188,6 +188,11 @@ final class JobRun {
             endUnstored();
             return;
         }
+        if (stopReason != null) {
+            // stopped while it was prepared or waited for its submission: nothing to build or start
+            endStopped();
+            return;
+        }
         stdout = new OutputCapture(request.limits().maxOutputBytes());
         stderr = new OutputCapture(request.limits().maxOutputBytes());
         Thread.ofVirtual().name("output-" + job.id()).start(this::flushWhileRunning);
@@ -220,7 +225,8 @@ final class JobRun {
     }
 
     private boolean beforeRun(ExecutionResult.EnvironmentInfo environment) {
-        if (stopReason != null || !stored()) {
+        // after the verdict, which a stop may have come before
+        if (!stored() || stopReason != null) {
             return false;
         }
         Optional<String> required = requiredRevision();
@@ -406,10 +412,14 @@ final class JobRun {
                     }
                 }
             }
+            // Given back when it never started; "started" may have committed while the stop came
+            // (the gate and the shutdown raced), and then nothing is given back: the end is written.
+            boolean givenBack = false;
             if ("shutdown".equals(stopReason) && !started.get()) {
                 flush();
-                deps.transitions.giveBack(job.id(), nodeId);
-            } else {
+                givenBack = deps.transitions.giveBack(job.id(), nodeId);
+            }
+            if (!givenBack) {
                 // The last output goes with the result: one transaction, one wake-up for followers.
                 storing.lock();
                 try {

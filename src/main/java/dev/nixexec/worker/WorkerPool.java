@@ -97,12 +97,7 @@ public class WorkerPool implements LocalSlots {
         }
         queue.heartbeat(nodeId, config.node().role(), config.node().concurrency(), Set.of());
         notifications.onSubmitted(wake::release);
-        notifications.onCancel(id -> {
-            JobRun run = active.get(id);
-            if (run != null) {
-                run.cancel();
-            }
-        });
+        notifications.onCancel(this::cancel);
         claiming = true;
         claimLoop = Thread.ofVirtual().name("claim-loop").start(this::claimLoop);
         LOG.infof("worker node %s: %d slots", nodeId, config.node().concurrency());
@@ -192,6 +187,14 @@ public class WorkerPool implements LocalSlots {
         });
     }
 
+    /** Stops this node's run of the job, if it has one: the job was cancelled. */
+    void cancel(UUID jobId) {
+        JobRun run = active.get(jobId);
+        if (run != null) {
+            run.cancel();
+        }
+    }
+
     /**
      * Only this run leaves {@link #active}: a run of the same job may have replaced it, e.g. a job
      * whose submission's hand-off was refused claimed here while its early run still ends.
@@ -213,10 +216,7 @@ public class WorkerPool implements LocalSlots {
             if (working && claiming) {
                 for (UUID id : queue.heartbeat(nodeId, config.node().role(), config.node().concurrency(),
                         Set.copyOf(active.keySet()))) {
-                    JobRun run = active.get(id);
-                    if (run != null) {
-                        run.cancel();
-                    }
+                    cancel(id);
                 }
             }
             reaper.heard(started, System.nanoTime(), databaseNow);

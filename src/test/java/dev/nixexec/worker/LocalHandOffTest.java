@@ -226,6 +226,32 @@ class LocalHandOffTest {
         awaitAllSlotsFree();
     }
 
+    /**
+     * A run cancelled while its submission had not decided yet, and then stored as this node's
+     * (the cancel came first): it builds nothing, and ends without starting.
+     */
+    @Test
+    void aRunCancelledBeforeItsSubmissionDecidedBuildsNothing() throws Exception {
+        Caller caller = tenant("called-off", null);
+        List<String> packages = List.of("dig", "gnumake");
+        assertTrue(environments.cached(EnvironmentRequest.of(Language.BASH, packages.stream().map(PackageName::parse)
+                .toList(), false)).isEmpty(), "the environment is cached already: this test would prove nothing");
+        awaitAllSlotsFree();
+        UUID id = UUID.randomUUID();
+        PendingSubmission pending = PendingSubmissions.undecided();
+        assertTrue(freeSlot().runPending(new ClaimedJob(id, caller.tenantId(), 1, "bash", "echo never", packages,
+                Map.of(), "", Duration.ofSeconds(30), false, tenants.policy(caller.tenantId()), Optional.empty(), false,
+                Optional.empty(), RequestedLimits.NONE), pending));
+        // as a cancel's notification does, while the run waits for the verdict before building
+        pool.cancel(id);
+        PendingSubmissions.decide(pending, true);
+        awaitAllSlotsFree();
+        // a build would have begun by the time the run gave its slot back; give a late one a moment too
+        Thread.sleep(500);
+        assertEquals(List.of(), NixSpy.invocations().stream().filter(line -> packages.stream()
+                .allMatch(p -> line.contains("\"name\":\"" + p + "\""))).toList(), "nix ran for a cancelled run");
+    }
+
     /** The job once its code started: its run is the node's by then. */
     private JobView awaitRunning(Caller caller, UUID job) throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
