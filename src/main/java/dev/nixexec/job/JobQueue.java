@@ -30,10 +30,24 @@ public class JobQueue {
         this.em = em;
     }
 
-    /** Appends output for live followers: several chunks, one transaction, one notification. */
+    /**
+     * Appends output for live followers: several chunks, one transaction, one notification. Only
+     * while the job is this node's run of that attempt, building or running: a run that is not
+     * (started before its submission was refused or stored the job queued; an earlier attempt
+     * still alive after a reap) writes nothing into the events of a job it does not have. The row
+     * is locked for share, so an end or a reap commits either before (nothing is appended) or
+     * after (the output comes before the result).
+     */
     @Transactional
-    public void output(UUID id, List<JobTransitions.Chunk> chunks) {
+    public void output(UUID id, String nodeId, int attempt, List<JobTransitions.Chunk> chunks) {
         commitWithoutWaitingForDisk();
+        boolean runHere = !em.createNativeQuery("SELECT 1 FROM jobs WHERE id = :id AND node_id = :node "
+                        + "AND attempt = :attempt AND status IN ('building', 'running') FOR SHARE")
+                .setParameter("id", id).setParameter("node", nodeId).setParameter("attempt", attempt)
+                .getResultList().isEmpty();
+        if (!runHere) {
+            return;
+        }
         for (JobTransitions.Chunk chunk : chunks) {
             JobEvents.append(em, id, chunk.stream(), chunk.text());
         }

@@ -348,7 +348,7 @@ final class JobRun {
                 return;
             }
             try {
-                deps.queue.output(job.id(), chunks);
+                deps.queue.output(job.id(), nodeId, job.attempt(), chunks);
             } catch (RuntimeException e) {
                 LOG.warnf("could not store output of job %s for live followers: %s", job.id(), e.getMessage());
             }
