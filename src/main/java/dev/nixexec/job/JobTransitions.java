@@ -235,7 +235,8 @@ public class JobTransitions {
             WITH s AS (
                 UPDATE jobs SET status = 'running', started_at = now(), store_path = :store_path,
                        nixpkgs_revision = :revision, cache_hit = :cache_hit, build_ms = :build_ms
-                WHERE id = :id AND node_id = :node AND status = 'building' AND NOT cancel_requested
+                WHERE id = :id AND node_id = :node AND attempt = :attempt AND status = 'building'
+                      AND NOT cancel_requested
                 RETURNING id, tenant_id
             ), events AS (
                 INSERT INTO job_events (job_id, seq, kind, data)
@@ -507,14 +508,16 @@ public class JobTransitions {
 
     /**
      * Records the environment and marks that user code is about to start: from here on a lost
-     * worker means {@code worker_lost}, never a retry. False when the job is no longer this node's,
-     * or its cancel was requested.
+     * worker means {@code worker_lost}, never a retry. False when the job is no longer this node's
+     * run of that attempt (a run of an earlier attempt still alive after a reap and a new claim
+     * here must not start the new one), or its cancel was requested.
      */
     @Transactional
-    public boolean start(UUID id, String nodeId, String storePath, String revision, boolean cacheHit, long buildMs) {
+    public boolean start(UUID id, int attempt, String nodeId, String storePath, String revision, boolean cacheHit,
+            long buildMs) {
         String environment = JobRows.write(json, Map.of("store_path", storePath, "nixpkgs_revision", revision,
                 "cache_hit", cacheHit, "build_ms", buildMs));
-        Map<String, Object> values = NamedStatement.values().set("id", id).set("node", nodeId)
+        Map<String, Object> values = NamedStatement.values().set("id", id).set("attempt", attempt).set("node", nodeId)
                 .set("store_path", storePath).set("revision", revision).set("cache_hit", cacheHit)
                 .set("build_ms", buildMs).set("environment", environment)
                 .set("changed_channel", JobNotifications.CHANGED).map();

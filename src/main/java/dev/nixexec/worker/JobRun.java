@@ -235,7 +235,7 @@ final class JobRun {
             otherRevision = environment.nixpkgsRevision();
             return false;
         }
-        boolean mine = deps.transitions.start(job.id(), nodeId, environment.storePath(), environment.nixpkgsRevision(),
+        boolean mine = deps.transitions.start(job.id(), job.attempt(), nodeId, environment.storePath(), environment.nixpkgsRevision(),
                 environment.cacheHit(), environment.buildMs());
         started.set(mine);
         return mine;

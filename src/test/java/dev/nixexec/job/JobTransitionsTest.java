@@ -106,14 +106,15 @@ class JobTransitionsTest {
     void startMarksTheCodeStartedOnlyOnTheNodeThatHoldsTheJob() throws Exception {
         UUID id = db.submit(db.tenant());
         claimOne("n1", id);
-        assertFalse(db.transitions.start(id, "n2", "/nix/store/x", "rev", true, 7), "another node started it");
-        assertTrue(db.transitions.start(id, "n1", "/nix/store/x", "rev", true, 7));
+        assertFalse(db.transitions.start(id, 1, "n2", "/nix/store/x", "rev", true, 7), "another node started it");
+        assertFalse(db.transitions.start(id, 0, "n1", "/nix/store/x", "rev", true, 7), "a run of another attempt started it");
+        assertTrue(db.transitions.start(id, 1, "n1", "/nix/store/x", "rev", true, 7));
         assertEquals(JobStatus.RUNNING, db.row(id).status());
         assertEquals(List.of("status:queued", "status:building", "status:running"), db.events(id));
         List<String> audit = db.audit(id);
         assertTrue(audit.get(2).startsWith("environment@n1 "), audit.toString());
         assertEquals("started@n1 {}", audit.get(3));
-        assertFalse(db.transitions.start(id, "n1", "/nix/store/x", "rev", true, 7), "started twice");
+        assertFalse(db.transitions.start(id, 1, "n1", "/nix/store/x", "rev", true, 7), "started twice");
     }
 
     @Test
@@ -122,7 +123,7 @@ class JobTransitionsTest {
         UUID id = db.submit(tenant);
         claimOne("n1", id);
         assertTrue(db.transitions.cancel(tenant, id, null).isPresent());
-        assertFalse(db.transitions.start(id, "n1", "/nix/store/x", "rev", true, 7));
+        assertFalse(db.transitions.start(id, 1, "n1", "/nix/store/x", "rev", true, 7));
         assertEquals(JobStatus.BUILDING, db.row(id).status());
     }
 
@@ -130,7 +131,7 @@ class JobTransitionsTest {
     void finishStoresTheResultWithTheLastOutputAndEndEvents() throws Exception {
         UUID id = db.submit(db.tenant());
         ClaimedJob job = claimOne("n1", id);
-        db.transitions.start(id, "n1", "/nix/store/x", "rev", false, 7);
+        db.transitions.start(id, 1, "n1", "/nix/store/x", "rev", false, 7);
         Set<UUID> stored = db.transitions.finish("n1", List.of(new JobTransitions.Finish(id, job.attempt(), SUCCEEDED,
                 List.of(new JobTransitions.Chunk("stdout", "o"), new JobTransitions.Chunk("stdout", "ut")))));
         assertEquals(Set.of(id), stored);
@@ -199,7 +200,7 @@ class JobTransitionsTest {
         UUID tenant = db.tenant();
         UUID id = db.submit(tenant);
         claimOne("n1", id);
-        db.transitions.start(id, "n1", "/nix/store/x", "rev", true, 7);
+        db.transitions.start(id, 1, "n1", "/nix/store/x", "rev", true, 7);
         assertTrue(db.transitions.cancel(tenant, id, null).isPresent());
         assertEquals(new JobFixture.Row(JobStatus.RUNNING, "n1", 1, true, null, null), db.row(id));
         assertEquals("cancel_requested {\"was\": \"running\"}", db.audit(id).getLast());
@@ -235,7 +236,7 @@ class JobTransitionsTest {
     void aStartedJobCannotBeGivenBack() throws Exception {
         UUID id = db.submit(db.tenant());
         claimOne("n1", id);
-        db.transitions.start(id, "n1", "/nix/store/x", "rev", true, 7);
+        db.transitions.start(id, 1, "n1", "/nix/store/x", "rev", true, 7);
         assertFalse(db.transitions.giveBack(id, "n1"));
         assertEquals(JobStatus.RUNNING, db.row(id).status());
     }
@@ -249,7 +250,7 @@ class JobTransitionsTest {
         assertEquals(started, db.transitions.claim("lost", 1).getFirst().id());
         assertEquals(claimedOnly, db.transitions.claim("lost", 1).getFirst().id());
         assertEquals(healthy, db.transitions.claim("alive", 1).getFirst().id());
-        db.transitions.start(started, "lost", "/nix/store/x", "rev", true, 7);
+        db.transitions.start(started, 1, "lost", "/nix/store/x", "rev", true, 7);
         db.expireLease(started);
         db.expireLease(claimedOnly);
 

@@ -31,7 +31,7 @@ public final class RogueWorker {
             List<ClaimedJob> claimed = transitions.claim(node, count);
             c.commit();
             if (!claimed.isEmpty()) {
-                transitions.start(claimed.get(0).id(), node, "/nix/store/rogue", "rogue", true, 0);
+                transitions.start(claimed.get(0).id(), claimed.get(0).attempt(), node, "/nix/store/rogue", "rogue", true, 0);
                 c.commit();
             }
             System.out.println(String.join(" ", claimed.stream().map(j -> j.id().toString()).toList()));
