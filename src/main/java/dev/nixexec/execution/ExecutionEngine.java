@@ -3,6 +3,7 @@ package dev.nixexec.execution;
 import dev.nixexec.refusal.FieldError;
 import dev.nixexec.refusal.InvalidRequestException;
 
+import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.Map;
@@ -89,11 +90,6 @@ public class ExecutionEngine {
         this.sandbox = sandbox;
         this.packagePolicy = new PackagePolicy(config.sandbox().packageDenylist().orElse(List.of()),
                 config.sandbox().packageAllowlist());
-    }
-
-    /** Whether the request's environment is in this node's cache: running it builds nothing. */
-    public boolean cached(ValidatedRequest request) {
-        return environments.cached(request.environment()).isPresent();
     }
 
     /** Checks everything that can be checked without building; throws with every problem found. */
@@ -248,6 +244,17 @@ public class ExecutionEngine {
      */
     public Multi<ExecutionEvent> execute(ValidatedRequest request,
             Predicate<ExecutionResult.EnvironmentInfo> beforeRun) {
+        return execute(request, () -> true, beforeRun);
+    }
+
+    /**
+     * As {@link #execute(ValidatedRequest, Predicate)}, with {@code mayBuild} asked (it may wait)
+     * before an environment not cached is built; when it says no, nothing is built or run and the
+     * result is the error {@code not_built}. A job whose submission has not committed yet uses it:
+     * a refused submission must not cost a build.
+     */
+    public Multi<ExecutionEvent> execute(ValidatedRequest request, BooleanSupplier mayBuild,
+            Predicate<ExecutionResult.EnvironmentInfo> beforeRun) {
         return Multi.createFrom().emitter(emitter -> {
             AtomicReference<Cancellable> sandboxRun = new AtomicReference<>();
             emitter.onTermination(() -> {
@@ -260,7 +267,7 @@ public class ExecutionEngine {
                 emitter.emit(new ExecutionEvent.Phase("building"));
                 Environment environment;
                 try {
-                    environment = environments.get(request.environment());
+                    environment = environments.get(request.environment(), mayBuild);
                 } catch (EnvironmentException e) {
                     emitter.emit(new ExecutionEvent.Finished(ExecutionResult.error(e.code(), e.getMessage(), Optional.empty())));
                     emitter.complete();

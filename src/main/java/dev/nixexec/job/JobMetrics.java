@@ -71,6 +71,15 @@ public class JobMetrics {
                 .description("jobs accepted").register(registry).increment();
     }
 
+    /**
+     * A submission started its job's run on a free slot of this node before it committed (the run
+     * is called off when the job was not stored as this node's).
+     */
+    void startedEarly() {
+        Counter.builder("nixexec.jobs.early.runs")
+                .description("runs started on this node before their submission committed").register(registry).increment();
+    }
+
     /** A job reached a terminal status (in the current transaction, if there is one). */
     void ended(Job job) {
         Runnable count = () -> countEnd(job.status, job.language, job.durationMs, job.buildMs, job.cacheHit,

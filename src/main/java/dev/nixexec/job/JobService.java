@@ -215,6 +215,7 @@ public class JobService {
                 handedOver = true;
                 if (slot.get().runPending(claimed(job, submission, policy), pending)) {
                     early = Optional.of(new Early(pending, policy));
+                    metrics.startedEarly();
                 } else {
                     slot = Optional.empty();
                 }

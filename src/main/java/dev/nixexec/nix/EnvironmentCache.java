@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BooleanSupplier;
 import java.util.concurrent.CompletionException;
 import org.jboss.logging.Logger;
 
@@ -46,11 +47,24 @@ public class EnvironmentCache {
 
     /** The environment for the request, from the cache or built now. */
     public Environment get(EnvironmentRequest request) throws EnvironmentException {
+        return get(request, () -> true);
+    }
+
+    /**
+     * As {@link #get(EnvironmentRequest)}, asking {@code mayBuild} (which may wait) before a build
+     * this call would start; when it says no, nothing is built and this throws {@code not_built}.
+     * Asked at the point of building, after the lookup under the current pin, so a pin refreshed or
+     * a path collected since an earlier {@link #cached} look cannot start a build unasked.
+     */
+    public Environment get(EnvironmentRequest request, BooleanSupplier mayBuild) throws EnvironmentException {
         NixpkgsPin pin = pins.current();
         String key = request.cacheKey(config.executor().system(), pin, expressions.hash());
         Optional<Environment> hit = lookup(key);
         if (hit.isPresent()) {
             return hit.get();
+        }
+        if (!building.containsKey(key) && !mayBuild.getAsBoolean()) {
+            throw new EnvironmentException("not_built", "the environment was not built: its build was not allowed");
         }
         CompletableFuture<Environment> mine = new CompletableFuture<>();
         CompletableFuture<Environment> shared = building.putIfAbsent(key, mine);

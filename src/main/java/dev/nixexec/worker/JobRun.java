@@ -182,14 +182,8 @@ final class JobRun {
             end(error("internal_error", String.valueOf(e.getMessage())));
             return;
         }
-        if (submission.isPresent() && !deps.engine.cached(request) && !stored()) {
-            // an environment is built only for a job stored: a refused submission must not cost a
-            // build, whether it was refused before this point or is refused while this waits
-            endUnstored();
-            return;
-        }
         if (stopReason != null) {
-            // stopped while it was prepared or waited for its submission: nothing to build or start
+            // stopped while it was prepared: nothing to build or start
             endStopped();
             return;
         }
@@ -200,7 +194,7 @@ final class JobRun {
             workspaceProblem = problem;
             stop("workspace");
         }));
-        subscription.set(deps.engine.execute(request, this::beforeRun).subscribe().with(JobLogContext.around(job.id(), job.tenantId(), this::onEvent), failure -> {
+        subscription.set(deps.engine.execute(request, this::mayBuild, this::beforeRun).subscribe().with(JobLogContext.around(job.id(), job.tenantId(), this::onEvent), failure -> {
             LOG.errorf(failure, "job %s failed in the engine", job.id());
             end(error("internal_error", String.valueOf(failure.getMessage())));
         }));
@@ -222,6 +216,14 @@ final class JobRun {
                 : Math.min(l.effectiveCpuSeconds(), policy.maxCpuSeconds());
         long output = Math.min(l.maxOutputBytes(), Optional.ofNullable(policy.maxOutputBytes()).orElse(Long.MAX_VALUE));
         return new Limits(l.timeout(), memory, processes, cpu, l.maxFileBytes(), l.tmpBytes(), l.workspaceBytes(), output);
+    }
+
+    /**
+     * An environment is built only for a job stored as this node's (a refused submission must not
+     * cost a build) and not stopped meanwhile: asked by the cache when it would build.
+     */
+    private boolean mayBuild() {
+        return stored() && stopReason == null;
     }
 
     private boolean beforeRun(ExecutionResult.EnvironmentInfo environment) {

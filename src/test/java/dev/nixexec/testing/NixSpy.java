@@ -21,6 +21,8 @@ public class NixSpy implements QuarkusTestResourceLifecycleManager {
     public static final Path DIR = Path.of(System.getProperty("nixexec-test.repo-dir", "."), "target",
             "nix-spy-" + System.getProperty("nixexec-test.tier", "default")).toAbsolutePath();
     public static final Path LOG = DIR.resolve("invocations.log");
+    /** Before the environment request in a line of the log. */
+    private static final String REQUEST = " request=";
 
     @Override
     public Map<String, String> start() {
@@ -33,7 +35,7 @@ public class NixSpy implements QuarkusTestResourceLifecycleManager {
                 // With the environment request the service hands nix (a JSON file it names in the
                 // environment), so a test can tell its own build from another test's still running.
                 Files.writeString(wrapper, "#!/bin/sh\nrequest=\n"
-                        + "[ -n \"$NIXEXEC_REQUEST_FILE\" ] && request=\" request=$(tr -d '\\n' < \"$NIXEXEC_REQUEST_FILE\")\"\n"
+                        + "[ -n \"$NIXEXEC_REQUEST_FILE\" ] && request=\"" + REQUEST + "$(tr -d '\\n' < \"$NIXEXEC_REQUEST_FILE\")\"\n"
                         + "echo \"" + tool + " $*$request\" >> '" + LOG + "'\nexec '" + real + "' \"$@\"\n");
                 Files.setPosixFilePermissions(wrapper, PosixFilePermissions.fromString("rwxr-xr-x"));
             }
@@ -49,11 +51,25 @@ public class NixSpy implements QuarkusTestResourceLifecycleManager {
     }
 
     /**
-     * Every nix and nix-store invocation so far that work asked for, one line each: its arguments,
-     * then {@code request=} and the environment request's JSON for a build or evaluation. The
-     * readiness probe's {@code nix store ping} (every few seconds, whatever the tests do) is left out.
+     * Every nix and nix-store invocation so far that work asked for, one line each: its arguments.
+     * The readiness probe's {@code nix store ping} (every few seconds, whatever the tests do) is
+     * left out.
      */
     public static List<String> invocations() {
+        return lines().stream().map(line -> line.contains(REQUEST) ? line.substring(0, line.indexOf(REQUEST)) : line)
+                .toList();
+    }
+
+    /**
+     * The environment request (its JSON) of every build or evaluation so far, in order: which
+     * environments nix was asked for, whoever asked.
+     */
+    public static List<String> requests() {
+        return lines().stream().filter(line -> line.contains(REQUEST))
+                .map(line -> line.substring(line.indexOf(REQUEST) + REQUEST.length())).toList();
+    }
+
+    private static List<String> lines() {
         try {
             return Files.readAllLines(LOG).stream().filter(line -> !line.startsWith("nix store ping")).toList();
         } catch (IOException e) {

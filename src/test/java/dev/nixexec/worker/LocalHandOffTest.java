@@ -28,6 +28,7 @@ import dev.nixexec.tenant.TenantPolicy;
 import dev.nixexec.tenant.Tenants;
 import dev.nixexec.testing.NixSpy;
 import io.agroal.api.AgroalDataSource;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
@@ -75,6 +76,9 @@ class LocalHandOffTest {
 
     @Inject
     NixExecConfig config;
+
+    @Inject
+    MeterRegistry registry;
 
     private Caller tenant(String name, Integer maxRunning) {
         return tenantWith(name, new TenantPolicy(null, null, null, null, null, null, null, maxRunning));
@@ -127,6 +131,11 @@ class LocalHandOffTest {
         return new JobService.Submission("bash", code, List.of(), Map.of(), "", Optional.empty(), false, Map.of());
     }
 
+    /** Runs started before their submission committed, on this node so far. */
+    private double earlyRuns() {
+        return Optional.ofNullable(registry.find("nixexec.jobs.early.runs").counter()).map(c -> c.count()).orElse(0.0);
+    }
+
     private List<String> audit(UUID job) throws SQLException {
         List<String> kinds = new ArrayList<>();
         try (Connection c = db.getConnection();
@@ -169,12 +178,20 @@ class LocalHandOffTest {
         List<String> packages = List.of("gnused", "hello", "jq");
         assertTrue(environments.cached(EnvironmentRequest.of(Language.BASH, packages.stream().map(PackageName::parse)
                 .toList(), false)).isEmpty(), "the environment is cached already: this test would prove nothing");
-        awaitAllSlotsFree();
-        assertThrows(InvalidRequestException.class, () -> jobs.submit(denied, new JobService.Submission("bash",
-                "echo never", packages, Map.of(), "", Optional.empty(), false, Map.of()), null));
-        awaitAllSlotsFree();
+        // until the submission found a slot free and started the run before its commit: the claim
+        // loop may hold the free slots a moment, and a submission without one starts nothing early
+        int tries = 0;
+        double early;
+        do {
+            awaitAllSlotsFree();
+            early = earlyRuns();
+            assertThrows(InvalidRequestException.class, () -> jobs.submit(denied, new JobService.Submission("bash",
+                    "echo never", packages, Map.of(), "", Optional.empty(), false, Map.of()), null));
+            awaitAllSlotsFree();
+        } while (earlyRuns() == early && ++tries < 20);
+        assertTrue(earlyRuns() > early, "no submission of " + tries + " started its run early");
         // Only this request's: environments other tests asked for may still be building meanwhile.
-        assertEquals(List.of(), NixSpy.invocations().stream().filter(line -> packages.stream()
+        assertEquals(List.of(), NixSpy.requests().stream().filter(line -> packages.stream()
                 .allMatch(p -> line.contains("\"name\":\"" + p + "\""))).toList(), "nix ran for a refused submission");
         assertEquals(0, reads.list(denied, new JobReads.Filter(null, null, null, null, null, null, null, null, null),
                 10, null).items().size());
@@ -242,13 +259,20 @@ class LocalHandOffTest {
         assertTrue(freeSlot().runPending(new ClaimedJob(id, caller.tenantId(), 1, "bash", "echo never", packages,
                 Map.of(), "", Duration.ofSeconds(30), false, tenants.policy(caller.tenantId()), Optional.empty(), false,
                 Optional.empty(), RequestedLimits.NONE), pending));
-        // as a cancel's notification does, while the run waits for the verdict before building
-        pool.cancel(id);
+        // as a cancel's notification or a shutdown does, while the run waits for the verdict; on a
+        // thread of its own, since ending the run waits for the verdict too
+        Thread cancel = Thread.ofVirtual().start(() -> pool.cancel(id));
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (cancel.isAlive() && cancel.getState() != Thread.State.WAITING) {
+            assertTrue(System.nanoTime() < deadline, "the cancel did not reach the run");
+            Thread.sleep(5);
+        }
         PendingSubmissions.decide(pending, true);
+        assertTrue(cancel.join(Duration.ofSeconds(30)), "the cancel did not return after the verdict");
         awaitAllSlotsFree();
         // a build would have begun by the time the run gave its slot back; give a late one a moment too
         Thread.sleep(500);
-        assertEquals(List.of(), NixSpy.invocations().stream().filter(line -> packages.stream()
+        assertEquals(List.of(), NixSpy.requests().stream().filter(line -> packages.stream()
                 .allMatch(p -> line.contains("\"name\":\"" + p + "\""))).toList(), "nix ran for a cancelled run");
     }
 
