@@ -256,7 +256,8 @@ final class JobRun {
     }
 
     private void finish(ExecutionResult r) {
-        if (r.error().isPresent() && r.error().get().code().equals("not_started")) {
+        // not_built: mayBuild said no (not stored here, or stopped), so the end is the stop's or none
+        if (r.error().isPresent() && List.of("not_started", "not_built").contains(r.error().get().code())) {
             if (otherRevision != null && stopReason == null) {
                 end(error("nixpkgs_changed", session.isPresent()
                         ? "the session was built on nixpkgs " + requiredRevision().orElseThrow() + ", this node now pins "
