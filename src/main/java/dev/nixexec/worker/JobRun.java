@@ -383,13 +383,6 @@ final class JobRun {
         end(ending, null);
     }
 
-    /** Ends a run whose submission did not store the job as this node's: nothing of it is written. */
-    private void endUnstored() {
-        if (ended.compareAndSet(false, true)) {
-            whenDone.accept(this);
-        }
-    }
-
     /** Whether the job is stored as this node's: at once, unless the run started before its submission committed. */
     private boolean stored() {
         return submission.map(PendingSubmission::awaitStored).orElse(true);
