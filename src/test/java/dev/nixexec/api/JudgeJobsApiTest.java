@@ -3,6 +3,7 @@ package dev.nixexec.api;
 import static dev.nixexec.testing.Api.as;
 import static dev.nixexec.testing.Api.key;
 import static dev.nixexec.testing.Api.tenant;
+import static org.hamcrest.Matchers.containsInAnyOrder;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasKey;
@@ -139,6 +140,27 @@ class JudgeJobsApiTest {
         // all refused: nothing stored, 200
         as(member).body(Map.of("jobs", List.of(Map.of("language", "cobol", "code", "x")))).post("/v1/jobs/batch")
                 .then().statusCode(200).body("[0].error.status", equalTo(400));
+    }
+
+    /**
+     * A hundred is the most, and taken; a refusal that only storing finds (the tenant's queue cap,
+     * 429) takes its job's place as a validation one does. The tenant runs none and queues two.
+     */
+    @Test
+    void aBatchOfAHundredIsTakenAndATenantsQueueCapRefusesInPlace() {
+        String held = key(tenant("judge-held", Map.of("max_running", 0, "max_queued", 2)), "member");
+        List<Map<String, Object>> jobs = new ArrayList<>(Collections.nCopies(3, Map.of("language", "bash", "code", "true")));
+        jobs.addAll(Collections.nCopies(97, Map.of("language", "cobol", "code", "x")));
+        JsonPath answer = as(held).body(Map.of("jobs", jobs)).post("/v1/jobs/batch").then().statusCode(201)
+                .body("size()", equalTo(100))
+                .body("[0].id", notNullValue()).body("[1].id", notNullValue())
+                .body("[2]", not(hasKey("id"))).body("[2].error.status", equalTo(429))
+                .body("[99]", not(hasKey("id"))).body("[99].error.status", equalTo(400))
+                .body("error.status.findAll { it == 400 }.size()", equalTo(97))
+                .extract().jsonPath();
+        List<String> ids = List.of(answer.getString("[0].id"), answer.getString("[1].id"));
+        as(held).get("/v1/jobs?status=queued").then().statusCode(200).body("items.id", containsInAnyOrder(ids.toArray()));
+        ids.forEach(id -> as(held).post("/v1/jobs/" + id + "/cancel").then().statusCode(202));
     }
 
     @Test

@@ -119,6 +119,16 @@ class McpJobResultsTest {
             assertTrue(svg.text().startsWith("<svg "), svg.text());
             assertEquals("application/octet-stream",
                     byName.get("fake.jpg").asResource().resource().asBlob().mimeType());
+
+            // read_workspace_file answers by the same rule
+            Map<String, Content.Type> read = new TreeMap<>();
+            for (String path : List.of("out/fake.png", "out/chart.svg", "out/plot.dat", "out/pic.webp")) {
+                ToolResponse file = call(client, "read_workspace_file", Map.of("path", path));
+                assertFalse(file.isError(), path);
+                read.put(path, file.content().getFirst().type());
+            }
+            assertEquals(Map.of("out/fake.png", Content.Type.RESOURCE, "out/chart.svg", Content.Type.RESOURCE,
+                    "out/plot.dat", Content.Type.IMAGE, "out/pic.webp", Content.Type.IMAGE), read);
         }
     }
 

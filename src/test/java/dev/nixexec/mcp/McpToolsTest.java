@@ -136,6 +136,26 @@ class McpToolsTest {
         }
     }
 
+    /**
+     * MCP Tasks (2025-11-25) are not served (docs/mcp.md): even to a client that offers them and
+     * speaks that version, initialize announces tools but no {@code tasks} capability.
+     */
+    @Test
+    void noTasksCapabilityIsAnnounced() {
+        String init = """
+                {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25",
+                "capabilities":{"tasks":{}},"clientInfo":{"name":"tasks-check","version":"1"}}}""";
+        String body = given().header("Authorization", "Bearer " + memberA)
+                .header("Accept", "application/json, text/event-stream").contentType("application/json").body(init)
+                .post("/mcp").then().statusCode(200).extract().asString();
+        // a JSON body, or the same message as one SSE event
+        String message = body.strip().startsWith("{") ? body : body.lines().filter(l -> l.startsWith("data:"))
+                .map(l -> l.substring(5)).findFirst().orElseThrow(() -> new AssertionError(body));
+        JsonObject capabilities = new JsonObject(message).getJsonObject("result").getJsonObject("capabilities");
+        assertTrue(capabilities.containsKey("tools"), capabilities.encode());
+        assertFalse(capabilities.containsKey("tasks"), capabilities.encode());
+    }
+
     /** The same conversation on any transport. */
     static <A extends McpAssert<A>> void exercise(McpTestClient<A, ?> client) {
         client.when()

@@ -184,6 +184,8 @@ class SessionsApiTest {
         JsonPath read = exec(memberA, id, Map.of("command", List.of("bash", "-c",
                 "cat /workspace/a /home/sandbox/b /cache/c/d; ls -A /tmp; echo \"$HOME\"")));
         assertEquals("one\ntwo\nthree\n/home/sandbox\n", read.getString("stdout"), read.prettify());
+        // out/r.txt is still there but not this command's: it is not returned again
+        assertEquals(List.of(), read.getList("artifacts"), read.prettify());
     }
 
     @Test
