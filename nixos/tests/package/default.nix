@@ -43,16 +43,22 @@ in
 {
   inherit (package.passthru) mavenRepository;
   # what evaluation can check, failing on the first that does not hold: every entry is the Maven
-  # Central file its path names, with a well-formed sha256, once; the build uses the repository
+  # Central file its path names, with a well-formed sha256, once; the build uses the repository;
+  # the command ./mvnw package makes (target/nix-exec, docs/cli.md) is installed as bin/nix-exec
   checks =
     let
       paths = map (f: f.path) lock.files;
       notCentral = lib.filter (f: f.url != central + f.path || builtins.match "[0-9a-f]{64}" f.sha256 == null) lock.files;
       inBuild = with builtins; lib.hasInfix (unsafeDiscardStringContext package.passthru.mavenRepository.outPath)
         (unsafeDiscardStringContext package.buildPhase);
+      install = builtins.unsafeDiscardStringContext package.installPhase;
+      installsCommand = lib.hasInfix "install -m 755 target/nix-exec $out/libexec/nix-exec" install
+        && lib.hasInfix "makeWrapper $out/libexec/nix-exec $out/bin/nix-exec" install
+        && package.meta.mainProgram == "nix-exec";
     in
     assert lib.assertMsg (notCentral == [ ]) "maven-lock.json: bad url or sha256: ${(builtins.head notCentral).path}";
     assert lib.assertMsg (lib.length (lib.unique paths) == lib.length paths) "maven-lock.json: a path twice";
     assert lib.assertMsg inBuild "package.nix: the build does not use the lock's repository";
+    assert lib.assertMsg installsCommand "package.nix: target/nix-exec is not installed as bin/nix-exec";
     "nixos/package.nix evaluates over ${toString (lib.length paths)} locked Maven files";
 }

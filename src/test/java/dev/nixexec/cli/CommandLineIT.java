@@ -10,10 +10,12 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.nixexec.testing.Api;
 import dev.nixexec.testing.CommandLine;
 import dev.nixexec.testing.CommandLine.Outcome;
+import com.sun.net.httpserver.HttpServer;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusIntegrationTest;
 import java.io.IOException;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URL;
@@ -79,6 +81,7 @@ class CommandLineIT {
         Outcome run = cli.run("run", "--json", "-l", "bash", "echo a; echo b >&2; exit 2");
         assertEquals(2, run.exit(), run.toString());
         List<JsonNode> events = ndjson(run.stdout());
+        assertInJobOrder(events);
         assertEquals("lifecycle", events.get(0).path("type").asText(), run.stdout());
         assertEquals("queued", events.get(0).path("payload").path("status").asText(), run.stdout());
         JsonNode result = events.get(events.size() - 1);
@@ -295,6 +298,20 @@ class CommandLineIT {
         return events;
     }
 
+    /**
+     * A job's whole stream in its order: lifecycle from queued to running, output only while it
+     * runs, the final status, then the result, once and last.
+     */
+    private static void assertInJobOrder(List<JsonNode> events) {
+        String order = events.stream().map(e -> switch (e.path("type").asText()) {
+            case "lifecycle" -> e.path("payload").path("status").asText();
+            case "stdout", "stderr" -> "output";
+            default -> e.path("type").asText();
+        }).collect(Collectors.joining(" "));
+        assertTrue(order.matches("queued (building )?(running (output )*)?(succeeded|failed|timed_out|cancelled|error) result"),
+                order + "\n" + events);
+    }
+
     private static Set<String> fieldNames(JsonNode node) {
         Set<String> names = new java.util.HashSet<>();
         node.fieldNames().forEachRemaining(names::add);
@@ -317,6 +334,58 @@ class CommandLineIT {
         assertFails(as(null).run("jobs"), Exit.DENIED, "key");
         assertFails(CommandLine.against("http://127.0.0.1:" + closedPort(), "nx_x").run("list"), Exit.UNREACHABLE, "cannot reach");
         assertFails(CommandLine.against("ftp://example", "nx_x").run("list"), Exit.USAGE, "--server");
+
+        // a cap reached: try again later; a key whose role may not do this: denied, as a wrong key is
+        String capped = Api.tenant("cli-capped", Map.of("max_queued", 0));
+        assertFails(as(Api.key(capped, "member")).run("run", "-l", "bash", "true"), Exit.BUSY, "cap");
+        assertFails(as(Api.key(capped, "auditor")).run("run", "-l", "bash", "true"), Exit.DENIED, "auditor");
+        // a server that is not nix-exec: a page where JSON was due, a 500
+        HttpServer other = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        other.createContext("/", exchange -> {
+            byte[] page = "<html>not nix-exec</html>".getBytes(StandardCharsets.UTF_8);
+            exchange.sendResponseHeaders(exchange.getRequestURI().getPath().startsWith("/failing/") ? 500 : 200, page.length);
+            try (var body = exchange.getResponseBody()) {
+                body.write(page);
+            }
+        });
+        other.start();
+        try {
+            String at = "http://127.0.0.1:" + other.getAddress().getPort();
+            assertFails(CommandLine.against(at, "nx_x").run("list"), Exit.SERVER_ERROR, "not JSON");
+            assertFails(CommandLine.against(at + "/failing", "nx_x").run("list"), Exit.SERVER_ERROR, "500");
+        } finally {
+            other.stop(0);
+        }
+    }
+
+    @Test
+    void ctrlCCancelsTheJobItStarted() throws Exception {
+        String key = memberKey("cli-interrupt");
+        // perl puts back SIGINT's default, which a test run started in a shell's background inherits ignored
+        Process run = as(key).start(List.of("perl", "-e", "$SIG{INT} = 'DEFAULT'; exec @ARGV or die $!",
+                CommandLine.COMMAND.toString(), "run", "-l", "bash", "echo started; sleep 60"));
+        CompletableFuture<String> stderr = CompletableFuture.supplyAsync(() -> {
+            try (var err = run.getErrorStream()) {
+                return new String(err.readAllBytes(), StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }, r -> Thread.ofVirtual().start(r));
+        try (var out = new java.io.BufferedReader(new java.io.InputStreamReader(run.getInputStream(), StandardCharsets.UTF_8))) {
+            assertEquals("started", out.readLine(), "the program runs");
+            // Ctrl-C on a terminal: SIGINT to the command (perl and the launcher exec: the pid is the JVM's)
+            assertEquals(0, new ProcessBuilder("kill", "-INT", Long.toString(run.pid())).start().waitFor());
+            assertTrue(run.waitFor(60, TimeUnit.SECONDS), "the command ends at Ctrl-C");
+            assertEquals(null, out.readLine());
+        } finally {
+            run.destroyForcibly();
+        }
+        String err = stderr.get(10, TimeUnit.SECONDS);
+        assertEquals(Exit.CANCELLED.code, run.exitValue(), err);
+        java.util.regex.Matcher cancelled = java.util.regex.Pattern.compile("nix-exec: job (\\S+) cancelled\n").matcher(err);
+        assertTrue(cancelled.matches(), err);
+        assertEquals("cancelled", Api.as(key).get("/v1/jobs/" + cancelled.group(1) + "?wait=60").then().statusCode(200)
+                .extract().path("status"), "the job was cancelled, not left running");
     }
 
     private static void assertFails(Outcome outcome, Exit exit, String mentions) {
@@ -361,6 +430,14 @@ class CommandLineIT {
         assertEquals("a b|$HOME|*|", argv.stdout(), argv.toString());
         Outcome failing = cli.run("exec", id, "--", "sh", "-c", "echo out; echo err >&2; exit 4");
         assertEquals(new Outcome(4, "out\n", "err\n"), failing);
+        // exec --json: the same NDJSON stream as run's, and still the program's exit code
+        Outcome json = cli.run("exec", "--json", id, "--", "sh", "-c", "echo x; echo y >&2; exit 5");
+        assertEquals(5, json.exit(), json.toString());
+        List<JsonNode> execEvents = ndjson(json.stdout());
+        assertInJobOrder(execEvents);
+        assertEquals(List.of("stdout x\n", "stderr y\n"), execEvents.stream().filter(e -> e.path("type").asText().startsWith("std"))
+                .map(e -> e.path("type").asText() + " " + e.path("payload").path("text").asText()).toList(), json.stdout());
+        assertEquals(5, execEvents.get(execEvents.size() - 1).path("payload").path("exit_code").asInt(), json.stdout());
         Outcome script = cli.run("exec", id, "--code", "echo kept > /workspace/note; echo written");
         assertEquals("written\n", script.stdout(), script.toString());
 
@@ -376,6 +453,35 @@ class CommandLineIT {
         assertEquals("destroyed", JSON.readTree(cli.run("status", "--json", id).stdout()).path("status").asText());
         assertFails(cli.run("exec", id, "--", "true"), Exit.REFUSED, "destroyed");
         assertFails(cli.run("enter", id), Exit.REFUSED, "");
+    }
+
+    @Test
+    void createTakesASpecFileOrAProfileAndAnswersInJson() throws Exception {
+        CommandLine cli = as(memberKey("cli-spec"));
+        java.nio.file.Path spec = java.nio.file.Files.createTempFile("nix-exec-spec", ".yaml");
+        try {
+            java.nio.file.Files.writeString(spec, "packages: [jq]\nenv: {GREETING: hello}\n");
+            Outcome created = cli.run("create", "--json", "--spec", spec.toString(), "--description", "from a spec",
+                    "--idle-ttl", "10m");
+            assertEquals(0, created.exit(), created.toString());
+            JsonNode session = JSON.readTree(created.stdout());
+            assertEquals("ready", session.path("status").asText(), created.stdout());
+            assertEquals("[\"jq\"]", session.path("packages").toString(), created.stdout());
+            assertEquals("from a spec", session.path("description").asText(), created.stdout());
+            assertEquals(600, session.path("idle_ttl").asInt(), created.stdout());
+            String id = session.path("id").asText();
+            assertEquals(new Outcome(0, "hello\n1\n", ""), cli.run("exec", id, "--", "sh", "-c", "echo $GREETING; jq -n 1"));
+            Outcome destroyed = cli.run("destroy", "--json", id);
+            assertEquals("destroyed", JSON.readTree(destroyed.stdout()).path("status").asText(), destroyed.toString());
+        } finally {
+            java.nio.file.Files.deleteIfExists(spec);
+        }
+        Outcome profiled = cli.run("create", "--profile", "strict");
+        assertEquals(0, profiled.exit(), profiled.toString());
+        JsonNode status = JSON.readTree(cli.run("status", "--json", profiled.stdout().strip()).stdout());
+        assertEquals("strict", status.path("profile").asText(), status.toString());
+        // --network asks for it: this tenant's policy has none
+        assertFails(cli.run("create", "--network"), Exit.REFUSED, "network");
     }
 
     @Test
