@@ -74,7 +74,12 @@ public final class OpenApiFilter implements OASFilter {
             // a language without a package set of its own; a version not known until the package index is listed
             Map.entry("LanguageView", new Answer(fieldsOf(PlatformResource.LanguageView.class), List.of("package_set", "version"))),
             Map.entry("NodeView", new Answer(fieldsOf(PlatformResource.NodeView.class), List.of())),
-            Map.entry("NodeEnvironment", new Answer(fieldsOf(dev.nixexec.worker.NodeEnvironments.Entry.class), List.of())));
+            Map.entry("NodeEnvironment", new Answer(fieldsOf(dev.nixexec.worker.NodeEnvironments.Entry.class), List.of())),
+            // the optional parts of a session's request, its environment until built, its error unless failed
+            Map.entry("SessionView", new Answer(fieldsOf(dev.nixexec.session.SessionView.class),
+                    List.of("name", "profile", "agent", "description", "environment", "build_job_id", "error"))),
+            // the job that made the workspace's version: none for an upload or a new workspace
+            Map.entry("WorkspaceView", new Answer(fieldsOf(dev.nixexec.workspace.WorkspaceView.class), List.of("version_job_id"))));
 
     /** A node's role ({@code nixexec.node.role}), as the setting allows it: not a key's {@link Role}. */
     private static final List<String> NODE_ROLES = nodeRoles();

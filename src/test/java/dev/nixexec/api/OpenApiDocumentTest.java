@@ -353,6 +353,46 @@ class OpenApiDocumentTest {
         assertEquals(List.of(), mismatches(answers), "live answers the document does not describe");
     }
 
+    /**
+     * The other answers (sessions, workspaces and their files, profiles, an environment built
+     * ahead) match their schemas too, their nulls included: a session without a name, profile,
+     * agent, description, environment or error, a workspace no job has changed.
+     */
+    @Test
+    void sessionWorkspaceProfileAndEnvironmentAnswersMatchTheirSchemas() throws Exception {
+        Map<String, Object> schemas = map(document(), "components", "schemas");
+        assertEquals(List.of("id", "name", "status", "packages", "profile", "network", "writable", "env_names", "agent",
+                "description", "idle_ttl", "environment", "build_job_id", "created_at", "last_used_at", "expires_at", "error"),
+                map(schemas, "SessionView").get("required"));
+        assertEquals(List.of("id", "name", "quota_bytes", "quota_files", "bytes", "files", "version", "version_job_id",
+                "created_at", "updated_at"), map(schemas, "WorkspaceView").get("required"));
+        String member = dev.nixexec.testing.Api.key(dev.nixexec.testing.Api.tenant("openapi-others"), "member");
+        var as = (java.util.function.Supplier<io.restassured.specification.RequestSpecification>)
+                () -> dev.nixexec.testing.Api.as(member);
+        List<Answer> answers = new ArrayList<>();
+        var session = as.get().body(Map.of()).post("/v1/sessions").then().statusCode(201).extract().response();
+        answers.add(answer("session made", "post", "/v1/sessions", session));
+        answers.add(answer("session", "get", "/v1/sessions/{id}",
+                as.get().get("/v1/sessions/" + session.path("id")).then().statusCode(200).extract().response()));
+        answers.add(answer("sessions", "get", "/v1/sessions", as.get().get("/v1/sessions").then().statusCode(200).extract().response()));
+        var workspace = as.get().body(Map.of("name", "openapi-" + java.util.UUID.randomUUID().toString().substring(0, 8))).post("/v1/workspaces").then().statusCode(201).extract().response();
+        answers.add(answer("workspace made", "post", "/v1/workspaces", workspace));
+        answers.add(answer("file put", "put", "/v1/workspaces/{id}/files/{path}", as.get().contentType("application/octet-stream")
+                .body("hi".getBytes()).put("/v1/workspaces/" + workspace.path("id") + "/files/a.txt").then().statusCode(200)
+                .extract().response()));
+        answers.add(answer("files", "get", "/v1/workspaces/{id}/files",
+                as.get().get("/v1/workspaces/" + workspace.path("id") + "/files").then().statusCode(200).extract().response()));
+        answers.add(answer("workspace", "get", "/v1/workspaces/{id}",
+                as.get().get("/v1/workspaces/" + workspace.path("id")).then().statusCode(200).extract().response()));
+        answers.add(answer("workspaces", "get", "/v1/workspaces", as.get().get("/v1/workspaces").then().statusCode(200).extract().response()));
+        answers.add(answer("profiles", "get", "/v1/profiles", as.get().get("/v1/profiles").then().statusCode(200).extract().response()));
+        var environment = as.get().body(Map.of("language", "bash")).post("/v1/environments");
+        answers.add(answer("environment", "post", "/v1/environments", environment));
+        answers.add(answer("environment read", "get", "/v1/environments/{id}",
+                as.get().get("/v1/environments/" + environment.path("id")).then().statusCode(200).extract().response()));
+        assertEquals(List.of(), mismatches(answers), "live answers the document does not describe");
+    }
+
     /** The names of the answers responses.mjs finds not to match, each with why. */
     private static List<String> mismatches(List<Answer> answers) throws Exception {
         Path dir = Files.createDirectories(Path.of("target/openapi-responses"));
