@@ -6,7 +6,7 @@
 // screenshots. Then: searches by a word and by metadata (a <script> search term stays text), reads a
 // job's artifacts (the PNG drawn, the text named .png not), opens the audit log page (a webhook
 // delivery listed, filtered to by kind, its job a link that opens it), downloads the
-// CSV export, and as the operator sees both tenants' jobs and narrows to one.
+// CSV and JSON exports, and as the operator sees both tenants' jobs and narrows to one.
 // Exit code 0 and a last line "OK" mean every check passed.
 import { chromium } from 'playwright-core';
 import { mkdirSync } from 'node:fs';
@@ -124,6 +124,10 @@ try {
   const csv = await page.evaluate(async href => (await fetch(href)).text(), csvHref);
   check(csv.startsWith('id,tenant,status') && csv.includes(artifactId) && !csv.includes(finishedId),
     'the CSV export holds the filtered jobs');
+  const jsonHref = await page.getAttribute('#export-json', 'href');
+  const exported = await page.evaluate(async href => (await fetch(href)).json(), jsonHref);
+  check(exported.items.length === 1 && exported.items[0].id === artifactId && exported.truncated === false,
+    'the JSON export holds them too');
 
   // artifacts: a PNG by its bytes is drawn, a text file named .png is only a link
   await page.goto(baseUrl + '/ui/jobs/' + artifactId);
@@ -136,7 +140,10 @@ try {
 
   // the audit log page
   await page.goto(baseUrl + '/ui/audit');
-  check((await page.textContent('#audit-events')).includes('ui_signed_in'), 'the audit log page lists sign-ins');
+  const auditText = await page.textContent('#audit-events');
+  check(auditText.includes('ui_signed_in'), 'the audit log page lists sign-ins');
+  check(auditText.includes('key_created') && auditText.includes('key_revoked') && auditText.includes('policy_changed'),
+    'and key and policy changes');
   await page.selectOption('#audit-filters select[name=kind]', 'ui_signed_in');
   await Promise.all([page.waitForURL(/kind=ui_signed_in/), page.click('#audit-filters button[type=submit]')]);
   const kinds = await page.locator('#audit-events tbody td:nth-child(3)').allTextContents();

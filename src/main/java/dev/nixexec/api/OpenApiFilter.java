@@ -2,6 +2,8 @@ package dev.nixexec.api;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import dev.nixexec.config.NixExecConfig;
+import dev.nixexec.config.OneOf;
 import dev.nixexec.job.JobStatus;
 import dev.nixexec.job.OutputEncoding;
 import dev.nixexec.nix.Language;
@@ -51,17 +53,36 @@ public final class OpenApiFilter implements OASFilter {
     private record Answer(List<String> required, List<String> nullable) {
     }
 
-    private static final Map<String, Answer> ANSWERS = Map.of(
-            "JobView", new Answer(JOB, JOB_NULLABLE),
-            "JobListRow", new Answer(listRow(JOB), listRow(JOB_NULLABLE)),
-            "JobList", new Answer(List.of("items", "next_cursor"), List.of("next_cursor")),
-            "Usage", new Answer(List.of("cpu_ms", "max_rss_bytes"), List.of("cpu_ms", "max_rss_bytes")),
-            "JobEnvironment", new Answer(fieldsOf(dev.nixexec.job.JobView.EnvironmentView.class),
-                    fieldsOf(dev.nixexec.job.JobView.EnvironmentView.class)),
-            "ErrorView", new Answer(List.of("code", "message"), List.of()),
-            "Artifact", new Answer(fieldsOf(dev.nixexec.workspace.Artifact.class), List.of()),
-            "KeyListed", new Answer(fieldsOf(AdminResource.KeyListed.class), List.of("name", "last_used_at", "expires_at", "revoked_at")),
-            "KeyView", new Answer(fieldsOf(AdminResource.KeyView.class), List.of("name", "expires_at")));
+    private static final Map<String, Answer> ANSWERS = Map.ofEntries(
+            Map.entry("JobView", new Answer(JOB, JOB_NULLABLE)),
+            Map.entry("JobListRow", new Answer(listRow(JOB), listRow(JOB_NULLABLE))),
+            Map.entry("JobList", new Answer(List.of("items", "next_cursor"), List.of("next_cursor"))),
+            Map.entry("Usage", new Answer(List.of("cpu_ms", "max_rss_bytes"), List.of("cpu_ms", "max_rss_bytes"))),
+            Map.entry("JobEnvironment", new Answer(fieldsOf(dev.nixexec.job.JobView.EnvironmentView.class),
+                    fieldsOf(dev.nixexec.job.JobView.EnvironmentView.class))),
+            Map.entry("ErrorView", new Answer(List.of("code", "message"), List.of())),
+            Map.entry("Artifact", new Answer(fieldsOf(dev.nixexec.workspace.Artifact.class), List.of())),
+            Map.entry("KeyListed", new Answer(fieldsOf(AdminResource.KeyListed.class),
+                    List.of("name", "last_used_at", "expires_at", "revoked_at"))),
+            Map.entry("KeyView", new Answer(fieldsOf(AdminResource.KeyView.class), List.of("name", "expires_at"))),
+            Map.entry("TenantView", new Answer(fieldsOf(AdminResource.TenantView.class), List.of())),
+            Map.entry("WebhookSecretView", new Answer(fieldsOf(AdminResource.WebhookSecretView.class), List.of())),
+            Map.entry("AuditPage", new Answer(fieldsOf(PlatformResource.AuditPage.class), List.of("next_cursor"))),
+            // a record of no tenant, no job, no key (the start-up's) or written by an API node (no node)
+            Map.entry("AuditEntry", new Answer(fieldsOf(dev.nixexec.audit.AuditLog.Entry.class),
+                    List.of("tenant_id", "job_id", "key_id", "node_id"))),
+            // a language without a package set of its own; a version not known until the package index is listed
+            Map.entry("LanguageView", new Answer(fieldsOf(PlatformResource.LanguageView.class), List.of("package_set", "version"))),
+            Map.entry("NodeView", new Answer(fieldsOf(PlatformResource.NodeView.class), List.of())),
+            Map.entry("NodeEnvironment", new Answer(fieldsOf(dev.nixexec.worker.NodeEnvironments.Entry.class), List.of())),
+            // the optional parts of a session's request, its environment until built, its error unless failed
+            Map.entry("SessionView", new Answer(fieldsOf(dev.nixexec.session.SessionView.class),
+                    List.of("name", "profile", "agent", "description", "environment", "build_job_id", "error"))),
+            // the job that made the workspace's version: none for an upload or a new workspace
+            Map.entry("WorkspaceView", new Answer(fieldsOf(dev.nixexec.workspace.WorkspaceView.class), List.of("version_job_id"))));
+
+    /** A node's role ({@code nixexec.node.role}), as the setting allows it: not a key's {@link Role}. */
+    private static final List<String> NODE_ROLES = nodeRoles();
 
     @Override
     public void filterOpenAPI(OpenAPI openApi) {
@@ -138,7 +159,7 @@ public final class OpenApiFilter implements OASFilter {
         if (operation.getParameters() != null) {
             for (Parameter parameter : operation.getParameters()) {
                 if (parameter.getSchema() != null && parameter.getIn() == Parameter.In.QUERY) {
-                    closedSet(parameter.getName(), parameter.getSchema(), path.startsWith("/v1/jobs"));
+                    closedSet(parameter.getName(), parameter.getSchema(), path.startsWith("/v1/jobs") ? "Job" : "");
                 }
             }
         }
@@ -256,10 +277,11 @@ public final class OpenApiFilter implements OASFilter {
 
     /** Walks one named schema: JsonNode references become concrete schemas, closed sets get their enum. */
     private void concretise(String schemaName, Schema schema) {
-        walk(schema, schemaName.startsWith("Job"));
+        walk(schema, schemaName);
     }
 
-    private void walk(Schema schema, boolean ofAJob) {
+    /** {@code owner}: the name of the schema the walk began at, which says what a property's name means. */
+    private void walk(Schema schema, String owner) {
         if (schema == null || schema.getProperties() == null) {
             return;
         }
@@ -272,9 +294,9 @@ public final class OpenApiFilter implements OASFilter {
             if (value.getItems() != null && value.getItems().getRef() != null && value.getItems().getRef().endsWith("/JsonNode")) {
                 value.setItems(OASFactory.createSchema().addType(Schema.SchemaType.OBJECT));
             }
-            closedSet(property.getKey(), value, ofAJob);
-            walk(value, ofAJob);
-            walk(value.getItems(), ofAJob);
+            closedSet(property.getKey(), value, owner);
+            walk(value, owner);
+            walk(value.getItems(), owner);
         }
     }
 
@@ -291,22 +313,34 @@ public final class OpenApiFilter implements OASFilter {
         return description == null ? concrete : concrete.description(description);
     }
 
-    /** Values taken from the service's enums, so the document and the checks cannot drift apart. */
-    private static void closedSet(String name, Schema schema, boolean ofAJob) {
+    /**
+     * Values taken from the service's enums, so the document and the checks cannot drift apart;
+     * {@code owner}: the schema (a Job..., a Node..., a key's) or the path ("Job" for /v1/jobs) it is of.
+     */
+    private static void closedSet(String name, Schema schema, String owner) {
         if (schema.getType() == null || !schema.getType().contains(Schema.SchemaType.STRING)) {
             return;
         }
+        boolean ofAJob = owner.startsWith("Job");
         List<String> values = switch (name) {
             case "language" -> Language.ids();
             case "status" -> ofAJob ? ids(JobStatus.values(), JobStatus::id) : null;
             case "network" -> List.of("off", "full");
             case "encoding" -> ids(OutputEncoding.values(), OutputEncoding::id);
-            case "role" -> ids(Role.values(), Role::id);
+            case "role" -> owner.startsWith("Node") ? NODE_ROLES : ids(Role.values(), Role::id);
             case "fields" -> ofAJob ? JobsResource.LIST_FIELDS : null;
             default -> null;
         };
         if (values != null) {
             schema.setEnumeration(new ArrayList<>(values));
+        }
+    }
+
+    private static List<String> nodeRoles() {
+        try {
+            return List.of(NixExecConfig.Node.class.getMethod("role").getAnnotation(OneOf.class).value());
+        } catch (NoSuchMethodException e) {
+            throw new IllegalStateException(e);
         }
     }
 

@@ -149,7 +149,11 @@ class OpenApiDocumentTest {
             }
         }));
         assertEquals(List.of(), lacking, "secured operations without their problem+json responses");
-        assertTrue(map(paths, "/v1/jobs", "post", "responses").containsKey("415"), "a JSON body can be refused with 415");
+        Map<String, Object> submit = map(paths, "/v1/jobs", "post", "responses");
+        assertTrue(submit.containsKey("415"), "a JSON body can be refused with 415");
+        assertTrue(submit.containsKey("409") && submit.containsKey("503"), "an idempotency key reused, a full queue: " + submit.keySet());
+        assertFalse(map(submit, "200", "content").isEmpty(), "a job finished within ?wait answers 200 with it");
+        assertTrue(map(paths, "/v1/admin/tenants", "post", "responses").containsKey("409"), "a tenant name taken");
         Map<String, Object> problem = map(document(), "components", "schemas", "Problem", "properties");
         assertEquals(new TreeSet<>(List.of("type", "title", "status", "detail", "errors")), new TreeSet<>(problem.keySet()));
         assertEquals(new TreeSet<>(List.of("field", "message")),
@@ -297,6 +301,96 @@ class OpenApiDocumentTest {
                 new Answer("bad job", "get", "/v1/jobs/{id}", 200, "application/json", job),
                 new Answer("bad row", "get", "/v1/jobs", 200, "application/json", list))).stream()
                 .map(m -> m.substring(0, m.indexOf(':'))).toList());
+    }
+
+    /**
+     * The answers of administration and audit (tenants, a policy change, keys, the webhook secret,
+     * the audit log, nodes, languages) declare every field they always carry as required, and real
+     * ones match their schemas, their nulls included: an audit record of no job and no node, a
+     * page with no next cursor, a node's role (all, api or worker, not a key's role).
+     */
+    @Test
+    void administrationAndAuditAnswersDeclareTheirFieldsAndMatchThem() throws Exception {
+        Map<String, Object> schemas = map(document(), "components", "schemas");
+        Map<String, List<String>> fields = Map.of(
+                "TenantView", List.of("id", "name", "policy", "granted", "created_at"),
+                "WebhookSecretView", List.of("secret"),
+                "AuditPage", List.of("items", "next_cursor"),
+                "AuditEntry", List.of("id", "tenant_id", "job_id", "key_id", "node_id", "kind", "detail", "at"),
+                "LanguageView", List.of("language", "interpreter", "package_set", "example_package", "version"),
+                "NodeView", List.of("id", "role", "concurrency", "running", "started_at", "heartbeat_at", "environments"),
+                "NodeEnvironment", List.of("name", "source", "status", "detail", "updated_at"));
+        fields.forEach((name, expected) -> assertEquals(expected, map(schemas, name).get("required"), name + "'s fields"));
+        assertEquals(List.of("all", "api", "worker"), map(schemas, "NodeView", "properties", "role").get("enum"));
+        assertEquals(List.of("operator", "admin", "member", "auditor"), map(schemas, "KeyListed", "properties", "role").get("enum"));
+
+        var operator = (java.util.function.Supplier<io.restassured.specification.RequestSpecification>)
+                () -> dev.nixexec.testing.Api.as(dev.nixexec.testing.Api.ADMIN);
+        List<Answer> answers = new ArrayList<>();
+        var created = operator.get().body(Map.of("name", "openapi-admin-" + java.util.UUID.randomUUID().toString().substring(0, 8)))
+                .post("/v1/admin/tenants");
+        created.then().statusCode(201);
+        String tenant = created.path("id");
+        answers.add(answer("tenant created", "post", "/v1/admin/tenants", created));
+        answers.add(answer("tenants", "get", "/v1/admin/tenants",
+                operator.get().get("/v1/admin/tenants").then().statusCode(200).extract().response()));
+        answers.add(answer("policy changed", "patch", "/v1/admin/tenants/{id}", operator.get()
+                .body(Map.of("policy", Map.of("max_queued", 5))).patch("/v1/admin/tenants/" + tenant)
+                .then().statusCode(200).extract().response()));
+        answers.add(answer("key made", "post", "/v1/admin/tenants/{id}/keys", operator.get().body(Map.of("role", "member"))
+                .post("/v1/admin/tenants/" + tenant + "/keys").then().statusCode(201).extract().response()));
+        answers.add(answer("webhook secret", "post", "/v1/admin/tenants/{id}/webhook-secret", operator.get()
+                .post("/v1/admin/tenants/" + tenant + "/webhook-secret").then().statusCode(201).extract().response()));
+        var audit = operator.get().get("/v1/audit?tenant=" + tenant).then().statusCode(200).extract().response();
+        assertTrue(audit.<List<Object>>path("items.job_id").contains(null) && audit.path("next_cursor") == null,
+                "records of no job, and no next page: " + audit.asString());
+        answers.add(answer("audit", "get", "/v1/audit", audit));
+        answers.add(answer("languages", "get", "/v1/languages",
+                operator.get().get("/v1/languages").then().statusCode(200).extract().response()));
+        var nodes = operator.get().get("/v1/nodes").then().statusCode(200).extract().response();
+        assertTrue(!nodes.<List<Object>>path("role").isEmpty(), "this node is listed: " + nodes.asString());
+        answers.add(answer("nodes", "get", "/v1/nodes", nodes));
+        assertEquals(List.of(), mismatches(answers), "live answers the document does not describe");
+    }
+
+    /**
+     * The other answers (sessions, workspaces and their files, profiles, an environment built
+     * ahead) match their schemas too, their nulls included: a session without a name, profile,
+     * agent, description, environment or error, a workspace no job has changed.
+     */
+    @Test
+    void sessionWorkspaceProfileAndEnvironmentAnswersMatchTheirSchemas() throws Exception {
+        Map<String, Object> schemas = map(document(), "components", "schemas");
+        assertEquals(List.of("id", "name", "status", "packages", "profile", "network", "writable", "env_names", "agent",
+                "description", "idle_ttl", "environment", "build_job_id", "created_at", "last_used_at", "expires_at", "error"),
+                map(schemas, "SessionView").get("required"));
+        assertEquals(List.of("id", "name", "quota_bytes", "quota_files", "bytes", "files", "version", "version_job_id",
+                "created_at", "updated_at"), map(schemas, "WorkspaceView").get("required"));
+        String member = dev.nixexec.testing.Api.key(dev.nixexec.testing.Api.tenant("openapi-others"), "member");
+        var as = (java.util.function.Supplier<io.restassured.specification.RequestSpecification>)
+                () -> dev.nixexec.testing.Api.as(member);
+        List<Answer> answers = new ArrayList<>();
+        var session = as.get().body(Map.of()).post("/v1/sessions").then().statusCode(201).extract().response();
+        answers.add(answer("session made", "post", "/v1/sessions", session));
+        answers.add(answer("session", "get", "/v1/sessions/{id}",
+                as.get().get("/v1/sessions/" + session.path("id")).then().statusCode(200).extract().response()));
+        answers.add(answer("sessions", "get", "/v1/sessions", as.get().get("/v1/sessions").then().statusCode(200).extract().response()));
+        var workspace = as.get().body(Map.of("name", "openapi-" + java.util.UUID.randomUUID().toString().substring(0, 8))).post("/v1/workspaces").then().statusCode(201).extract().response();
+        answers.add(answer("workspace made", "post", "/v1/workspaces", workspace));
+        answers.add(answer("file put", "put", "/v1/workspaces/{id}/files/{path}", as.get().contentType("application/octet-stream")
+                .body("hi".getBytes()).put("/v1/workspaces/" + workspace.path("id") + "/files/a.txt").then().statusCode(200)
+                .extract().response()));
+        answers.add(answer("files", "get", "/v1/workspaces/{id}/files",
+                as.get().get("/v1/workspaces/" + workspace.path("id") + "/files").then().statusCode(200).extract().response()));
+        answers.add(answer("workspace", "get", "/v1/workspaces/{id}",
+                as.get().get("/v1/workspaces/" + workspace.path("id")).then().statusCode(200).extract().response()));
+        answers.add(answer("workspaces", "get", "/v1/workspaces", as.get().get("/v1/workspaces").then().statusCode(200).extract().response()));
+        answers.add(answer("profiles", "get", "/v1/profiles", as.get().get("/v1/profiles").then().statusCode(200).extract().response()));
+        var environment = as.get().body(Map.of("language", "bash")).post("/v1/environments");
+        answers.add(answer("environment", "post", "/v1/environments", environment));
+        answers.add(answer("environment read", "get", "/v1/environments/{id}",
+                as.get().get("/v1/environments/" + environment.path("id")).then().statusCode(200).extract().response()));
+        assertEquals(List.of(), mismatches(answers), "live answers the document does not describe");
     }
 
     /** The names of the answers responses.mjs finds not to match, each with why. */

@@ -310,6 +310,23 @@ class TenantAdministrationTest {
         assertEquals(keys, keys(t), "no key was made");
     }
 
+    /** A revoked key stays in the listing, with the time of its revocation. */
+    @Test
+    void aRevokedKeyIsListedWithItsRevocation() {
+        String t = tenant("adm-revoked");
+        String admin = key(t, "admin");
+        String keyId = as(admin).body(Map.of("role", "member", "name", "old laptop")).post("/v1/admin/tenants/" + t + "/keys")
+                .then().statusCode(201).extract().path("id");
+        OffsetDateTime before = OffsetDateTime.now(ZoneOffset.UTC).minusSeconds(1);
+        as(admin).delete("/v1/admin/keys/" + keyId).then().statusCode(204);
+        String revoked = as(admin).get("/v1/admin/tenants/" + t + "/keys").then().statusCode(200)
+                .body("find { it.id == '" + keyId + "' }.name", equalTo("old laptop"))
+                .extract().path("find { it.id == '" + keyId + "' }.revoked_at");
+        assertNotNull(revoked, "the revoked key is listed with its revocation");
+        OffsetDateTime at = OffsetDateTime.parse(revoked);
+        assertTrue(!at.isBefore(before) && !at.isAfter(OffsetDateTime.now(ZoneOffset.UTC)), revoked);
+    }
+
     /** Uses are written once a minute per node in one statement, not per request. */
     @Test
     void lastUsedAtFollowsUseWithoutAWritePerRequest() throws SQLException {

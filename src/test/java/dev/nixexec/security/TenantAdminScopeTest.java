@@ -173,6 +173,27 @@ class TenantAdminScopeTest {
     }
 
     /**
+     * The roles table's auditor: reads its tenant's jobs and audit log; never submits, cancels or
+     * reruns a job, makes a key, nor reads another tenant.
+     */
+    @Test
+    void anAuditorReadsItsTenantButNeverActs() {
+        Key auditor2 = key(OPERATOR, t2, "auditor");
+        String id = as(member2.secret()).body(Map.of("language", "bash", "code", "sleep 30")).post("/v1/jobs")
+                .then().statusCode(201).extract().path("id");
+        as(auditor2.secret()).get("/v1/jobs/" + id).then().statusCode(200);
+        as(auditor2.secret()).get("/v1/jobs").then().statusCode(200).body("items.id", hasItem(id));
+        as(auditor2.secret()).get("/v1/audit?job_id=" + id).then().statusCode(200).body("items.kind", hasItem("submitted"));
+        as(auditor2.secret()).post("/v1/jobs/" + id + "/cancel").then().statusCode(403).contentType("application/problem+json");
+        as(auditor2.secret()).body(Map.of("language", "bash", "code", "true")).post("/v1/jobs").then().statusCode(403);
+        as(auditor2.secret()).post("/v1/jobs/" + id + "/rerun").then().statusCode(403);
+        as(auditor2.secret()).body(Map.of("role", "member")).post("/v1/admin/tenants/" + t2 + "/keys").then().statusCode(403);
+        as(auditor2.secret()).get("/v1/jobs?tenant=" + t1).then().statusCode(404);
+        as(member2.secret()).get("/v1/jobs/" + id).then().statusCode(200).body("status", not(equalTo("cancelled")));
+        as(member2.secret()).post("/v1/jobs/" + id + "/cancel").then().statusCode(202);
+    }
+
+    /**
      * Keys made before the operator role: the bootstrap key of such a database is an admin key. The
      * start-up promotes it (given its secret, as the configuration gives it); any other admin key
      * keeps working as an admin of its own tenant, and a key of another tenant is never promoted.

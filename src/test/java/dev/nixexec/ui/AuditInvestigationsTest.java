@@ -134,9 +134,20 @@ class AuditInvestigationsTest {
     @Test
     void theAuditLogPageListsRecordsThatAreNotJobsByKindAndTenant() {
         signIn(key(tenantB, "auditor"));
+        // a key and a policy change of tenant A
+        String revoked = dev.nixexec.testing.Api.as(ADMIN).body(Map.of("role", "member")).post("/v1/admin/tenants/" + tenantA + "/keys")
+                .then().statusCode(201).extract().path("id");
+        dev.nixexec.testing.Api.as(ADMIN).delete("/v1/admin/keys/" + revoked).then().statusCode(204);
+        dev.nixexec.testing.Api.as(ADMIN).body(Map.of("policy", Map.of("max_queued", 40))).patch("/v1/admin/tenants/" + tenantA)
+                .then().statusCode(200);
         AuditUiTest.Browser auditor = signIn(auditorA);
         String page = auditor.request().get("/ui/audit").then().statusCode(200).extract().asString();
-        assertTrue(page.contains("ui_signed_in") && page.contains("key_created"), page);
+        assertTrue(page.contains("ui_signed_in") && page.contains("key_created") && page.contains("key_revoked")
+                && page.contains("policy_changed"), page);
+        String policy = auditor.request().queryParam("kind", "policy_changed").get("/ui/audit").asString();
+        String policyRows = policy.substring(policy.indexOf("<tbody>"));
+        assertTrue(policyRows.contains("policy_changed") && policyRows.contains("max_queued")
+                && !policyRows.contains("key_revoked") && !policyRows.contains("ui_signed_in"), policyRows);
         String signIns = auditor.request().queryParam("kind", "ui_signed_in").get("/ui/audit").asString();
         String rows = signIns.substring(signIns.indexOf("<tbody>"));
         assertTrue(rows.contains("ui_signed_in") && !rows.contains("key_created"), rows);

@@ -1,5 +1,7 @@
 package dev.nixexec.ui;
 
+import static dev.nixexec.testing.Api.ADMIN;
+import static dev.nixexec.testing.Api.as;
 import static dev.nixexec.testing.Api.key;
 import static dev.nixexec.ui.AuditUiTest.run;
 import static dev.nixexec.testing.Api.tenant;
@@ -45,6 +47,11 @@ class AuditUiBrowserIT {
         String member = key(tenantId, "member");
         String auditor = key(tenantId, "auditor");
         String delivered = AuditInvestigationsTest.jobWithADelivery(member, auditor);
+        // a key and a policy change, for the audit log page
+        String revoked = as(ADMIN).body(Map.of("role", "member")).post("/v1/admin/tenants/" + tenantId + "/keys")
+                .then().statusCode(201).extract().path("id");
+        as(ADMIN).delete("/v1/admin/keys/" + revoked).then().statusCode(204);
+        as(ADMIN).body(Map.of("policy", Map.of("max_queued", 40))).patch("/v1/admin/tenants/" + tenantId).then().statusCode(200);
         String finished = run(member, Map.of("language", "bash",
                 "code", "echo '<script>alert(\"pwned\")</script>'; echo '<script>' >&2; exit 1"));
 
@@ -62,7 +69,7 @@ class AuditUiBrowserIT {
         }
         String baseUrl = base.toString().replaceAll("/$", "");
         NodeProject.Outcome outcome = new NodeProject("ui").run("audit-ui.mjs", 300, baseUrl, auditor, finished,
-                member, shots.toString(), dev.nixexec.testing.Api.ADMIN, artifacts, word, delivered);
+                member, shots.toString(), ADMIN, artifacts, word, delivered);
         assertEquals(0, outcome.exitCode(), "the browser script failed:\n" + outcome.output());
         assertTrue(outcome.output().strip().endsWith("OK"), outcome.output());
         for (String shot : SHOTS) {
