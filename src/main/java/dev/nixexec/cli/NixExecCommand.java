@@ -12,7 +12,7 @@ import picocli.CommandLine.Command;
  * so a client command costs a JVM start, not a service start.
  */
 @QuarkusMain
-@Command(name = "nix-exec", mixinStandardHelpOptions = true, version = "nix-exec",
+@Command(name = "nix-exec", mixinStandardHelpOptions = true, versionProvider = NixExecCommand.Version.class,
         description = "Runs untrusted code in Nix environments and bubblewrap sandboxes: the service, and its client.",
         subcommands = {RunCommand.class, CreateCommand.class, ExecCommand.class, EnterCommand.class, ListCommand.class,
                 StatusCommand.class, DestroyCommand.class, BuildCommand.class, CatalogCommand.class, JobsCommand.class,
@@ -60,6 +60,20 @@ public final class NixExecCommand implements Callable<Integer> {
             return Exit.USAGE.code;
         });
         return line;
+    }
+
+    /**
+     * The build's version: Quarkus' packaging writes the project version into the application jar's
+     * manifest ({@code Implementation-Version}), which its class loader gives this class's package;
+     * reading it costs no service start. Classes not run from that jar (dev mode, tests) have none.
+     */
+    static final class Version implements CommandLine.IVersionProvider {
+
+        @Override
+        public String[] getVersion() {
+            String version = NixExecCommand.class.getPackage().getImplementationVersion();
+            return new String[] {"nix-exec " + (version != null ? version : "(no version: not run from the packaged jar)")};
+        }
     }
 
     /** No command: serve. */

@@ -26,7 +26,8 @@ final class ServeCommand implements Callable<Integer> {
 
     static CommandSpec spec() {
         ServeCommand command = new ServeCommand();
-        CommandSpec spec = CommandSpec.wrapWithoutInspection(command).name("serve").mixinStandardHelpOptions(true);
+        CommandSpec spec = CommandSpec.wrapWithoutInspection(command).name("serve").mixinStandardHelpOptions(true)
+                .versionProvider(new NixExecCommand.Version());
         spec.usageMessage().description("Start the service (also what nix-exec with no arguments does).",
                 "Flags are the strongest configuration source: over -D given to java, NIXEXEC_* variables and the YAML file.");
         for (ServeFlag flag : ServeFlag.ALL) {

@@ -73,6 +73,18 @@ class CommandLineIT {
 
         Outcome packages = cli.run("run", "-l", "bash", "--with", "jq", "-e", "V=7", "echo '{\"v\":'$V'}' | jq .v");
         assertEquals("7\n", packages.stdout(), packages.toString());
+
+        // --profile: the profile's tools are the program's (jq comes from offline-review alone here)
+        assertEquals(new Outcome(0, "42\n", ""), cli.run("run", "-l", "bash", "--profile", "offline-review", "jq -n '6 * 7'"));
+        // --network: the job shares the host's network, so it sees the host's interfaces, not lo alone
+        CommandLine networked = as(Api.key(Api.tenant("cli-network", Map.of("network", true)), "member"));
+        Outcome network = networked.run("run", "-l", "bash", "--network",
+                "while read -r line; do case $line in *:*) echo \"${line%%:*}\" ;; esac; done < /proc/net/dev");
+        assertEquals(0, network.exit(), network.toString());
+        List<String> host = java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/net/dev")).stream()
+                .filter(l -> l.contains(":")).map(l -> l.substring(0, l.indexOf(':')).strip()).sorted().toList();
+        assertTrue(host.size() > 1, "this host has an interface besides lo: " + host);
+        assertEquals(host, network.stdoutLines().stream().sorted().toList(), network.toString());
     }
 
     @Test
@@ -364,13 +376,7 @@ class CommandLineIT {
         // perl puts back SIGINT's default, which a test run started in a shell's background inherits ignored
         Process run = as(key).start(List.of("perl", "-e", "$SIG{INT} = 'DEFAULT'; exec @ARGV or die $!",
                 CommandLine.COMMAND.toString(), "run", "-l", "bash", "echo started; sleep 60"));
-        CompletableFuture<String> stderr = CompletableFuture.supplyAsync(() -> {
-            try (var err = run.getErrorStream()) {
-                return new String(err.readAllBytes(), StandardCharsets.UTF_8);
-            } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            }
-        }, r -> Thread.ofVirtual().start(r));
+        CompletableFuture<String> stderr = textOf(run.getErrorStream());
         try (var out = new java.io.BufferedReader(new java.io.InputStreamReader(run.getInputStream(), StandardCharsets.UTF_8))) {
             assertEquals("started", out.readLine(), "the program runs");
             // Ctrl-C on a terminal: SIGINT to the command (perl and the launcher exec: the pid is the JVM's)
@@ -448,8 +454,23 @@ class CommandLineIT {
         Outcome endOfInput = cli.runWithInput("echo last\n", "enter", id);
         assertEquals(0, endOfInput.exit(), "the end of the pipe ends the shell: " + endOfInput);
 
-        Outcome destroyed = cli.run("destroy", "work");
-        assertEquals(0, destroyed.exit(), destroyed.toString());
+        // destroyed under an open shell: the connection ends (4004) without the shell's exit status
+        Process open = cli.start(List.of(CommandLine.COMMAND.toString(), "enter", "work"));
+        StringBuffer screen = screenOf(open);
+        CompletableFuture<String> openErr = textOf(open.getErrorStream());
+        try (var keys = open.getOutputStream()) {
+            // the pipe stays open: no end of input, the shell is still there when the session goes
+            keys.write("echo open-$((1 + 1)); sleep 60\n".getBytes());
+            keys.flush();
+            awaitScreen(screen, "open-2", null, keys);
+            Outcome destroyed = cli.run("destroy", "work");
+            assertEquals(0, destroyed.exit(), destroyed.toString());
+            assertTrue(open.waitFor(60, TimeUnit.SECONDS), "enter ends with its session: " + screen);
+        } finally {
+            open.destroyForcibly();
+        }
+        assertFails(new Outcome(open.exitValue(), screen.toString(), openErr.get(10, TimeUnit.SECONDS)), Exit.SHELL_LOST,
+                "4004 the session was destroyed");
         assertEquals("destroyed", JSON.readTree(cli.run("status", "--json", id).stdout()).path("status").asText());
         assertFails(cli.run("exec", id, "--", "true"), Exit.REFUSED, "destroyed");
         assertFails(cli.run("enter", id), Exit.REFUSED, "");
@@ -516,7 +537,14 @@ class CommandLineIT {
     }
 
     @Test
-    void bashCompletionComesFromTheCommandItself() throws Exception {
+    void theVersionAndBashCompletionComeFromTheCommandItself() throws Exception {
+        // the version the build wrote beside the jar (maven-archiver's record of the project's version)
+        java.util.Properties built = new java.util.Properties();
+        try (var in = java.nio.file.Files.newInputStream(CommandLine.REPO.resolve("target/maven-archiver/pom.properties"))) {
+            built.load(in);
+        }
+        assertEquals(new Outcome(0, "nix-exec " + built.getProperty("version") + "\n", ""), as(null).run("--version"));
+
         Outcome script = as(null).run("completion");
         assertEquals(0, script.exit(), script.toString());
         java.nio.file.Path file = java.nio.file.Files.createTempFile("nix-exec-completion", ".bash");
@@ -542,18 +570,7 @@ class CommandLineIT {
         // script(1) gives the command a pseudo-terminal; the paths reach its shell as variables
         Process script = cli.with(Map.of("NX_TTY", ttyName.toString(), "NX_COMMAND", CommandLine.COMMAND.toString()))
                 .start(List.of("script", "-qec", "tty > \"$NX_TTY\"; stty cols 123 rows 45; exec \"$NX_COMMAND\" enter tty", "/dev/null"));
-        StringBuffer screen = new StringBuffer();
-        Thread.ofVirtual().start(() -> {
-            byte[] buffer = new byte[4096];
-            try (var in = script.getInputStream()) {
-                int n;
-                while ((n = in.read(buffer)) >= 0) {
-                    screen.append(new String(buffer, 0, n, StandardCharsets.UTF_8));
-                }
-            } catch (IOException e) {
-                // the script ended
-            }
-        });
+        StringBuffer screen = screenOf(script);
         try (var keys = script.getOutputStream()) {
             awaitScreen(screen, "sandbox:", null, keys);
             awaitScreen(screen, "45 123", "stty size\r", keys);
@@ -575,6 +592,34 @@ class CommandLineIT {
             script.destroyForcibly();
             java.nio.file.Files.deleteIfExists(ttyName);
         }
+    }
+
+    /** What {@code process} prints, as it prints it. */
+    private static StringBuffer screenOf(Process process) {
+        StringBuffer screen = new StringBuffer();
+        Thread.ofVirtual().start(() -> {
+            byte[] buffer = new byte[4096];
+            try (var in = process.getInputStream()) {
+                int n;
+                while ((n = in.read(buffer)) >= 0) {
+                    screen.append(new String(buffer, 0, n, StandardCharsets.UTF_8));
+                }
+            } catch (IOException e) {
+                // the process ended
+            }
+        });
+        return screen;
+    }
+
+    /** All of {@code stream}, read on a thread of its own. */
+    private static CompletableFuture<String> textOf(java.io.InputStream stream) {
+        return CompletableFuture.supplyAsync(() -> {
+            try (stream) {
+                return new String(stream.readAllBytes(), StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }, r -> Thread.ofVirtual().start(r));
     }
 
     /** Types {@code keys} (if any) every 2 s until the screen shows {@code text}; at most 60 s. */

@@ -2,6 +2,7 @@ package dev.nixexec.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -29,6 +30,23 @@ class ServeCommandTest {
     void dashDSetsAnySettingButNotOverAFlag() {
         assertEquals(Map.of("nixexec.jobs.lease", "45s", "nixexec.sandbox.timeout", "3s"),
                 properties("-Dnixexec.jobs.lease=45s", "-timeout", "3s", "-Dnixexec.sandbox.timeout=9s"));
+    }
+
+    /** What the command prints for {@code args}, run in this JVM (a version or help request starts nothing). */
+    private static String printed(String... args) {
+        java.io.StringWriter out = new java.io.StringWriter();
+        CommandLine line = NixExecCommand.commandLine();
+        line.setOut(new java.io.PrintWriter(out));
+        line.getSubcommands().get("serve").setOut(new java.io.PrintWriter(out));
+        assertEquals(0, line.execute(args));
+        return out.toString();
+    }
+
+    @Test
+    void serveVersionIsTheCommandsVersion() {
+        String version = printed("--version");
+        assertTrue(version.startsWith("nix-exec "), version);
+        assertEquals(version, printed("serve", "--version"));
     }
 
     @Test
