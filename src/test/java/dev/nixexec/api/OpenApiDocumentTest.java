@@ -261,19 +261,28 @@ class OpenApiDocumentTest {
         Map<String, Object> document = document();
         Map<String, Object> schemas = map(document, "components", "schemas");
         TreeSet<String> reached = new TreeSet<>();
+        List<String> untyped = new ArrayList<>();
         map(document, "paths").forEach((path, item) -> map(item).forEach((method, operation) ->
                 map(operation, "responses").forEach((status, response) -> {
                     if (path.startsWith("/v1/") && status.startsWith("2")) {
                         map(response, "content").values().forEach(media -> reach(map(media).get("schema"), schemas, reached));
+                        Map<String, Object> json = map(response, "content", "application/json", "schema");
+                        if (map(response, "content").containsKey("application/json") && json.keySet().stream()
+                                .noneMatch(List.of("$ref", "type", "oneOf", "anyOf", "allOf")::contains)) {
+                            untyped.add(method + " " + path + " " + status);
+                        }
                     }
                 })));
+        assertEquals(List.of(), untyped, "JSON answers whose schema says nothing of their shape");
         TreeSet<String> returned = answerRecords();
         assertTrue(returned.containsAll(List.of("JobView", "JobList", "BatchItem", "JobEventLine", "PackageHit", "ProfileList",
-                "ProfileBody", "WorkspaceList", "WorkspaceFiles", "WorkspaceFile", "EnvironmentBuild", "SessionView", "AuditPage")),
+                "ProfileBody", "WorkspaceList", "WorkspaceFiles", "WorkspaceFile", "EnvironmentBuild", "SessionView", "AuditPage",
+                "CatalogContents", "CatalogGrouped")),
                 "the resources' answers were found: " + returned);
         assertEquals(List.of(), returned.stream().filter(name -> !reached.contains(name)).toList(),
                 "records the resources return that no 2xx answer of the document reaches (reached: " + reached + ")");
-        assertTrue(reached.containsAll(List.of("Usage", "JobEnvironment", "SessionEnvironment", "TenantPolicy", "Problem")),
+        assertTrue(reached.containsAll(List.of("Usage", "JobEnvironment", "SessionEnvironment", "TenantPolicy", "Problem",
+                "CatalogEntry")),
                 "the walk goes into the answers' fields: " + reached);
         List<String> undeclared = reached.stream().filter(name -> !map(schemas, name, "properties").isEmpty()
                 && !declaresRequired(map(schemas, name))).toList();
@@ -324,6 +333,7 @@ class OpenApiDocumentTest {
             for (var response : method.getAnnotationsByType(org.eclipse.microprofile.openapi.annotations.responses.APIResponse.class)) {
                 for (var content : response.content()) {
                     types.add(content.schema().implementation());
+                    types.addAll(List.of(content.schema().oneOf()));
                 }
             }
             for (java.lang.reflect.Type type : types) {
@@ -513,6 +523,10 @@ class OpenApiDocumentTest {
         fields.put("EnvironmentBuild", List.of("id", "status", "language", "packages"));
         // a policy's every field may be left out (the service's default)
         fields.put("TenantPolicy", List.of());
+        fields.put("CatalogContents", List.of("agents", "tools"));
+        fields.put("CatalogGrouped", List.of("agent_categories", "tools"));
+        // a tool has no category
+        fields.put("CatalogEntry", List.of("name", "attribute", "description"));
         fields.forEach((name, expected) -> assertEquals(expected, map(schemas, name).get("required"), name + "'s fields"));
         assertTrue(takesNull(map(schemas, "SessionEnvironment", "properties", "nixpkgs_revision"))
                 && !takesNull(map(schemas, "SessionEnvironment", "properties", "store_path")), "a session's revision may be unknown");
@@ -546,6 +560,10 @@ class OpenApiDocumentTest {
                 as.get().get("/v1/workspaces/" + workspace.path("id")).then().statusCode(200).extract().response()));
         answers.add(answer("workspaces", "get", "/v1/workspaces", as.get().get("/v1/workspaces").then().statusCode(200).extract().response()));
         answers.add(answer("profiles", "get", "/v1/profiles", as.get().get("/v1/profiles").then().statusCode(200).extract().response()));
+        answers.add(answer("catalog", "get", "/v1/catalog", as.get().get("/v1/catalog").then().statusCode(200)
+                .body("tools", org.hamcrest.Matchers.not(org.hamcrest.Matchers.empty())).extract().response()));
+        answers.add(answer("catalog grouped", "get", "/v1/catalog", as.get().get("/v1/catalog?grouped=true").then().statusCode(200)
+                .body("agent_categories", org.hamcrest.Matchers.notNullValue()).extract().response()));
         var environment = as.get().body(Map.of("language", "bash")).post("/v1/environments");
         answers.add(answer("environment", "post", "/v1/environments", environment));
         answers.add(answer("environment read", "get", "/v1/environments/{id}",
