@@ -6,6 +6,9 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 
 /** {@code GET /v1/catalog}: the agents and tools a session or profile can name ({@link Catalog}). */
@@ -23,6 +26,8 @@ public class CatalogResource {
     }
 
     @GET
+    @APIResponse(responseCode = "200", description = "The catalog: {agents, tools}, or with grouped=true {agent_categories, tools}",
+            content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(oneOf = {Catalog.Contents.class, Catalog.Grouped.class})))
     public Object get(@QueryParam("filter") String filter, @QueryParam("grouped") boolean grouped) {
         caller.get();
         return grouped ? catalog.grouped(filter) : catalog.list(filter);

@@ -15,6 +15,9 @@ public record JobEventLine(String type, int sequence, Instant ts, JsonNode paylo
 
     public static final String NDJSON = "application/x-ndjson";
 
+    /** The types of line {@link #of} writes (the document's enum). */
+    static final java.util.List<String> TYPES = java.util.List.of("lifecycle", "stdout", "stderr", "result");
+
     private static final ObjectMapper JSON = new ObjectMapper();
 
     static JobEventLine of(JobEvents.Event event) {

@@ -6,7 +6,10 @@ import dev.nixexec.config.NixExecConfig;
 import dev.nixexec.config.OneOf;
 import dev.nixexec.job.JobStatus;
 import dev.nixexec.job.OutputEncoding;
+import dev.nixexec.nix.EnvironmentsAhead;
 import dev.nixexec.nix.Language;
+import dev.nixexec.session.EnvironmentBuild;
+import dev.nixexec.session.SessionStatus;
 import dev.nixexec.tenant.Role;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -79,7 +82,25 @@ public final class OpenApiFilter implements OASFilter {
             Map.entry("SessionView", new Answer(fieldsOf(dev.nixexec.session.SessionView.class),
                     List.of("name", "profile", "agent", "description", "environment", "build_job_id", "error"))),
             // the job that made the workspace's version: none for an upload or a new workspace
-            Map.entry("WorkspaceView", new Answer(fieldsOf(dev.nixexec.workspace.WorkspaceView.class), List.of("version_job_id"))));
+            Map.entry("WorkspaceView", new Answer(fieldsOf(dev.nixexec.workspace.WorkspaceView.class), List.of("version_job_id"))),
+            Map.entry("WorkspaceList", new Answer(fieldsOf(WorkspacesResource.ListBody.class), List.of())),
+            Map.entry("WorkspaceFiles", new Answer(fieldsOf(WorkspacesResource.FilesBody.class), List.of())),
+            Map.entry("WorkspaceFile", new Answer(fieldsOf(dev.nixexec.workspace.WorkspaceFile.class), List.of())),
+            // a revision the build did not report
+            Map.entry("SessionEnvironment", new Answer(fieldsOf(dev.nixexec.session.SessionView.EnvironmentView.class),
+                    List.of("nixpkgs_revision"))),
+            Map.entry("ProfileList", new Answer(fieldsOf(ProfilesResource.ListBody.class), List.of())),
+            Map.entry("ProfileBody", new Answer(fieldsOf(ProfilesResource.ProfileBody.class), List.of())),
+            // written without its nulls: the store path, revision, build time and cache hit once built, the error once failed
+            Map.entry("EnvironmentBuild", new Answer(List.of("id", "status", "language", "packages"), List.of())),
+            // every field is written only when set: one left out is the service's default
+            Map.entry("TenantPolicy", new Answer(fieldsOf(dev.nixexec.tenant.TenantPolicy.class), List.of())),
+            Map.entry("PackageHit", new Answer(fieldsOf(dev.nixexec.nix.PackageHit.class), List.of())),
+            Map.entry("CatalogContents", new Answer(fieldsOf(dev.nixexec.session.Catalog.Contents.class), List.of())),
+            Map.entry("CatalogGrouped", new Answer(fieldsOf(dev.nixexec.session.Catalog.Grouped.class), List.of())),
+            // written without its nulls: an entry's category is optional (Catalog checks the rest)
+            Map.entry("CatalogEntry", new Answer(List.of("name", "attribute", "description"), List.of())),
+            Map.entry("JobEventLine", new Answer(fieldsOf(JobEventLine.class), List.of())));
 
     /** A node's role ({@code nixexec.node.role}), as the setting allows it: not a key's {@link Role}. */
     private static final List<String> NODE_ROLES = nodeRoles();
@@ -139,7 +160,11 @@ public final class OpenApiFilter implements OASFilter {
         if (batchItem != null && batchItem.getProperties() != null && batchItem.getProperties().containsKey("error")) {
             batchItem.addProperty("error", OASFactory.createSchema().ref(SCHEMAS + "Problem")
                     .description("why this submission was refused (no job was stored for it)"));
+            // the new job's id or the refusal in its place, never both
+            batchItem.oneOf(List.of(OASFactory.createSchema().required(List.of("id")),
+                    OASFactory.createSchema().required(List.of("error"))));
         }
+        eventLinePayloadsByType(schemas.get("JobEventLine"));
         ANSWERS.forEach((name, fields) -> {
             Schema schema = schemas.get(name);
             if (schema != null) {
@@ -164,7 +189,10 @@ public final class OpenApiFilter implements OASFilter {
             }
         }
         var responses = operation.getResponses();
-        eventStreamOfJobEventLines(responses.getAPIResponse("200"));
+        if (responses.getAPIResponses() != null) {
+            responses.getAPIResponses().values().forEach(OpenApiFilter::mediaTypesWithoutQuality);
+        }
+        eventStreamAsText(responses.getAPIResponse("200"));
         if (method == PathItem.HttpMethod.DELETE && responses.hasAPIResponse("200") && isEmpty(responses.getAPIResponse("200"))) {
             responses.removeAPIResponse("200");
             responses.addAPIResponse("204", OASFactory.createAPIResponse().description("Deleted"));
@@ -214,14 +242,21 @@ public final class OpenApiFilter implements OASFilter {
                 OASFactory.createSchema().ref(SCHEMAS + "JobView"))));
     }
 
-    /** The JSON names of a record's components that Jackson always writes (not {@code @JsonInclude(NON_NULL)}). */
+    /**
+     * The JSON names of a record's components that Jackson always writes: not {@code @JsonInclude(NON_NULL)},
+     * neither the component nor the record.
+     */
     private static List<String> fieldsOf(Class<? extends Record> type) {
+        if (nonNull(type.getAnnotation(JsonInclude.class))) {
+            return List.of();
+        }
         return Arrays.stream(type.getRecordComponents())
-                .filter(c -> {
-                    JsonInclude include = c.getAccessor().getAnnotation(JsonInclude.class);
-                    return include == null || include.value() != JsonInclude.Include.NON_NULL;
-                })
+                .filter(c -> !nonNull(c.getAccessor().getAnnotation(JsonInclude.class)))
                 .map(c -> PropertyNamingStrategies.SnakeCaseStrategy.INSTANCE.translate(c.getName())).toList();
+    }
+
+    private static boolean nonNull(JsonInclude include) {
+        return include != null && include.value() == JsonInclude.Include.NON_NULL;
     }
 
     /** A list row ({@link JobListRow}): a job's fields without stdout and stderr, and their previews. */
@@ -259,14 +294,55 @@ public final class OpenApiFilter implements OASFilter {
                         || (m.getSchema().getRef() == null && m.getSchema().getType() == null && m.getSchema().getProperties() == null));
     }
 
-    /** The SSE frames of /v1/jobs/{id}/events carry the same JobEventLine as its NDJSON lines, not the JAX-RS event object. */
-    private static void eventStreamOfJobEventLines(APIResponse ok) {
+    /**
+     * The SSE frames of /v1/jobs/{id}/events are text whose data is the event's own (JobsResource#events),
+     * not the JAX-RS event object the scan saw, nor a JobEventLine (that is the NDJSON form's line).
+     */
+    private static void eventStreamAsText(APIResponse ok) {
         if (ok == null || ok.getContent() == null || !ok.getContent().hasMediaType("text/event-stream")) {
             return;
         }
-        ok.getContent().getMediaType("text/event-stream").setSchema(OASFactory.createSchema().addType(Schema.SchemaType.ARRAY)
-                .description("server-sent events: id is the sequence, event the type, data a JobEventLine")
-                .items(OASFactory.createSchema().ref(SCHEMAS + "JobEventLine")));
+        ok.getContent().getMediaType("text/event-stream").setSchema(string().description("server-sent events: `id:` the "
+                + "event's sequence number; `event:` status, stdout, stderr or result; `data:` the job's status, the text "
+                + "printed, or the job's JSON (a JobView)"));
+    }
+
+    /**
+     * A JobEventLine's payload by its type (JobEventLine#of): a lifecycle line carries the job's status,
+     * an output line the text printed, the result line the job.
+     */
+    private static void eventLinePayloadsByType(Schema line) {
+        if (line == null || line.getProperties() == null) {
+            return;
+        }
+        line.getProperties().get("type").setEnumeration(new ArrayList<>(JobEventLine.TYPES));
+        Schema lifecycle = OASFactory.createSchema().addType(Schema.SchemaType.OBJECT).required(List.of("status"))
+                .addProperty("status", string().enumeration(new ArrayList<>(ids(JobStatus.values(), JobStatus::id))));
+        Schema output = OASFactory.createSchema().addType(Schema.SchemaType.OBJECT).required(List.of("text"))
+                .addProperty("text", string());
+        line.oneOf(List.of(linePayload(List.of("lifecycle"), lifecycle), linePayload(List.of("stdout", "stderr"), output),
+                linePayload(List.of("result"), OASFactory.createSchema().ref(SCHEMAS + "JobView"))));
+    }
+
+    private static Schema linePayload(List<String> types, Schema payload) {
+        return OASFactory.createSchema().addProperty("type", OASFactory.createSchema().enumeration(new ArrayList<>(types)))
+                .addProperty("payload", payload);
+    }
+
+    /**
+     * {@code ;qs=} is the server's preference among what it produces (JobsResource#eventLines), not a
+     * parameter of the media type it answers with: the document names the media type alone.
+     */
+    private static void mediaTypesWithoutQuality(APIResponse response) {
+        if (response.getContent() == null || response.getContent().getMediaTypes() == null) {
+            return;
+        }
+        Map.copyOf(response.getContent().getMediaTypes()).forEach((name, media) -> {
+            if (name.contains(";qs=")) {
+                response.getContent().removeMediaType(name);
+                response.getContent().addMediaType(name.substring(0, name.indexOf(';')).strip(), media);
+            }
+        });
     }
 
     private static APIResponse problem(String title) {
@@ -324,7 +400,13 @@ public final class OpenApiFilter implements OASFilter {
         boolean ofAJob = owner.startsWith("Job");
         List<String> values = switch (name) {
             case "language" -> Language.ids();
-            case "status" -> ofAJob ? ids(JobStatus.values(), JobStatus::id) : null;
+            case "status" -> switch (owner) {
+                case "SessionView" -> ids(SessionStatus.values(), SessionStatus::id);
+                case "EnvironmentBuild" -> EnvironmentBuild.STATUSES;
+                case "NodeEnvironment" -> ids(EnvironmentsAhead.Status.values(), OpenApiFilter::lowerCase);
+                default -> ofAJob ? ids(JobStatus.values(), JobStatus::id) : null;
+            };
+            case "source" -> owner.equals("NodeEnvironment") ? ids(EnvironmentsAhead.Source.values(), OpenApiFilter::lowerCase) : null;
             case "network" -> List.of("off", "full");
             case "encoding" -> ids(OutputEncoding.values(), OutputEncoding::id);
             case "role" -> owner.startsWith("Node") ? NODE_ROLES : ids(Role.values(), Role::id);
@@ -342,6 +424,11 @@ public final class OpenApiFilter implements OASFilter {
         } catch (NoSuchMethodException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    /** How NodeEnvironments writes an enum's value. */
+    private static String lowerCase(Enum<?> value) {
+        return value.name().toLowerCase(java.util.Locale.ROOT);
     }
 
     private static <T> List<String> ids(T[] values, Function<T, String> id) {

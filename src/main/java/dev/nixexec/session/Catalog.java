@@ -19,6 +19,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.constructor.SafeConstructor;
@@ -34,6 +35,7 @@ import org.yaml.snakeyaml.constructor.SafeConstructor;
 public class Catalog {
 
     /** The file's shape: {@code {agents: [...], tools: [...]}}. */
+    @Schema(name = "CatalogContents")
     public record Contents(List<CatalogEntry> agents, List<CatalogEntry> tools) {
 
         public Contents {
@@ -43,6 +45,7 @@ public class Catalog {
     }
 
     /** Agents by category (those without one under {@code other}), and the tools. */
+    @Schema(name = "CatalogGrouped")
     public record Grouped(Map<String, List<CatalogEntry>> agentCategories, List<CatalogEntry> tools) {
     }
 

@@ -14,6 +14,9 @@ import java.util.UUID;
 public record EnvironmentBuild(UUID id, String status, String language, List<String> packages,
         String storePath, String nixpkgsRevision, Long buildMs, Boolean cacheHit, JobView.ErrorView error) {
 
+    /** The values {@link #of} gives {@code status} (the OpenAPI document's enum). */
+    public static final List<String> STATUSES = List.of("building", "ready", "failed");
+
     static EnvironmentBuild of(JobView job) {
         String status = !job.terminal() ? "building"
                 : JobStatus.SUCCEEDED.id().equals(job.status()) ? "ready" : "failed";

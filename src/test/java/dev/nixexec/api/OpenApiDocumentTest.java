@@ -60,8 +60,15 @@ class OpenApiDocumentTest {
 
     /** "METHOD /path" of every JAX-RS resource method under /v1, read from the compiled classes. */
     static TreeSet<String> resourceOperations() throws IOException, URISyntaxException {
-        Path classes = Path.of(JobsResource.class.getProtectionDomain().getCodeSource().getLocation().toURI());
         TreeSet<String> operations = new TreeSet<>();
+        resourceMethods().forEach((method, operation) -> operations.add(operation));
+        return operations;
+    }
+
+    /** Every JAX-RS resource method under /v1, with its "METHOD /path", read from the compiled classes. */
+    private static Map<Method, String> resourceMethods() throws IOException, URISyntaxException {
+        Path classes = Path.of(JobsResource.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        Map<Method, String> methods = new java.util.LinkedHashMap<>();
         try (Stream<Path> files = Files.walk(classes.resolve("dev/nixexec"))) {
             for (Path file : files.filter(f -> f.toString().endsWith(".class")).toList()) {
                 String name = classes.relativize(file).toString().replace('/', '.').replaceAll("\\.class$", "");
@@ -86,12 +93,12 @@ class OpenApiDocumentTest {
                     String path = ("/" + root.value() + "/" + (sub == null ? "" : sub.value()))
                             .replaceAll("\\{\\s*(\\w+)\\s*:[^}]*}", "{$1}").replaceAll("/+", "/").replaceAll("(.)/$", "$1");
                     if (path.startsWith("/v1/")) {
-                        operations.add(verb.toLowerCase(Locale.ROOT) + " " + path);
+                        methods.put(method, verb.toLowerCase(Locale.ROOT) + " " + path);
                     }
                 }
             }
         }
-        return operations;
+        return methods;
     }
 
     @Test
@@ -192,6 +199,15 @@ class OpenApiDocumentTest {
         assertEquals(statuses, map(schemas, "JobListRow", "properties", "status").get("enum"),
                 "the list's rows are described (JobListRow): " + map(schemas, "JobList"));
         assertTrue(map(schemas, "SubmitBody", "properties").containsKey("callback_url"), "properties are snake_case as Jackson writes them");
+        assertEquals(Arrays.stream(dev.nixexec.session.SessionStatus.values()).map(dev.nixexec.session.SessionStatus::id).toList(),
+                map(schemas, "SessionView", "properties", "status").get("enum"));
+        assertEquals(List.of("building", "ready", "failed"), map(schemas, "EnvironmentBuild", "properties", "status").get("enum"));
+        for (var closed : Map.of("status", dev.nixexec.nix.EnvironmentsAhead.Status.values(),
+                "source", dev.nixexec.nix.EnvironmentsAhead.Source.values()).entrySet()) {
+            assertEquals(Arrays.stream(closed.getValue()).map(v -> v.name().toLowerCase(Locale.ROOT)).toList(),
+                    map(schemas, "NodeEnvironment", "properties", closed.getKey()).get("enum"), "a node environment's " + closed.getKey());
+        }
+        assertEquals(List.of("lifecycle", "stdout", "stderr", "result"), map(schemas, "JobEventLine", "properties", "type").get("enum"));
     }
 
     @Test
@@ -233,6 +249,103 @@ class OpenApiDocumentTest {
         assertEquals(List.of("summary", "full"), map(fields, "schema").get("enum"));
     }
 
+    /**
+     * Every named schema an answer reaches (a 2xx body of a /v1 operation, and the schemas inside
+     * it) says which of its fields are always there: a {@code required} list (empty when every field
+     * may be left out), or choices ({@code oneOf}) that each have one. The walk is shown to reach every
+     * record a resource method returns (read from the compiled methods: their return types, their
+     * {@code @APIResponse} schemas), so a new answer cannot be forgotten.
+     */
+    @Test
+    void everyAnswerSchemaSaysWhichFieldsItAlwaysCarries() throws Exception {
+        Map<String, Object> document = document();
+        Map<String, Object> schemas = map(document, "components", "schemas");
+        TreeSet<String> reached = new TreeSet<>();
+        List<String> untyped = new ArrayList<>();
+        map(document, "paths").forEach((path, item) -> map(item).forEach((method, operation) ->
+                map(operation, "responses").forEach((status, response) -> {
+                    if (path.startsWith("/v1/") && status.startsWith("2")) {
+                        map(response, "content").values().forEach(media -> reach(map(media).get("schema"), schemas, reached));
+                        Map<String, Object> json = map(response, "content", "application/json", "schema");
+                        if (map(response, "content").containsKey("application/json") && json.keySet().stream()
+                                .noneMatch(List.of("$ref", "type", "oneOf", "anyOf", "allOf")::contains)) {
+                            untyped.add(method + " " + path + " " + status);
+                        }
+                    }
+                })));
+        assertEquals(List.of(), untyped, "JSON answers whose schema says nothing of their shape");
+        TreeSet<String> returned = answerRecords();
+        assertTrue(returned.containsAll(List.of("JobView", "JobList", "BatchItem", "JobEventLine", "PackageHit", "ProfileList",
+                "ProfileBody", "WorkspaceList", "WorkspaceFiles", "WorkspaceFile", "EnvironmentBuild", "SessionView", "AuditPage",
+                "CatalogContents", "CatalogGrouped")),
+                "the resources' answers were found: " + returned);
+        assertEquals(List.of(), returned.stream().filter(name -> !reached.contains(name)).toList(),
+                "records the resources return that no 2xx answer of the document reaches (reached: " + reached + ")");
+        assertTrue(reached.containsAll(List.of("Usage", "JobEnvironment", "SessionEnvironment", "TenantPolicy", "Problem",
+                "CatalogEntry")),
+                "the walk goes into the answers' fields: " + reached);
+        List<String> undeclared = reached.stream().filter(name -> !map(schemas, name, "properties").isEmpty()
+                && !declaresRequired(map(schemas, name))).toList();
+        assertEquals(List.of(), undeclared, "answer schemas that do not say which fields they always carry");
+    }
+
+    /** Adds the named schemas {@code schema} refers to, and theirs, to {@code reached}. */
+    private static void reach(Object schema, Map<String, Object> schemas, java.util.Set<String> reached) {
+        if (!(schema instanceof Map<?, ?> node)) {
+            if (schema instanceof List<?> choices) {
+                choices.forEach(choice -> reach(choice, schemas, reached));
+            }
+            return;
+        }
+        if (node.get("$ref") instanceof String ref) {
+            String name = ref.substring(ref.lastIndexOf('/') + 1);
+            if (reached.add(name)) {
+                reach(schemas.get(name), schemas, reached);
+            }
+            return;
+        }
+        for (String key : List.of("items", "additionalProperties", "oneOf", "anyOf", "allOf")) {
+            reach(node.get(key), schemas, reached);
+        }
+        if (node.get("properties") instanceof Map<?, ?> properties) {
+            properties.values().forEach(property -> reach(property, schemas, reached));
+        }
+    }
+
+    /** A required list, or choices each with one. */
+    private static boolean declaresRequired(Map<String, Object> schema) {
+        return schema.get("required") instanceof List<?>
+                || schema.get("oneOf") instanceof List<?> choices && !choices.isEmpty()
+                        && choices.stream().allMatch(c -> c instanceof Map<?, ?> m && m.get("required") instanceof List<?>);
+    }
+
+    /**
+     * The schema names of the records the /v1 resource methods answer with: their return types (a
+     * record, or a list or stream of records) and the implementations their {@code @APIResponse}s name.
+     */
+    private static TreeSet<String> answerRecords() throws Exception {
+        TreeSet<String> names = new TreeSet<>();
+        for (Method method : resourceMethods().keySet()) {
+            List<java.lang.reflect.Type> types = new ArrayList<>(List.of(method.getGenericReturnType()));
+            if (method.getGenericReturnType() instanceof java.lang.reflect.ParameterizedType generic) {
+                types.addAll(List.of(generic.getActualTypeArguments()));
+            }
+            for (var response : method.getAnnotationsByType(org.eclipse.microprofile.openapi.annotations.responses.APIResponse.class)) {
+                for (var content : response.content()) {
+                    types.add(content.schema().implementation());
+                    types.addAll(List.of(content.schema().oneOf()));
+                }
+            }
+            for (java.lang.reflect.Type type : types) {
+                if (type instanceof Class<?> c && c.isRecord()) {
+                    var named = c.getAnnotation(org.eclipse.microprofile.openapi.annotations.media.Schema.class);
+                    names.add(named == null || named.name().isEmpty() ? c.getSimpleName() : named.name());
+                }
+            }
+        }
+        return names;
+    }
+
     /** Whether a property's schema allows null: "null" among its types, or a {type: null} choice. */
     @SuppressWarnings("unchecked")
     private static boolean takesNull(Map<String, Object> property) {
@@ -272,6 +385,26 @@ class OpenApiDocumentTest {
         finished.then().statusCode(200).body("status", org.hamcrest.Matchers.equalTo("succeeded"));
         answers.add(answer("get", "get", "/v1/jobs/{id}", finished));
         answers.add(answer("list", "get", "/v1/jobs", as.get().get("/v1/jobs").then().statusCode(200).extract().response()));
+        // NDJSON: the lines, each a JobEventLine, checked as the list the document describes
+        var lines = as.get().accept("application/x-ndjson").get("/v1/jobs/" + id + "/events").then().statusCode(200)
+                .contentType(org.hamcrest.Matchers.startsWith("application/x-ndjson")).extract().asString();
+        var json = new com.fasterxml.jackson.databind.ObjectMapper();
+        List<Object> events = new ArrayList<>();
+        for (String line : lines.lines().filter(l -> !l.isBlank()).toList()) {
+            events.add(json.readValue(line, Object.class));
+        }
+        assertEquals(List.of("lifecycle", "stdout", "stderr", "result"), events.stream()
+                .map(e -> ((Map<?, ?>) e).get("type")).distinct().sorted(java.util.Comparator.comparing(t ->
+                        List.of("lifecycle", "stdout", "stderr", "result").indexOf(t))).toList(), "every type of line: " + lines);
+        answers.add(new Answer("event lines", "get", "/v1/jobs/{id}/events", 200, "application/x-ndjson", events));
+        // the event stream's frames carry the event's own data (here the text printed), not a JobEventLine
+        String stream = as.get().accept("text/event-stream").get("/v1/jobs/" + id + "/events").then().statusCode(200)
+                .extract().asString();
+        assertTrue(stream.lines().anyMatch("event:stdout"::equals) && stream.lines().anyMatch("data:hi"::equals), stream);
+        Map<String, Object> frames = map(document(), "paths", "/v1/jobs/{id}/events", "get", "responses", "200", "content",
+                "text/event-stream", "schema");
+        assertEquals("string", frames.get("type"), "the event stream is text: " + frames);
+        assertFalse(frames.toString().contains("JobEventLine"), "its frames are not JobEventLines: " + frames);
         answers.add(answer("list full", "get", "/v1/jobs",
                 as.get().get("/v1/jobs?fields=full").then().statusCode(200).extract().response()));
         answers.add(answer("batch", "post", "/v1/jobs/batch", as.get().body(Map.of("jobs", List.of(
@@ -297,9 +430,22 @@ class OpenApiDocumentTest {
         Map<String, Object> row = new java.util.HashMap<>(((List<Map<String, Object>>) list.get("items")).getFirst());
         row.remove("id");
         list.put("items", List.of(row));
-        assertEquals(List.of("bad job", "bad row"), mismatches(List.of(
+        // a batch answer is a job's id or a problem in its place: never both, never neither
+        @SuppressWarnings("unchecked")
+        Map<String, Object> refusal = ((List<Map<String, Object>>) answers.stream().filter(a -> a.name().equals("batch refused"))
+                .findFirst().orElseThrow().body()).getFirst();
+        Map<String, Object> both = new java.util.HashMap<>(refusal);
+        both.put("id", id);
+        // an event line of no type the stream knows
+        @SuppressWarnings("unchecked")
+        Map<String, Object> line = new java.util.HashMap<>((Map<String, Object>) events.getFirst());
+        line.put("type", "status");
+        assertEquals(List.of("bad job", "bad row", "bad batch item", "empty batch item", "bad event line"), mismatches(List.of(
                 new Answer("bad job", "get", "/v1/jobs/{id}", 200, "application/json", job),
-                new Answer("bad row", "get", "/v1/jobs", 200, "application/json", list))).stream()
+                new Answer("bad row", "get", "/v1/jobs", 200, "application/json", list),
+                new Answer("bad batch item", "post", "/v1/jobs/batch", 201, "application/json", List.of(both)),
+                new Answer("empty batch item", "post", "/v1/jobs/batch", 201, "application/json", List.of(Map.of())),
+                new Answer("bad event line", "get", "/v1/jobs/{id}/events", 200, "application/x-ndjson", List.of(line)))).stream()
                 .map(m -> m.substring(0, m.indexOf(':'))).toList());
     }
 
@@ -366,12 +512,40 @@ class OpenApiDocumentTest {
                 map(schemas, "SessionView").get("required"));
         assertEquals(List.of("id", "name", "quota_bytes", "quota_files", "bytes", "files", "version", "version_job_id",
                 "created_at", "updated_at"), map(schemas, "WorkspaceView").get("required"));
-        String member = dev.nixexec.testing.Api.key(dev.nixexec.testing.Api.tenant("openapi-others"), "member");
+        Map<String, List<String>> fields = new java.util.LinkedHashMap<>();
+        fields.put("SessionEnvironment", List.of("store_path", "nixpkgs_revision"));
+        fields.put("WorkspaceList", List.of("items"));
+        fields.put("WorkspaceFiles", List.of("version", "items"));
+        fields.put("WorkspaceFile", List.of("path", "size", "sha256", "content_type", "updated_at"));
+        fields.put("ProfileList", List.of("items"));
+        fields.put("ProfileBody", List.of("name", "description", "network", "packages", "writable", "env", "limits", "built_in"));
+        // the store path, revision, build time and cache hit once built, the error once failed
+        fields.put("EnvironmentBuild", List.of("id", "status", "language", "packages"));
+        // a policy's every field may be left out (the service's default)
+        fields.put("TenantPolicy", List.of());
+        fields.put("CatalogContents", List.of("agents", "tools"));
+        fields.put("CatalogGrouped", List.of("agent_categories", "tools"));
+        // a tool has no category
+        fields.put("CatalogEntry", List.of("name", "attribute", "description"));
+        fields.forEach((name, expected) -> assertEquals(expected, map(schemas, name).get("required"), name + "'s fields"));
+        assertTrue(takesNull(map(schemas, "SessionEnvironment", "properties", "nixpkgs_revision"))
+                && !takesNull(map(schemas, "SessionEnvironment", "properties", "store_path")), "a session's revision may be unknown");
+        String tenant = dev.nixexec.testing.Api.tenant("openapi-others");
+        String member = dev.nixexec.testing.Api.key(tenant, "member");
         var as = (java.util.function.Supplier<io.restassured.specification.RequestSpecification>)
                 () -> dev.nixexec.testing.Api.as(member);
         List<Answer> answers = new ArrayList<>();
         var session = as.get().body(Map.of()).post("/v1/sessions").then().statusCode(201).extract().response();
         answers.add(answer("session made", "post", "/v1/sessions", session));
+        var ready = as.get().body(Map.of("packages", List.of("hello"))).post("/v1/sessions?wait=120").then().statusCode(201)
+                .body("status", org.hamcrest.Matchers.equalTo("ready")).extract().response();
+        assertTrue(ready.path("environment.store_path") != null, "a ready session has its environment: " + ready.asString());
+        answers.add(answer("session ready", "post", "/v1/sessions", ready));
+        var profile = dev.nixexec.testing.Api.as(dev.nixexec.testing.Api.key(tenant, "admin"))
+                .body(Map.of("description", "for the document", "packages", List.of("hello"), "network", "off",
+                        "limits", Map.of("timeout", "20s")))
+                .put("/v1/profiles/openapi").then().statusCode(201).extract().response();
+        answers.add(answer("profile put", "put", "/v1/profiles/{name}", profile));
         answers.add(answer("session", "get", "/v1/sessions/{id}",
                 as.get().get("/v1/sessions/" + session.path("id")).then().statusCode(200).extract().response()));
         answers.add(answer("sessions", "get", "/v1/sessions", as.get().get("/v1/sessions").then().statusCode(200).extract().response()));
@@ -386,10 +560,34 @@ class OpenApiDocumentTest {
                 as.get().get("/v1/workspaces/" + workspace.path("id")).then().statusCode(200).extract().response()));
         answers.add(answer("workspaces", "get", "/v1/workspaces", as.get().get("/v1/workspaces").then().statusCode(200).extract().response()));
         answers.add(answer("profiles", "get", "/v1/profiles", as.get().get("/v1/profiles").then().statusCode(200).extract().response()));
+        answers.add(answer("catalog", "get", "/v1/catalog", as.get().get("/v1/catalog").then().statusCode(200)
+                .body("tools", org.hamcrest.Matchers.not(org.hamcrest.Matchers.empty())).extract().response()));
+        answers.add(answer("catalog grouped", "get", "/v1/catalog", as.get().get("/v1/catalog?grouped=true").then().statusCode(200)
+                .body("agent_categories", org.hamcrest.Matchers.notNullValue()).extract().response()));
         var environment = as.get().body(Map.of("language", "bash")).post("/v1/environments");
         answers.add(answer("environment", "post", "/v1/environments", environment));
         answers.add(answer("environment read", "get", "/v1/environments/{id}",
                 as.get().get("/v1/environments/" + environment.path("id")).then().statusCode(200).extract().response()));
+        assertEquals(List.of(), mismatches(answers), "live answers the document does not describe");
+    }
+
+    /**
+     * A package search answers PackageHits, every field there; until the pin's index is listed (in
+     * the background, started by the first search) it answers a 503 problem, as the document says.
+     */
+    @Test
+    void packageSearchAnswersMatchTheirSchema() throws Exception {
+        assertEquals(List.of("attribute", "version", "description"), map(document(), "components", "schemas", "PackageHit")
+                .get("required"));
+        String member = dev.nixexec.testing.Api.key(dev.nixexec.testing.Api.tenant("openapi-packages"), "member");
+        List<Answer> answers = new ArrayList<>();
+        var first = dev.nixexec.testing.Api.as(member).get("/v1/packages?q=tinypkg");
+        answers.add(answer("first search", "get", "/v1/packages", first));
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofMinutes(2)).pollInterval(java.time.Duration.ofMillis(250))
+                .until(() -> dev.nixexec.testing.Api.as(member).get("/v1/packages?q=tinypkg").statusCode() == 200);
+        var hits = dev.nixexec.testing.Api.as(member).get("/v1/packages?q=tinypkg").then().statusCode(200)
+                .body("[0].attribute", org.hamcrest.Matchers.equalTo("python3Packages.tinypkg")).extract().response();
+        answers.add(answer("hits", "get", "/v1/packages", hits));
         assertEquals(List.of(), mismatches(answers), "live answers the document does not describe");
     }
 
