@@ -8,6 +8,8 @@ import java.net.http.WebSocket;
 import java.net.http.WebSocketHandshakeException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.Objects;
+import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -22,29 +24,39 @@ import picocli.CommandLine.Parameters;
  * The session's interactive shell over {@code GET /v1/sessions/{id}/attach} (docs/api.md,
  * "Attaching a shell"). On a terminal it puts the terminal in raw mode and keeps the remote
  * window size in step with it; from a pipe it sends the input and then an end of input, so the
- * shell exits when its script is done. The command's exit code is the shell's.
+ * shell exits when its script is done. With {@code --json} the terminal is left as it is, the
+ * input is sent as from a pipe, and the shell is written as NDJSON ({@link ShellOutput.Events}).
+ * The command's exit code is the shell's.
  */
-@Command(name = "enter", description = "Open the session's interactive shell (a real terminal; stdin may be a pipe).")
+@Command(name = "enter", description = "Open the session's interactive shell (a real terminal; stdin may be a pipe; NDJSON events with --json).")
 final class EnterCommand extends ClientCommand {
 
-    private static final Pattern EXIT = Pattern.compile("exit (\\d+)");
+    private static final Pattern EXIT = Pattern.compile("exit (\\d{1,9})");
     private static final byte END_OF_INPUT = 4;
+    // RFC 6455: the connection ended without a close frame
+    private static final int ABNORMAL_CLOSURE = 1006;
 
     @Parameters(index = "0", paramLabel = "SESSION", description = "the session's id or name")
     String session;
 
+    /** How the connection ended (docs/api.md's close codes). */
     record Closed(int code, String reason) {
+
+        /** The shell's exit code, when it exited: a normal close saying {@code exit N}. */
+        OptionalInt exitCode() {
+            Matcher exit = EXIT.matcher(reason);
+            return code == WebSocket.NORMAL_CLOSURE && exit.matches() ? OptionalInt.of(Integer.parseInt(exit.group(1)))
+                    : OptionalInt.empty();
+        }
     }
 
     @Override
     int run(Server server) {
-        if (client.json) {
-            throw new CommandFailure(Exit.USAGE, "enter: a shell is a terminal, not JSON; leave out --json");
-        }
         String id = server.get("/v1/sessions/" + Server.segment(session)).path("id").asText();
         CompletableFuture<Closed> closed = new CompletableFuture<>();
-        WebSocket socket = open(server, id, closed);
-        try (TerminalMode mode = TerminalMode.raw()) {
+        ShellOutput output = ShellOutput.of(client.json, terminal.out());
+        WebSocket socket = open(server, id, closed, output);
+        try (TerminalMode mode = client.json ? TerminalMode.unchanged() : TerminalMode.raw()) {
             if (mode.interactive()) {
                 mode.onResize(size -> resize(socket, size));
                 resize(socket, mode.size());
@@ -53,18 +65,19 @@ final class EnterCommand extends ClientCommand {
                     .start(() -> pump(socket, mode.interactive(), closed));
             Closed end = await(closed);
             input.interrupt();
+            output.ended(end);
             return exit(end);
         }
     }
 
-    private WebSocket open(Server server, String id, CompletableFuture<Closed> closed) {
+    private WebSocket open(Server server, String id, CompletableFuture<Closed> closed, ShellOutput output) {
         URI http = server.resolve("/v1/sessions/" + Server.segment(id) + "/attach");
         URI ws = URI.create(http.toString().replaceFirst("^http", "ws"));
         // the JDK's WebSocket client: for enter only, its TLS set-up costs the other commands nothing
         WebSocket.Builder builder = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build().newWebSocketBuilder();
         server.key().ifPresent(k -> builder.header("Authorization", "Bearer " + k));
         try {
-            return builder.buildAsync(ws, new Screen(closed)).get();
+            return builder.buildAsync(ws, new Shell(closed, output)).get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new CommandFailure(Exit.CANCELLED, "interrupted");
@@ -113,34 +126,40 @@ final class EnterCommand extends ClientCommand {
             Thread.currentThread().interrupt();
             throw new CommandFailure(Exit.CANCELLED, "interrupted");
         } catch (ExecutionException e) {
-            throw new CommandFailure(Exit.SHELL_LOST, "the shell's connection failed: " + e.getCause().getMessage());
+            // the listener completes it, never exceptionally
+            throw new IllegalStateException(e.getCause());
         }
     }
 
     private int exit(Closed end) {
-        Matcher exit = EXIT.matcher(end.reason());
-        if (end.code() == WebSocket.NORMAL_CLOSURE && exit.matches()) {
-            return Integer.parseInt(exit.group(1)) & 0xff;
+        OptionalInt exit = end.exitCode();
+        if (exit.isPresent()) {
+            return exit.getAsInt() & 0xff;
         }
         terminal.err().println("nix-exec: the shell ended: " + end.code() + " " + CommandFailure.oneLine(end.reason()));
         return Exit.SHELL_LOST.code;
     }
 
-    /** The shell's screen to this command's stdout, at the pace this process writes it. */
-    private final class Screen implements WebSocket.Listener {
+    /** The shell's screen to this command's output, at the pace this process writes it, and its end. */
+    private static final class Shell implements WebSocket.Listener {
 
         private final CompletableFuture<Closed> closed;
+        private final ShellOutput output;
 
-        Screen(CompletableFuture<Closed> closed) {
+        Shell(CompletableFuture<Closed> closed, ShellOutput output) {
             this.closed = closed;
+            this.output = output;
+        }
+
+        @Override
+        public void onOpen(WebSocket webSocket) {
+            output.attached();
+            webSocket.request(1);
         }
 
         @Override
         public CompletionStage<?> onBinary(WebSocket webSocket, ByteBuffer data, boolean last) {
-            byte[] bytes = new byte[data.remaining()];
-            data.get(bytes);
-            terminal.out().write(bytes, 0, bytes.length);
-            terminal.out().flush();
+            output.screen(data);
             webSocket.request(1);
             return null;
         }
@@ -153,7 +172,8 @@ final class EnterCommand extends ClientCommand {
 
         @Override
         public void onError(WebSocket webSocket, Throwable error) {
-            closed.completeExceptionally(error);
+            closed.complete(new Closed(ABNORMAL_CLOSURE, "the connection failed: "
+                    + Objects.requireNonNullElse(error.getMessage(), error.getClass().getSimpleName())));
         }
     }
 }

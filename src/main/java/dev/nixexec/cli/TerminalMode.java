@@ -32,6 +32,11 @@ final class TerminalMode implements AutoCloseable {
         return new TerminalMode(saved);
     }
 
+    /** The terminal left as it is (enter --json: its output is for a program, not a screen). */
+    static TerminalMode unchanged() {
+        return new TerminalMode(Optional.empty());
+    }
+
     boolean interactive() {
         return saved.isPresent();
     }

@@ -340,7 +340,7 @@ class CommandLineIT {
         assertFails(cli.run("run", "-l", "bash", "--frobnicate", "true"), Exit.USAGE, "--frobnicate");
         assertFails(cli.run("run", "true"), Exit.USAGE, "--language");
         assertFails(cli.run("frobnicate"), Exit.USAGE, "frobnicate");
-        assertFails(cli.run("enter", "--json", "any-session"), Exit.USAGE, "--json");
+        assertFails(cli.run("enter", "--json", "no-such-session"), Exit.NOT_FOUND, "no-such-session");
         // --key beats NIXEXEC_KEY: a wrong key given as the flag is refused though the variable's is right
         assertFails(cli.run("list", "--key", "nx_not_a_key"), Exit.DENIED, "key");
         assertFails(as(null).run("jobs"), Exit.DENIED, "key");
@@ -453,6 +453,24 @@ class CommandLineIT {
         assertTrue(shell.stdout().contains("kept"), shell.toString());
         Outcome endOfInput = cli.runWithInput("echo last\n", "enter", id);
         assertEquals(0, endOfInput.exit(), "the end of the pipe ends the shell: " + endOfInput);
+        // enter --json: the screen as stdout events between the attach and the shell's end, numbered
+        // from 1, and still the shell's exit code
+        Outcome jsonShell = cli.runWithInput("echo hi-$((40+2))\nexit 3\n", "enter", "--json", "work");
+        assertEquals(3, jsonShell.exit(), jsonShell.toString());
+        List<JsonNode> shellEvents = ndjson(jsonShell.stdout());
+        assertTrue(shellEvents.size() >= 3, jsonShell.toString());
+        for (int i = 0; i < shellEvents.size(); i++) {
+            assertEquals(i + 1, shellEvents.get(i).path("sequence").asInt(), jsonShell.stdout());
+        }
+        assertEquals("lifecycle attached", shellEvents.get(0).path("type").asText() + " "
+                + shellEvents.get(0).path("payload").path("status").asText(), jsonShell.stdout());
+        JsonNode shellResult = shellEvents.get(shellEvents.size() - 1);
+        assertEquals("result", shellResult.path("type").asText(), jsonShell.stdout());
+        assertEquals(3, shellResult.path("payload").path("exit_code").asInt(-1), jsonShell.stdout());
+        List<JsonNode> screenEvents = shellEvents.subList(1, shellEvents.size() - 1);
+        assertTrue(screenEvents.stream().allMatch(e -> "stdout".equals(e.path("type").asText())), jsonShell.stdout());
+        assertTrue(screenEvents.stream().map(e -> e.path("payload").path("text").asText()).collect(Collectors.joining())
+                .contains("hi-42"), jsonShell.stdout());
 
         // destroyed under an open shell: the connection ends (4004) without the shell's exit status
         Process open = cli.start(List.of(CommandLine.COMMAND.toString(), "enter", "work"));
