@@ -441,8 +441,9 @@ class CommandLineIT {
         assertEquals(5, json.exit(), json.toString());
         List<JsonNode> execEvents = ndjson(json.stdout());
         assertInJobOrder(execEvents);
-        assertEquals(List.of("stdout x\n", "stderr y\n"), execEvents.stream().filter(e -> e.path("type").asText().startsWith("std"))
-                .map(e -> e.path("type").asText() + " " + e.path("payload").path("text").asText()).toList(), json.stdout());
+        // sorted: stdout and stderr come through two pipes, so their order between them is not the program's
+        assertEquals(List.of("stderr y\n", "stdout x\n"), execEvents.stream().filter(e -> e.path("type").asText().startsWith("std"))
+                .map(e -> e.path("type").asText() + " " + e.path("payload").path("text").asText()).sorted().toList(), json.stdout());
         assertEquals(5, execEvents.get(execEvents.size() - 1).path("payload").path("exit_code").asInt(), json.stdout());
         Outcome script = cli.run("exec", id, "--code", "echo kept > /workspace/note; echo written");
         assertEquals("written\n", script.stdout(), script.toString());
