@@ -8,11 +8,14 @@ import java.net.InetAddress;
 import java.net.Socket;
 import java.net.SocketAddress;
 import java.net.SocketException;
+import java.net.SocketTimeoutException;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import javax.net.SocketFactory;
 import org.newsclub.net.unix.AFUNIXSocketFactory;
 
@@ -30,6 +33,14 @@ public final class UnixSocketFactory extends SocketFactory {
     /** Daemon threads, one for each read or write a virtual thread is blocked in; idle ones end after a minute. */
     private static final ExecutorService BLOCKING_IO = Executors.newCachedThreadPool(
             Thread.ofPlatform().daemon().name("postgres-socket-io-", 0).factory());
+
+    /**
+     * A write PostgreSQL has not taken in this long never will be: the server reads whatever the
+     * driver sends unless both sides wait on each other (seen twice in the test suite, a batch of
+     * submissions stuck in a flush until the transaction timeout). The connection is closed, so the
+     * write fails, the transaction rolls back and the pool drops the connection.
+     */
+    static final long WRITE_TIMEOUT_SECONDS = 60;
 
     private final AFUNIXSocketFactory.FactoryArg sockets;
 
@@ -80,6 +91,35 @@ public final class UnixSocketFactory extends SocketFactory {
         Future<T> done = BLOCKING_IO.submit(io);
         try {
             return done.get();
+        } catch (InterruptedException e) {
+            done.cancel(true);
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while waiting for PostgreSQL");
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof IOException io1) {
+                throw io1;
+            }
+            if (e.getCause() instanceof RuntimeException runtime) {
+                throw runtime;
+            }
+            throw new IOException(e.getCause());
+        }
+    }
+
+    /** A write on a platform thread, as {@link #blocking}, that gives up and closes the socket after {@link #WRITE_TIMEOUT_SECONDS}. */
+    private static void write(Socket socket, Callable<Void> io) throws IOException {
+        if (!Thread.currentThread().isVirtual()) {
+            blocking(io);
+            return;
+        }
+        Future<Void> done = BLOCKING_IO.submit(io);
+        try {
+            done.get(WRITE_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        } catch (TimeoutException e) {
+            socket.close();
+            done.cancel(true);
+            throw new SocketTimeoutException("PostgreSQL took nothing of a write for " + WRITE_TIMEOUT_SECONDS
+                    + " s: the connection is closed");
         } catch (InterruptedException e) {
             done.cancel(true);
             Thread.currentThread().interrupt();
@@ -161,7 +201,7 @@ public final class UnixSocketFactory extends SocketFactory {
                 out = new OutputStream() {
                     @Override
                     public void write(int b) throws IOException {
-                        blocking(() -> {
+                        UnixSocketFactory.write(socket, () -> {
                             raw.write(b);
                             return null;
                         });
@@ -169,7 +209,7 @@ public final class UnixSocketFactory extends SocketFactory {
 
                     @Override
                     public void write(byte[] b, int off, int len) throws IOException {
-                        blocking(() -> {
+                        UnixSocketFactory.write(socket, () -> {
                             raw.write(b, off, len);
                             return null;
                         });
@@ -177,7 +217,7 @@ public final class UnixSocketFactory extends SocketFactory {
 
                     @Override
                     public void flush() throws IOException {
-                        blocking(() -> {
+                        UnixSocketFactory.write(socket, () -> {
                             raw.flush();
                             return null;
                         });
