@@ -96,13 +96,7 @@ public final class UnixSocketFactory extends SocketFactory {
             Thread.currentThread().interrupt();
             throw new InterruptedIOException("interrupted while waiting for PostgreSQL");
         } catch (ExecutionException e) {
-            if (e.getCause() instanceof IOException io1) {
-                throw io1;
-            }
-            if (e.getCause() instanceof RuntimeException runtime) {
-                throw runtime;
-            }
-            throw new IOException(e.getCause());
+            throw rethrown(e);
         }
     }
 
@@ -125,14 +119,19 @@ public final class UnixSocketFactory extends SocketFactory {
             Thread.currentThread().interrupt();
             throw new InterruptedIOException("interrupted while waiting for PostgreSQL");
         } catch (ExecutionException e) {
-            if (e.getCause() instanceof IOException io1) {
-                throw io1;
-            }
-            if (e.getCause() instanceof RuntimeException runtime) {
-                throw runtime;
-            }
-            throw new IOException(e.getCause());
+            throw rethrown(e);
         }
+    }
+
+    /** What the platform thread's read or write threw, as the caller's own. */
+    private static IOException rethrown(ExecutionException e) {
+        if (e.getCause() instanceof IOException io) {
+            return io;
+        }
+        if (e.getCause() instanceof RuntimeException runtime) {
+            throw runtime;
+        }
+        return new IOException(e.getCause());
     }
 
     /** The socket as the driver uses it, its streams' blocking calls moved off virtual threads. */
