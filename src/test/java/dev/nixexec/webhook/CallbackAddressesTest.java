@@ -19,10 +19,16 @@ class CallbackAddressesTest {
         for (String internal : List.of("127.0.0.1", "127.8.9.10", "::1", "10.1.2.3", "172.16.0.1", "172.31.255.255",
                 "192.168.1.1", "169.254.169.254", "fe80::1", "fc00::1", "fd12:3456::1", "0.0.0.0", "::", "224.0.0.1",
                 "ff02::1", "100.64.0.1", "255.255.255.255", "::ffff:127.0.0.1", "::ffff:10.0.0.1", "::127.0.0.1",
-                "64:ff9b::a9fe:a9fe", "fec0::1")) {
+                "64:ff9b::a9fe:a9fe", "fec0::1",
+                // 6to4 (2002::/16) and Teredo (2001::/32, the client's address inverted) reach the IPv4 inside
+                "2002:7f00:1::1", "2002:a9fe:a9fe::", "2002:c0a8:101:1::1", "2001:0:4136:e378:8000:63bf:80ff:fffe",
+                "2001:0:4136:e378:8000:63bf:f5ff:fffe",
+                // NAT64's local-use prefix (64:ff9b:1::/48) translates inside the site
+                "64:ff9b:1::808:808")) {
             assertTrue(CallbackAddresses.internal(InetAddress.getByName(internal)), internal);
         }
-        for (String external : List.of("93.184.216.34", "8.8.8.8", "172.32.0.1", "2606:4700::1111", "64:ff9b::808:808")) {
+        for (String external : List.of("93.184.216.34", "8.8.8.8", "172.32.0.1", "2606:4700::1111", "64:ff9b::808:808",
+                "2002:808:808::1", "2001:0:4136:e378:8000:63bf:f7f7:f7f7")) {
             assertFalse(CallbackAddresses.internal(InetAddress.getByName(external)), external);
         }
     }
