@@ -9,6 +9,7 @@ import java.net.Socket;
 import java.net.SocketAddress;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
+import java.util.Arrays;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -16,7 +17,10 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Collectors;
 import javax.net.SocketFactory;
+import org.jboss.logging.Logger;
 import org.newsclub.net.unix.AFUNIXSocketFactory;
 
 /**
@@ -29,6 +33,8 @@ import org.newsclub.net.unix.AFUNIXSocketFactory;
  * platform thread instead, which the JDK parks and wakes properly; a platform thread reads itself.
  */
 public final class UnixSocketFactory extends SocketFactory {
+
+    private static final Logger LOG = Logger.getLogger(UnixSocketFactory.class);
 
     /** Daemon threads, one for each read or write a virtual thread is blocked in; idle ones end after a minute. */
     private static final ExecutorService BLOCKING_IO = Executors.newCachedThreadPool(
@@ -106,10 +112,19 @@ public final class UnixSocketFactory extends SocketFactory {
             blocking(io);
             return;
         }
-        Future<Void> done = BLOCKING_IO.submit(io);
+        AtomicReference<Thread> writer = new AtomicReference<>();
+        Future<Void> done = BLOCKING_IO.submit(() -> {
+            writer.set(Thread.currentThread());
+            return io.call();
+        });
         try {
             done.get(WRITE_TIMEOUT_SECONDS, TimeUnit.SECONDS);
         } catch (TimeoutException e) {
+            // where the write stands, for the next one to read: the cause of this has not been found
+            Thread stuck = writer.get();
+            LOG.errorf("a write to PostgreSQL's socket %s was not taken in %d s; its platform thread: %s", socket,
+                    WRITE_TIMEOUT_SECONDS, stuck == null ? "never started" : stuck.getName() + " "
+                            + Arrays.stream(stuck.getStackTrace()).map(f -> "\n\tat " + f).collect(Collectors.joining()));
             socket.close();
             done.cancel(true);
             throw new SocketTimeoutException("PostgreSQL took nothing of a write for " + WRITE_TIMEOUT_SECONDS

@@ -153,13 +153,17 @@ public class JobNotifications {
                 }
                 tenantCache.hearing(true);
                 PGConnection pg = connection.unwrap(PGConnection.class);
-                while (!stopped) {
-                    PGNotification[] notifications = pg.getNotifications(500);
-                    if (notifications != null) {
-                        for (PGNotification n : notifications) {
-                            dispatch(n.getName(), n.getParameter());
+                try {
+                    while (!stopped) {
+                        PGNotification[] notifications = pg.getNotifications(500);
+                        if (notifications != null) {
+                            for (PGNotification n : notifications) {
+                                dispatchOne(n);
+                            }
                         }
                     }
+                } finally {
+                    unlisten(connection);
                 }
             } catch (SQLException | RuntimeException e) {
                 tenantCache.hearing(false);
@@ -172,6 +176,31 @@ public class JobNotifications {
                     }
                 }
             }
+        }
+    }
+
+    /**
+     * The connection goes back to the pool: still listening, it would be sent every notification
+     * while idle there and keep them for whoever borrows it next.
+     */
+    private static void unlisten(Connection connection) {
+        try (Statement statement = connection.createStatement()) {
+            statement.execute("UNLISTEN *");
+        } catch (SQLException e) {
+            LOG.debugf("UNLISTEN failed (the pool drops a broken connection): %s", e.getMessage());
+        }
+    }
+
+    /**
+     * A notification the node cannot use (a payload naming no job: anyone with the database can
+     * send one) or whose action fails is skipped; failing the listener for it would lose every
+     * notification that arrives while it reconnects.
+     */
+    private void dispatchOne(PGNotification n) {
+        try {
+            dispatch(n.getName(), n.getParameter());
+        } catch (RuntimeException e) {
+            LOG.warnf(e, "ignoring a notification on %s", n.getName());
         }
     }
 
