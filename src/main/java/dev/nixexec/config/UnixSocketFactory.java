@@ -8,19 +8,12 @@ import java.net.InetAddress;
 import java.net.Socket;
 import java.net.SocketAddress;
 import java.net.SocketException;
-import java.net.SocketTimeoutException;
-import java.util.Arrays;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.stream.Collectors;
 import javax.net.SocketFactory;
-import org.jboss.logging.Logger;
 import org.newsclub.net.unix.AFUNIXSocketFactory;
 
 /**
@@ -34,19 +27,9 @@ import org.newsclub.net.unix.AFUNIXSocketFactory;
  */
 public final class UnixSocketFactory extends SocketFactory {
 
-    private static final Logger LOG = Logger.getLogger(UnixSocketFactory.class);
-
     /** Daemon threads, one for each read or write a virtual thread is blocked in; idle ones end after a minute. */
     private static final ExecutorService BLOCKING_IO = Executors.newCachedThreadPool(
             Thread.ofPlatform().daemon().name("postgres-socket-io-", 0).factory());
-
-    /**
-     * A write PostgreSQL has not taken in this long never will be: the server reads whatever the
-     * driver sends unless both sides wait on each other (seen twice in the test suite, a batch of
-     * submissions stuck in a flush until the transaction timeout). The connection is closed, so the
-     * write fails, the transaction rolls back and the pool drops the connection.
-     */
-    static final long WRITE_TIMEOUT_SECONDS = 60;
 
     private final AFUNIXSocketFactory.FactoryArg sockets;
 
@@ -102,51 +85,14 @@ public final class UnixSocketFactory extends SocketFactory {
             Thread.currentThread().interrupt();
             throw new InterruptedIOException("interrupted while waiting for PostgreSQL");
         } catch (ExecutionException e) {
-            throw rethrown(e);
+            if (e.getCause() instanceof IOException io1) {
+                throw io1;
+            }
+            if (e.getCause() instanceof RuntimeException runtime) {
+                throw runtime;
+            }
+            throw new IOException(e.getCause());
         }
-    }
-
-    /** A write on a platform thread, as {@link #blocking}, that gives up and closes the socket after {@link #WRITE_TIMEOUT_SECONDS}. */
-    private static void write(Socket socket, Callable<Void> io) throws IOException {
-        if (!Thread.currentThread().isVirtual()) {
-            blocking(io);
-            return;
-        }
-        AtomicReference<Thread> writer = new AtomicReference<>();
-        Future<Void> done = BLOCKING_IO.submit(() -> {
-            writer.set(Thread.currentThread());
-            return io.call();
-        });
-        try {
-            done.get(WRITE_TIMEOUT_SECONDS, TimeUnit.SECONDS);
-        } catch (TimeoutException e) {
-            // where the write stands, for the next one to read: the cause of this has not been found
-            Thread stuck = writer.get();
-            LOG.errorf("a write to PostgreSQL's socket %s was not taken in %d s; its platform thread: %s", socket,
-                    WRITE_TIMEOUT_SECONDS, stuck == null ? "never started" : stuck.getName() + " "
-                            + Arrays.stream(stuck.getStackTrace()).map(f -> "\n\tat " + f).collect(Collectors.joining()));
-            socket.close();
-            done.cancel(true);
-            throw new SocketTimeoutException("PostgreSQL took nothing of a write for " + WRITE_TIMEOUT_SECONDS
-                    + " s: the connection is closed");
-        } catch (InterruptedException e) {
-            done.cancel(true);
-            Thread.currentThread().interrupt();
-            throw new InterruptedIOException("interrupted while waiting for PostgreSQL");
-        } catch (ExecutionException e) {
-            throw rethrown(e);
-        }
-    }
-
-    /** What the platform thread's read or write threw, as the caller's own. */
-    private static IOException rethrown(ExecutionException e) {
-        if (e.getCause() instanceof IOException io) {
-            return io;
-        }
-        if (e.getCause() instanceof RuntimeException runtime) {
-            throw runtime;
-        }
-        return new IOException(e.getCause());
     }
 
     /** The socket as the driver uses it, its streams' blocking calls moved off virtual threads. */
@@ -215,7 +161,7 @@ public final class UnixSocketFactory extends SocketFactory {
                 out = new OutputStream() {
                     @Override
                     public void write(int b) throws IOException {
-                        UnixSocketFactory.write(socket, () -> {
+                        blocking(() -> {
                             raw.write(b);
                             return null;
                         });
@@ -223,7 +169,7 @@ public final class UnixSocketFactory extends SocketFactory {
 
                     @Override
                     public void write(byte[] b, int off, int len) throws IOException {
-                        UnixSocketFactory.write(socket, () -> {
+                        blocking(() -> {
                             raw.write(b, off, len);
                             return null;
                         });
@@ -231,7 +177,7 @@ public final class UnixSocketFactory extends SocketFactory {
 
                     @Override
                     public void flush() throws IOException {
-                        UnixSocketFactory.write(socket, () -> {
+                        blocking(() -> {
                             raw.flush();
                             return null;
                         });

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.function.Supplier;
 
 /**
  * Group commit for intake: submissions that arrive together are stored in one transaction, so the
@@ -38,13 +39,6 @@ class IntakeCommits {
     }
 
     private record Pending<T>(Unit<T> unit, CompletableFuture<T> done) {
-        void storeAlone() {
-            try {
-                done.complete(QuarkusTransaction.requiringNew().call(() -> unit.store(() -> { })));
-            } catch (RuntimeException | Error e) {
-                done.completeExceptionally(e);
-            }
-        }
     }
 
     /** A submission of a batch failed after it wrote: the batch is rolled back and stored one by one. */
@@ -67,7 +61,10 @@ class IntakeCommits {
         boolean interrupted = false;
         while (true) {
             synchronized (places) {
-                while (!mine.done().isDone() && writing >= WRITERS) {
+                // an empty queue with this submission not done: another writer has it, and taking
+                // a place would find nothing to write, again and again: a spin that keeps a carrier
+                // from the writer's own virtual thread (the suite's submissions stalled for minutes)
+                while (!mine.done().isDone() && (writing >= WRITERS || pending.isEmpty())) {
                     try {
                         places.wait();
                     } catch (InterruptedException e) {
@@ -112,22 +109,36 @@ class IntakeCommits {
 
     private void write(List<Pending<?>> batch) {
         if (batch.size() == 1) {
-            batch.getFirst().storeAlone();
+            storeAlone(batch.getFirst());
             return;
         }
         List<Runnable> outcomes = new ArrayList<>();
         try {
-            QuarkusTransaction.requiringNew().run(() -> {
+            inNewTransaction(() -> {
                 outcomes.clear();
                 for (Pending<?> p : batch) {
                     outcomes.add(storeInBatch(p));
                 }
+                return null;
             });
         } catch (RuntimeException e) {
-            batch.forEach(Pending::storeAlone);
+            batch.forEach(this::storeAlone);
             return;
         }
         outcomes.forEach(Runnable::run);
+    }
+
+    private <T> void storeAlone(Pending<T> p) {
+        try {
+            p.done().complete(inNewTransaction(() -> p.unit().store(() -> { })));
+        } catch (RuntimeException | Error e) {
+            p.done().completeExceptionally(e);
+        }
+    }
+
+    /** Runs {@code work} in a transaction of its own, committed when it returns (a unit test runs it as it is). */
+    <T> T inNewTransaction(Supplier<T> work) {
+        return QuarkusTransaction.requiringNew().call(work::get);
     }
 
     /** Runs one submission in the batch's transaction; answers how to tell its submitter once committed. */

@@ -1,0 +1,101 @@
+package dev.nixexec.job;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.Test;
+
+/** Group commit's hand-over between submitters, without a database: each unit's work is the test's. */
+class IntakeCommitsTest {
+
+    /** Runs each batch as it is: the transaction is not what is tested here. */
+    private final IntakeCommits commits = new IntakeCommits() {
+        @Override
+        <T> T inNewTransaction(Supplier<T> work) {
+            return work.get();
+        }
+    };
+
+    /** A unit that says when it runs, then holds its writer until {@code release} opens. */
+    private static IntakeCommits.Unit<String> held(String result, CountDownLatch running, CountDownLatch release) {
+        return wrote -> {
+            wrote.run();
+            running.countDown();
+            try {
+                assertTrue(release.await(30, TimeUnit.SECONDS));
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+            return result;
+        };
+    }
+
+    private Thread submit(IntakeCommits.Unit<String> unit, AtomicReference<String> answer) {
+        return Thread.ofPlatform().start(() -> answer.set(commits.store(unit)));
+    }
+
+    /** Waiting for a monitor's notification or a unit's latch, not running or contending. */
+    private static boolean parked(Thread thread) {
+        Thread.State state = thread.getState();
+        return state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING;
+    }
+
+    private static void awaitParked(Thread thread) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!parked(thread)) {
+            assertTrue(System.nanoTime() < deadline, thread + " never parked: " + thread.getState());
+            Thread.sleep(5);
+        }
+    }
+
+    /**
+     * A submitter whose submission another writer is storing waits for it, even with a writer's
+     * place free: taking the place finds nothing to write, and doing that in a loop kept the
+     * carriers of virtual threads busy enough that the writer itself never ran again.
+     */
+    @Test
+    void aSubmitterWhoseSubmissionAnotherWriterHoldsWaitsInsteadOfSpinning() throws Exception {
+        CountDownLatch aRuns = new CountDownLatch(1);
+        CountDownLatch aGoes = new CountDownLatch(1);
+        CountDownLatch bRuns = new CountDownLatch(1);
+        CountDownLatch bGoes = new CountDownLatch(1);
+        CountDownLatch dRuns = new CountDownLatch(1);
+        CountDownLatch dGoes = new CountDownLatch(1);
+        List<AtomicReference<String>> answers = List.of(new AtomicReference<>(), new AtomicReference<>(),
+                new AtomicReference<>(), new AtomicReference<>());
+        // two writers busy: A alone, then B alone
+        Thread a = submit(held("A", aRuns, aGoes), answers.get(0));
+        assertTrue(aRuns.await(10, TimeUnit.SECONDS));
+        Thread b = submit(held("B", bRuns, bGoes), answers.get(1));
+        assertTrue(bRuns.await(10, TimeUnit.SECONDS));
+        // C and D queue behind them and are written together once A is stored; D holds that batch
+        Thread c = submit(wrote -> "C", answers.get(2));
+        awaitParked(c);
+        Thread d = submit(held("D", dRuns, dGoes), answers.get(3));
+        awaitParked(d);
+        aGoes.countDown();
+        assertTrue(dRuns.await(10, TimeUnit.SECONDS));
+        // B stored: a place is free, and C's or D's submitter, whichever is not writing, has nothing to take
+        bGoes.countDown();
+        b.join(10_000);
+        // one writes (held in D's unit), the other waits for it
+        for (Thread submitter : List.of(c, d)) {
+            awaitParked(submitter);
+        }
+        for (int i = 0; i < 50; i++) {
+            assertTrue(parked(c), "C's submitter " + c.getState());
+            assertTrue(parked(d), "D's submitter " + d.getState());
+            Thread.sleep(5);
+        }
+        dGoes.countDown();
+        for (Thread submitter : List.of(a, b, c, d)) {
+            submitter.join(10_000);
+        }
+        assertEquals(List.of("A", "B", "C", "D"), answers.stream().map(AtomicReference::get).toList());
+    }
+}
