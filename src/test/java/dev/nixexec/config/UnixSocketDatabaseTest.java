@@ -2,6 +2,7 @@ package dev.nixexec.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.nixexec.testing.FreshStateDirs;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -23,7 +24,7 @@ class UnixSocketDatabaseTest {
     void connectsOverTheUnixSocket() throws Exception {
         try (EmbeddedPostgres postgres = EmbeddedPostgres.builder()
                 .setDataDirectory(dir.resolve("data"))
-                .setOverrideWorkingDirectory(dir.resolve("binaries").toFile())
+                .setOverrideWorkingDirectory(FreshStateDirs.libraryBinaries().toFile())
                 .setServerConfig("unix_socket_directories", dir.toString())
                 .start()) {
             // as in nixos/module.nix, localDatabaseUrl

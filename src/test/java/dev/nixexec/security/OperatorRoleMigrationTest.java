@@ -3,6 +3,7 @@ package dev.nixexec.security;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import dev.nixexec.testing.FreshStateDirs;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -30,7 +31,7 @@ class OperatorRoleMigrationTest {
     @Test
     void existingKeysKeepTheirRolesAndOperatorKeysCanBeStored() throws Exception {
         try (EmbeddedPostgres postgres = EmbeddedPostgres.builder().setDataDirectory(dir.resolve("data"))
-                .setOverrideWorkingDirectory(dir.resolve("binaries").toFile()).start()) {
+                .setOverrideWorkingDirectory(FreshStateDirs.libraryBinaries().toFile()).start()) {
             DataSource db = postgres.getPostgresDatabase();
             flyway(db).target("21").load().migrate();
             UUID tenant = UUID.randomUUID();

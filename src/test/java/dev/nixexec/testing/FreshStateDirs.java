@@ -3,10 +3,12 @@ package dev.nixexec.testing;
 import dev.nixexec.config.EmbeddedPostgresForTests;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.stream.Stream;
 
@@ -39,6 +41,27 @@ public final class FreshStateDirs {
             Files.createFile(complete);
         }
         return dir;
+    }
+
+    /**
+     * Where database tests that start the embedded library's own PostgreSQL ({@code
+     * EmbeddedPostgres.builder()}) let it unpack its binaries: one directory per test JVM, so it
+     * unpacks them once (2–3 s of a 2-core machine) and not once per test. The library makes its
+     * directory writable by everyone; the parent made here is private, so no other user reaches it.
+     */
+    public static Path libraryBinaries() {
+        Path parent = ROOT.resolve("library-binaries-" + ProcessHandle.current().pid());
+        try {
+            Files.createDirectories(ROOT);
+            if (!Files.isDirectory(parent, LinkOption.NOFOLLOW_LINKS)) {
+                Files.createDirectory(parent, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            }
+        } catch (FileAlreadyExistsException e) {
+            // another test class of this JVM made it first
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return parent.resolve("binaries");
     }
 
     public static Path create() {
