@@ -11,6 +11,7 @@ import dev.nixexec.job.JobWaits;
 import dev.nixexec.job.JobWatch;
 import dev.nixexec.limits.KeyLimits;
 import dev.nixexec.nix.Language;
+import dev.nixexec.nix.PackageIndex;
 import dev.nixexec.session.SessionExec;
 import dev.nixexec.session.SessionService;
 import dev.nixexec.tenant.Caller;
@@ -80,10 +81,12 @@ public class JobTools {
     private final KnownArguments knownArguments;
     private final ProfileSubmissions profiles;
     private final SessionService sessions;
+    private final PackageIndex packageIndex;
 
     public JobTools(JobService jobs, JobReads reads, JobWaits waits, NixExecConfig config, SecurityIdentity identity, HostWorkspaces hostWorkspaces,
             WorkspaceService workspaces, SessionWorkspaces sessionWorkspaces, KeyLimits limits,
-            KnownArguments knownArguments, ProfileSubmissions profiles, SessionService sessions) {
+            KnownArguments knownArguments, ProfileSubmissions profiles, SessionService sessions, PackageIndex packageIndex) {
+        this.packageIndex = packageIndex;
         this.profiles = profiles;
         this.sessions = sessions;
         this.limits = limits;
@@ -242,8 +245,11 @@ public class JobTools {
     ToolResponse listLanguages(RawMessage message) {
         return refusalsAsErrors(() -> {
             knownArguments.check(message);
+            // the interpreter's version as GET /v1/languages has it: known once the package index is listed
+            Map<Language, String> versions = packageIndex.interpreterVersions();
             return ToolResponse.success(Arrays.stream(Language.values())
-                    .map(l -> l.id() + ": interpreter " + l.interpreter() + l.packageSet()
+                    .map(l -> l.id() + ": interpreter " + l.interpreter()
+                            + Optional.ofNullable(versions.get(l)).map(v -> " " + v).orElse("") + l.packageSet()
                             .map(set -> ", libraries as " + set + ".<name>").orElse(", no library set")
                             + ", e.g. " + l.examplePackage())
                     .collect(Collectors.joining("\n")));

@@ -4,6 +4,7 @@ import static dev.nixexec.testing.Api.as;
 import static dev.nixexec.testing.Api.memberKey;
 import static io.restassured.RestAssured.given;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.hamcrest.Matchers.containsInAnyOrder;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
@@ -14,12 +15,15 @@ import static org.hamcrest.Matchers.nullValue;
 import static org.hamcrest.Matchers.startsWith;
 
 import dev.nixexec.testing.NixSpy;
+import io.quarkiverse.mcp.server.test.McpAssured;
+import io.vertx.core.MultiMap;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.test.common.WithTestResource;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import io.quarkus.test.junit.QuarkusTest;
 import java.time.Duration;
+import java.util.Map;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.MethodOrderer;
@@ -100,6 +104,15 @@ class PackagesApiTest {
                     .body("find { it.language == 'python' }.version", equalTo("3.11.7"))
                     .body("find { it.language == 'python' }.interpreter", equalTo("python3"))
                     .body("find { it.language == 'bash' }.version", nullValue());
+            // and the same over MCP: list_languages names python's version, no other
+            try (var client = McpAssured.newStreamableClient().setAdditionalHeaders(message ->
+                    MultiMap.caseInsensitiveMultiMap().add("Authorization", "Bearer " + key)).build().connect()) {
+                client.when().toolsCall("list_languages", Map.of(), r -> {
+                    String text = r.content().get(0).asText().text();
+                    assertTrue(text.contains("python: interpreter python3 3.11.7,"), text);
+                    assertTrue(text.contains("bash: interpreter bash,"), text);
+                }).thenAssertResults();
+            }
         } finally {
             sql("UPDATE package_index_entries SET version = '' WHERE attribute = 'python3'");
         }
