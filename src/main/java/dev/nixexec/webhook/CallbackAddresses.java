@@ -68,7 +68,7 @@ final class CallbackAddresses {
             if ((b[0] & 0xff) == 0xfe && (b[1] & 0xc0) == 0xc0) {
                 return true; // site-local fec0::/10 (deprecated, still routed inside some networks)
             }
-            if (b[0] == 0 && b[1] == 0x64 && (b[2] & 0xff) == 0xff && (b[3] & 0xff) == 0x9b && b[4] == 0 && b[5] == 1) {
+            if (nat64(b) && b[4] == 0 && b[5] == 1) {
                 return true; // NAT64's local-use prefix 64:ff9b:1::/48 translates to addresses inside the site
             }
             byte[] embedded = embeddedIpv4(v6, b);
@@ -83,15 +83,18 @@ final class CallbackAddresses {
         return false;
     }
 
+    /** Under 64:ff9b::/32, NAT64's prefixes: the well-known /96 and the local-use /48. */
+    private static boolean nat64(byte[] b) {
+        return b[0] == 0 && b[1] == 0x64 && (b[2] & 0xff) == 0xff && (b[3] & 0xff) == 0x9b;
+    }
+
     /**
      * The IPv4 address an IPv6 one carries traffic to, judged as that address: compatible
      * ::a.b.c.d, NAT64 64:ff9b::/96, 6to4 2002:AABB:CCDD::/48, and Teredo 2001:0::/32 (the client's
      * address in the last 32 bits, inverted); null for any other.
      */
     private static byte[] embeddedIpv4(Inet6Address v6, byte[] b) {
-        boolean nat64 = b[0] == 0 && b[1] == 0x64 && (b[2] & 0xff) == 0xff && (b[3] & 0xff) == 0x9b
-                && Arrays.equals(Arrays.copyOfRange(b, 4, 12), new byte[8]);
-        if (v6.isIPv4CompatibleAddress() || nat64) {
+        if (v6.isIPv4CompatibleAddress() || (nat64(b) && Arrays.equals(Arrays.copyOfRange(b, 4, 12), new byte[8]))) {
             return Arrays.copyOfRange(b, 12, 16);
         }
         if (b[0] == 0x20 && b[1] == 0x02) {

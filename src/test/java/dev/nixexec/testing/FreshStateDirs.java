@@ -52,12 +52,13 @@ public final class FreshStateDirs {
     public static Path libraryBinaries() {
         Path parent = ROOT.resolve("library-binaries-" + ProcessHandle.current().pid());
         try {
-            Files.createDirectories(ROOT);
-            if (!Files.isDirectory(parent, LinkOption.NOFOLLOW_LINKS)) {
-                Files.createDirectory(parent, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-            }
+            Files.createDirectory(Files.createDirectories(ROOT).resolve(parent.getFileName()),
+                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         } catch (FileAlreadyExistsException e) {
-            // another test class of this JVM made it first
+            // an earlier test class of this JVM made it: used only as that directory, never through a link
+            if (!Files.isDirectory(parent, LinkOption.NOFOLLOW_LINKS)) {
+                throw new UncheckedIOException(e);
+            }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
