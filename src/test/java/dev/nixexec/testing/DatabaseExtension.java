@@ -17,8 +17,9 @@ import org.junit.jupiter.api.extension.ParameterResolver;
 
 /**
  * See {@link DatabaseTest}. The server is the service's own embedded PostgreSQL, with its state in
- * a temporary directory of this JVM (deleted when the JVM exits), migrated once from
- * {@code migrations/} as the service migrates it.
+ * a fresh state directory of this JVM (a copy of {@link FreshStateDirs}' template, so the binaries
+ * are not unpacked again; deleted when the JVM exits), migrated once from {@code migrations/} as
+ * the service migrates it.
  */
 final class DatabaseExtension implements BeforeEachCallback, AfterEachCallback, ParameterResolver {
 
@@ -30,7 +31,7 @@ final class DatabaseExtension implements BeforeEachCallback, AfterEachCallback, 
 
         private static EmbeddedDatabases.Connection start() {
             try {
-                Path state = Files.createTempDirectory("nixexec-database-tests-");
+                Path state = FreshStateDirs.create();
                 EmbeddedPostgresForTests.Server server = EmbeddedPostgresForTests.start(state.resolve("postgres"));
                 Runtime.getRuntime().addShutdownHook(new Thread(() -> {
                     server.stop().run();
