@@ -6,12 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.nixexec.testing.NixSpy;
+import dev.nixexec.testing.ShortWaits;
 import io.quarkiverse.mcp.server.ToolResponse;
 import io.quarkiverse.mcp.server.test.McpAssured;
 import io.quarkiverse.mcp.server.test.McpAssured.McpStreamableTestClient;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import java.time.Duration;
 import java.util.Map;
@@ -30,15 +30,8 @@ import org.junit.jupiter.api.Test;
  */
 @QuarkusTest
 @WithTestResource(NixSpy.class)
-@TestProfile(McpRunWaitIT.ShortRunWait.class)
+@TestProfile(ShortWaits.class)
 class McpRunWaitIT {
-
-    public static class ShortRunWait implements QuarkusTestProfile {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            return Map.of("nixexec.mcp.run-wait", "10s");
-        }
-    }
 
     @BeforeAll
     static void patientClient() {

@@ -11,28 +11,20 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.nixexec.testing.NixSpy;
 import dev.nixexec.testing.OwnProcesses;
+import dev.nixexec.testing.ShortWaits;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** Build failures are platform errors with a useful message; the build has its own timeout. */
 @QuarkusTest
 @WithTestResource(NixSpy.class)
-@TestProfile(BuildFailureIT.ShortBuildTimeout.class)
+@TestProfile(ShortWaits.class)
 class BuildFailureIT {
-
-    public static class ShortBuildTimeout implements QuarkusTestProfile {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            return Map.of("nixexec.executor.build-timeout", "4s");
-        }
-    }
 
     @Inject
     ExecutionEngine engine;
