@@ -2,6 +2,7 @@ package dev.nixexec.api;
 
 import static dev.nixexec.testing.Api.as;
 import static dev.nixexec.testing.Api.memberKey;
+import static dev.nixexec.testing.JsonBody.json;
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.empty;
 import static org.hamcrest.Matchers.equalTo;
@@ -28,31 +29,31 @@ class CatalogApiTest {
     @Test
     void theDefaultListHasNixosAgentsAndToolsWithTheirAttributes() {
         as(memberKey("catalog")).get("/v1/catalog").then().statusCode(200)
-                .body("agents.name", hasItems("claude-code", "codex", "gemini-cli", "aider", "opencode"))
-                .body("agents.find { it.name == 'aider' }.attribute", equalTo("aider-chat"))
-                .body("agents.category", everyItem(notNullValue()))
-                .body("tools.name", hasItems("git", "ripgrep", "jq", "gh", "fd"))
-                .body("tools.find { it.name == 'make' }.attribute", equalTo("gnumake"))
-                .body("tools.find { it.name == 'git' }.containsKey('category')", equalTo(false));
+                .body(json("agents.name", hasItems("claude-code", "codex", "gemini-cli", "aider", "opencode")))
+                .body(json("agents.find { it.name == 'aider' }.attribute", equalTo("aider-chat")))
+                .body(json("agents.category", everyItem(notNullValue())))
+                .body(json("tools.name", hasItems("git", "ripgrep", "jq", "gh", "fd")))
+                .body(json("tools.find { it.name == 'make' }.attribute", equalTo("gnumake")))
+                .body(json("tools.find { it.name == 'git' }.containsKey('category')", equalTo(false)));
     }
 
     @Test
     void aFilterMatchesNameDescriptionOrCategoryInAnyCase() {
         String key = memberKey("catalog");
-        as(key).get("/v1/catalog?filter=JSON").then().statusCode(200).body("agents", empty())
-                .body("tools.name", equalTo(List.of("jq", "yq")));
-        as(key).get("/v1/catalog?filter=Multi-Provider").then().body("agents.name",
-                equalTo(List.of("aider", "opencode", "goose", "crush"))).body("tools", empty());
-        as(key).get("/v1/catalog?filter=ripgr").then().body("tools.name", equalTo(List.of("ripgrep")));
-        as(key).get("/v1/catalog?filter=no-such-thing").then().body("agents", empty()).body("tools", empty());
+        as(key).get("/v1/catalog?filter=JSON").then().statusCode(200).body(json("agents", empty()))
+                .body(json("tools.name", equalTo(List.of("jq", "yq"))));
+        as(key).get("/v1/catalog?filter=Multi-Provider").then().body(json("agents.name",
+                equalTo(List.of("aider", "opencode", "goose", "crush")))).body(json("tools", empty()));
+        as(key).get("/v1/catalog?filter=ripgr").then().body(json("tools.name", equalTo(List.of("ripgrep"))));
+        as(key).get("/v1/catalog?filter=no-such-thing").then().body(json("agents", empty())).body(json("tools", empty()));
     }
 
     @Test
     void groupedListsAgentsByCategory() {
         as(memberKey("catalog")).get("/v1/catalog?grouped=true&filter=code").then().statusCode(200)
-                .body("agent_categories.vendor.name", hasItems("claude-code", "codex", "qwen-code"))
-                .body("agent_categories.multi-provider.name", equalTo(List.of("opencode")))
-                .body("containsKey('agents')", equalTo(false))
-                .body("tools", empty());
+                .body(json("agent_categories.vendor.name", hasItems("claude-code", "codex", "qwen-code")))
+                .body(json("agent_categories.multi-provider.name", equalTo(List.of("opencode"))))
+                .body(json("containsKey('agents')", equalTo(false)))
+                .body(json("tools", empty()));
     }
 }

@@ -5,6 +5,7 @@ import static dev.nixexec.testing.Api.as;
 import static dev.nixexec.testing.Api.key;
 import static dev.nixexec.testing.Api.submit;
 import static dev.nixexec.testing.Api.tenant;
+import static dev.nixexec.testing.JsonBody.read;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -96,8 +97,8 @@ class HostileInputIT {
         member = key(tenantId, "member");
         jobId = submit(member, Map.of("language", "bash", "code", "mkdir -p out; echo fuzz > out/a.txt"));
         as(member).get("/v1/jobs/" + jobId + "?wait=60").then().statusCode(200); // its artifact stored
-        workspaceId = as(member).body(Map.of("name", "fuzz")).post("/v1/workspaces").then().statusCode(201)
-                .extract().path("id");
+        workspaceId = read(as(member).body(Map.of("name", "fuzz")).post("/v1/workspaces").then().statusCode(201)
+                .extract().asString(), "id");
     }
 
     // ---------------------------------------------------------------------------------------------

@@ -4,6 +4,8 @@ import static dev.nixexec.testing.Api.as;
 import static dev.nixexec.testing.Api.key;
 import static dev.nixexec.testing.Api.submit;
 import static dev.nixexec.testing.Api.tenant;
+import static dev.nixexec.testing.JsonBody.json;
+import static dev.nixexec.testing.JsonBody.read;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.everyItem;
@@ -47,13 +49,13 @@ class JobLimitsApiTest {
     }
 
     private List<String> refusedFields(String key, Map<String, Object> body) {
-        return as(key).body(body).post("/v1/jobs").then().statusCode(400).contentType("application/problem+json")
-                .extract().path("errors.field");
+        return read(as(key).body(body).post("/v1/jobs").then().statusCode(400).contentType("application/problem+json")
+                .extract().asString(), "errors.field");
     }
 
     @Test
     void limitsBeyondTheServicesAreRefusedEveryProblemAtOnceAndNothingIsStored() {
-        int before = as(member).get("/v1/jobs?limit=200").then().extract().path("items.size()");
+        int before = read(as(member).get("/v1/jobs?limit=200").then().extract().asString(), "items.size()");
         assertEquals(List.of("language", "limits.memory", "limits.pids", "limits.cpu_seconds", "limits.output_bytes"),
                 refusedFields(member, Map.of("language", "cobol", "code", "x", "limits", Map.of("memory", "1GiB",
                         "pids", 257, "cpu_seconds", 601, "output_bytes", "2MiB"))));
@@ -62,12 +64,12 @@ class JobLimitsApiTest {
                 "limits.output_bytes"), refusedFields(member, Map.of("language", "bash", "code", "true", "limits",
                 Map.of("memory", "64 megs", "pids", 2.5, "cpu_seconds", "1", "output_bytes", -5, "wall_time", 1))));
         as(member).body(Map.of("language", "bash", "code", "true", "limits", "big")).post("/v1/jobs").then()
-                .statusCode(400).body("errors[0].field", equalTo("limits"));
+                .statusCode(400).body(json("errors[0].field", equalTo("limits")));
         // a size meant as KB but sent as bytes is caught by the floor, with a hint
         as(member).body(Map.of("language", "bash", "code", "true", "limits", Map.of("memory", 128000)))
-                .post("/v1/jobs").then().statusCode(400).body("errors[0].field", equalTo("limits.memory"))
-                .body("errors[0].message", containsString("64MiB"));
-        int after = as(member).get("/v1/jobs?limit=200").then().extract().path("items.size()");
+                .post("/v1/jobs").then().statusCode(400).body(json("errors[0].field", equalTo("limits.memory")))
+                .body(json("errors[0].message", containsString("64MiB")));
+        int after = read(as(member).get("/v1/jobs?limit=200").then().extract().asString(), "items.size()");
         assertEquals(before, after);
     }
 
@@ -75,10 +77,10 @@ class JobLimitsApiTest {
     void aTenantsCapsBoundWhatItsJobsAskAndNarrowWhatTheyLeaveOut() {
         String capped = key(tenant("capped", Map.of("max_memory_bytes", 64L << 20, "max_pids", 32,
                 "max_cpu_seconds", 5, "max_output_bytes", 1000)), "member");
-        List<String> refused = as(capped).body(Map.of("language", "bash", "code", "true", "limits", Map.of(
+        List<String> refused = read(as(capped).body(Map.of("language", "bash", "code", "true", "limits", Map.of(
                         "memory", "128MiB", "pids", 64, "cpu_seconds", 10, "output_bytes", "2KB")))
-                .post("/v1/jobs").then().statusCode(400).body("errors.message", everyItem(containsString("for this tenant")))
-                .extract().path("errors.field");
+                .post("/v1/jobs").then().statusCode(400).body(json("errors.message", everyItem(containsString("for this tenant"))))
+                .extract().asString(), "errors.field");
         assertEquals(List.of("limits.memory", "limits.pids", "limits.cpu_seconds", "limits.output_bytes"), refused);
         // within the caps it runs; left out, the caps apply (64 MiB here, not the service's 512 MiB)
         JsonPath job = run(capped, Map.of("language", "python", "code", "s = 'x' * (200 * 1024 * 1024)"));
@@ -187,19 +189,19 @@ class JobLimitsApiTest {
     @Test
     void anIdempotencyKeyReusedWithOtherLimitsIsAConflict() {
         Map<String, Object> body = Map.of("language", "bash", "code", "true", "limits", Map.of("memory", "64MiB"));
-        String first = as(member).header("Idempotency-Key", "lim-1").body(body).post("/v1/jobs").then()
-                .statusCode(201).extract().path("id");
+        String first = read(as(member).header("Idempotency-Key", "lim-1").body(body).post("/v1/jobs").then()
+                .statusCode(201).extract().asString(), "id");
         assertNotNull(first);
         as(member).header("Idempotency-Key", "lim-1").body(body).post("/v1/jobs").then().statusCode(200)
-                .body("id", equalTo(first));
+                .body(json("id", equalTo(first)));
         as(member).header("Idempotency-Key", "lim-1").body(Map.of("language", "bash", "code", "true",
                 "limits", Map.of("memory", "128MiB"))).post("/v1/jobs").then().statusCode(409);
     }
 
     @Test
     void aSessionsExecTakesLimitsToo() {
-        String session = as(member).body(Map.of("packages", List.of("hello"))).post("/v1/sessions?wait=60").then()
-                .statusCode(201).body("status", equalTo("ready")).extract().path("id");
+        String session = read(as(member).body(Map.of("packages", List.of("hello"))).post("/v1/sessions?wait=60").then()
+                .statusCode(201).body(json("status", equalTo("ready"))).extract().asString(), "id");
         JsonPath job = as(member).body(Map.of("command", List.of("bash", "-c", "printf '%0100d' 0"),
                 "limits", Map.of("output_bytes", 10))).post("/v1/sessions/" + session + "/exec?wait=60").then()
                 .statusCode(200).extract().jsonPath();
@@ -207,6 +209,6 @@ class JobLimitsApiTest {
         assertTrue(job.getBoolean("stdout_truncated"), job.prettify());
         as(member).body(Map.of("command", List.of("true"), "limits", Map.of("pids", 0)))
                 .post("/v1/sessions/" + session + "/exec").then().statusCode(400)
-                .body("errors[0].field", equalTo("limits.pids"));
+                .body(json("errors[0].field", equalTo("limits.pids")));
     }
 }

@@ -6,6 +6,8 @@ import static dev.nixexec.testing.Api.awaitEvent;
 import static dev.nixexec.testing.Api.key;
 import static dev.nixexec.testing.Api.submit;
 import static dev.nixexec.testing.Api.tenant;
+import static dev.nixexec.testing.JsonBody.json;
+import static dev.nixexec.testing.JsonBody.read;
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.contains;
 import static org.hamcrest.Matchers.containsString;
@@ -49,24 +51,24 @@ class JobsApiTest {
         String id = submit(memberA, Map.of("language", "python", "code", "import sys\nprint('hello', sys.stdin.read())",
                 "stdin", "world", "metadata", Map.of("ticket", 7)));
         as(memberA).get("/v1/jobs/" + id + "?wait=60").then().statusCode(200)
-                .body("status", equalTo("succeeded"))
-                .body("exit_code", equalTo(0))
-                .body("stdout", equalTo("hello world\n"))
-                .body("stdout_bytes", equalTo(12))
-                .body("stdout_truncated", equalTo(false))
-                .body("environment.store_path", startsWith("/nix/store/"))
-                .body("environment.nixpkgs_revision", notNullValue())
-                .body("metadata.ticket", equalTo(7))
-                .body("error", equalTo(null))
-                .body("started_at", notNullValue())
-                .body("finished_at", notNullValue());
+                .body(json("status", equalTo("succeeded")))
+                .body(json("exit_code", equalTo(0)))
+                .body(json("stdout", equalTo("hello world\n")))
+                .body(json("stdout_bytes", equalTo(12)))
+                .body(json("stdout_truncated", equalTo(false)))
+                .body(json("environment.store_path", startsWith("/nix/store/")))
+                .body(json("environment.nixpkgs_revision", notNullValue()))
+                .body(json("metadata.ticket", equalTo(7)))
+                .body(json("error", equalTo(null)))
+                .body(json("started_at", notNullValue()))
+                .body(json("finished_at", notNullValue()));
     }
 
     @Test
     void submitWithWaitReturnsTheFinishedJob() {
         Map<String, Object> waited = as(memberA).body(Map.of("language", "bash", "code", "echo hi; exit 3"))
-                .post("/v1/jobs?wait=60").then().statusCode(200).body("status", equalTo("failed"))
-                .body("exit_code", equalTo(3)).body("stdout", equalTo("hi\n")).extract().jsonPath().getMap("");
+                .post("/v1/jobs?wait=60").then().statusCode(200).body(json("status", equalTo("failed")))
+                .body(json("exit_code", equalTo(3))).body(json("stdout", equalTo("hi\n"))).extract().jsonPath().getMap("");
         // the waiter on the node that ran the job gets it handed over, not read back: it must be the stored job
         assertEquals(as(memberA).get("/v1/jobs/" + waited.get("id")).then().extract().jsonPath().getMap(""), waited);
     }
@@ -75,17 +77,17 @@ class JobsApiTest {
     void outputWithNulCharactersIsStored() {
         // PostgreSQL text cannot hold U+0000: the stored text shows each as U+FFFD, the byte counts stay true
         as(memberA).body(Map.of("language", "bash", "code", "printf 'a\\0b'; printf 'c\\0' >&2")).post("/v1/jobs?wait=60")
-                .then().statusCode(200).body("status", equalTo("succeeded"))
-                .body("stdout", equalTo("a\uFFFDb")).body("stdout_bytes", equalTo(3))
-                .body("stderr", equalTo("c\uFFFD")).body("stderr_bytes", equalTo(2));
+                .then().statusCode(200).body(json("status", equalTo("succeeded")))
+                .body(json("stdout", equalTo("a\uFFFDb"))).body(json("stdout_bytes", equalTo(3)))
+                .body(json("stderr", equalTo("c\uFFFD"))).body(json("stderr_bytes", equalTo(2)));
     }
 
     @Test
     void unknownPackageIsAJobError() {
         as(memberA).body(Map.of("language", "python", "code", "1", "packages", List.of("python3Packages.nosuch")))
-                .post("/v1/jobs?wait=60").then().statusCode(200).body("status", equalTo("error"))
-                .body("error.code", equalTo("unknown_package"))
-                .body("error.message", containsString("python3Packages.nosuch"));
+                .post("/v1/jobs?wait=60").then().statusCode(200).body(json("status", equalTo("error")))
+                .body(json("error.code", equalTo("unknown_package")))
+                .body(json("error.message", containsString("python3Packages.nosuch")));
     }
 
     @Test
@@ -94,16 +96,16 @@ class JobsApiTest {
         as(memberB).get("/v1/jobs/" + id).then().statusCode(404).contentType("application/problem+json");
         as(memberB).post("/v1/jobs/" + id + "/cancel").then().statusCode(404);
         as(memberB).get("/v1/jobs/" + id + "/events").then().statusCode(404);
-        List<String> listed = as(memberB).get("/v1/jobs").then().statusCode(200).extract().path("items.id");
+        List<String> listed = read(as(memberB).get("/v1/jobs").then().statusCode(200).extract().asString(), "items.id");
         assertTrue(!listed.contains(id));
         as(auditorA).get("/v1/jobs/" + id).then().statusCode(200);
-        as(memberA).get("/v1/jobs?limit=10").then().statusCode(200).body("items.id", hasItem(id));
+        as(memberA).get("/v1/jobs?limit=10").then().statusCode(200).body(json("items.id", hasItem(id)));
     }
 
     @Test
     void authentication() {
         given().get("/v1/jobs").then().statusCode(401).contentType("application/problem+json")
-                .body("status", equalTo(401));
+                .body(json("status", equalTo(401)));
         as("nx_not_a_key").get("/v1/jobs").then().statusCode(401);
         given().header("Authorization", "Basic abc").get("/v1/languages").then().statusCode(401);
         as(auditorA).body(Map.of("language", "bash", "code", "true")).post("/v1/jobs").then().statusCode(403);
@@ -125,30 +127,30 @@ class JobsApiTest {
 
     @Test
     void badInputIsRefusedAndNothingIsStored() {
-        int before = as(memberA).get("/v1/jobs?limit=200").then().extract().path("items.size()");
+        int before = read(as(memberA).get("/v1/jobs?limit=200").then().extract().asString(), "items.size()");
         as(memberA).body(Map.of("language", "cobol", "code", "x")).post("/v1/jobs").then().statusCode(400)
-                .contentType("application/problem+json").body("errors[0].field", equalTo("language"));
+                .contentType("application/problem+json").body(json("errors[0].field", equalTo("language")));
         as(memberA).body(Map.of("language", "python", "code", "1", "packages", List.of("--impure"))).post("/v1/jobs")
-                .then().statusCode(400).body("errors[0].field", equalTo("packages[0]"));
+                .then().statusCode(400).body(json("errors[0].field", equalTo("packages[0]")));
         as(memberA).body(Map.of("language", "python", "code", "1", "env", Map.of("LD_PRELOAD", "/x.so"))).post("/v1/jobs")
-                .then().statusCode(400).body("errors[0].field", equalTo("env"));
+                .then().statusCode(400).body(json("errors[0].field", equalTo("env")));
         as(memberA).body(Map.of("language", "python", "code", "1", "timeout", "soon")).post("/v1/jobs")
-                .then().statusCode(400).body("errors[0].field", equalTo("timeout"));
+                .then().statusCode(400).body(json("errors[0].field", equalTo("timeout")));
         as(memberA).body(Map.of("language", "python", "code", "")).post("/v1/jobs").then().statusCode(400);
         as(memberA).body(Map.of("language", "python", "code", "1", "pakages", List.of())).post("/v1/jobs")
-                .then().statusCode(400).body("detail", containsString("pakages"));
+                .then().statusCode(400).body(json("detail", containsString("pakages")));
         as(memberA).body("{not json").post("/v1/jobs").then().statusCode(400);
         as(memberA).body(Map.of("language", "python", "code", "#" + "x".repeat(2 << 20))).post("/v1/jobs")
                 .then().statusCode(413).contentType("application/problem+json");
         as(memberA).body(Map.of("language", "python", "code", "1", "metadata", Map.of("note", "x".repeat(20_000))))
-                .post("/v1/jobs").then().statusCode(413).body("errors[0].field", equalTo("metadata"));
+                .post("/v1/jobs").then().statusCode(413).body(json("errors[0].field", equalTo("metadata")));
         as(memberA).body(Map.of("language", "python", "code", "1", "network", "full")).post("/v1/jobs")
-                .then().statusCode(400).body("errors[0].field", equalTo("network"));
+                .then().statusCode(400).body(json("errors[0].field", equalTo("network")));
         as(memberA).get("/v1/jobs?status=nonsense").then().statusCode(400);
         as(memberA).get("/v1/jobs/not-a-uuid").then().statusCode(404);
         as(memberA).get("/v1/jobs/" + UUID.randomUUID() + "?wait=99999999999").then().statusCode(400)
-                .body("errors[0].field", equalTo("wait"));
-        int after = as(memberA).get("/v1/jobs?limit=200").then().extract().path("items.size()");
+                .body(json("errors[0].field", equalTo("wait")));
+        int after = read(as(memberA).get("/v1/jobs?limit=200").then().extract().asString(), "items.size()");
         assertEquals(before, after);
     }
 
@@ -162,23 +164,23 @@ class JobsApiTest {
                 print(bundle is not None and os.path.isfile(bundle), ssl.create_default_context().cert_store_stats()["x509_ca"] > 0)
                 """;
         as(key).body(Map.of("language", "python", "code", code, "network", "full")).post("/v1/jobs?wait=120")
-                .then().statusCode(200).body("status", equalTo("succeeded")).body("stdout", equalTo("True True\n"));
+                .then().statusCode(200).body(json("status", equalTo("succeeded"))).body(json("stdout", equalTo("True True\n")));
         as(key).body(Map.of("language", "python", "code", code)).post("/v1/jobs?wait=120")
-                .then().statusCode(200).body("status", equalTo("succeeded")).body("stdout", startsWith("False"));
+                .then().statusCode(200).body(json("status", equalTo("succeeded"))).body(json("stdout", startsWith("False")));
     }
 
     @Test
     void idempotencyKeyGivesTheSameJobBack() {
         Map<String, Object> body = Map.of("language", "bash", "code", "echo once");
-        String first = as(memberA).header("Idempotency-Key", "k-1").body(body).post("/v1/jobs")
-                .then().statusCode(201).extract().path("id");
-        String again = as(memberA).header("Idempotency-Key", "k-1").body(body).post("/v1/jobs")
-                .then().statusCode(200).extract().path("id");
+        String first = read(as(memberA).header("Idempotency-Key", "k-1").body(body).post("/v1/jobs")
+                .then().statusCode(201).extract().asString(), "id");
+        String again = read(as(memberA).header("Idempotency-Key", "k-1").body(body).post("/v1/jobs")
+                .then().statusCode(200).extract().asString(), "id");
         assertEquals(first, again);
         as(memberA).header("Idempotency-Key", "k-1").body(Map.of("language", "bash", "code", "echo other"))
                 .post("/v1/jobs").then().statusCode(409).contentType("application/problem+json");
-        String otherTenant = as(memberB).header("Idempotency-Key", "k-1").body(body).post("/v1/jobs")
-                .then().statusCode(201).extract().path("id");
+        String otherTenant = read(as(memberB).header("Idempotency-Key", "k-1").body(body).post("/v1/jobs")
+                .then().statusCode(201).extract().asString(), "id");
         assertNotEquals(first, otherTenant);
     }
 
@@ -223,11 +225,11 @@ class JobsApiTest {
             if (i % 3 == 1) {
                 keyed.add(id);
             }
-            as(member).get("/v1/jobs/" + id).then().statusCode(200).body("status", equalTo("queued"));
+            as(member).get("/v1/jobs/" + id).then().statusCode(200).body(json("status", equalTo("queued")));
         }
         assertEquals(1, keyed.size(), "one job for the idempotency key: " + keyed);
         assertEquals(callers - 8 - 1 + 1, stored.size());
-        as(member).get("/v1/jobs?limit=100").then().body("items.size()", equalTo(stored.size()));
+        as(member).get("/v1/jobs?limit=100").then().body(json("items.size()", equalTo(stored.size())));
     }
 
     @Test
@@ -237,10 +239,10 @@ class JobsApiTest {
         String id = submit(member, Map.of("language", "bash", "code", "echo never"));
         as(member).body(Map.of("language", "bash", "code", "echo two")).post("/v1/jobs").then().statusCode(429)
                 .contentType("application/problem+json");
-        as(member).get("/v1/jobs/" + id + "?wait=1").then().body("status", equalTo("queued"));
-        as(member).post("/v1/jobs/" + id + "/cancel").then().statusCode(202).body("status", equalTo("cancelled"));
-        as(member).get("/v1/jobs/" + id).then().body("status", equalTo("cancelled"));
-        as(member).post("/v1/jobs/" + id + "/cancel").then().statusCode(202).body("status", equalTo("cancelled"));
+        as(member).get("/v1/jobs/" + id + "?wait=1").then().body(json("status", equalTo("queued")));
+        as(member).post("/v1/jobs/" + id + "/cancel").then().statusCode(202).body(json("status", equalTo("cancelled")));
+        as(member).get("/v1/jobs/" + id).then().body(json("status", equalTo("cancelled")));
+        as(member).post("/v1/jobs/" + id + "/cancel").then().statusCode(202).body(json("status", equalTo("cancelled")));
     }
 
     @Test
@@ -248,11 +250,11 @@ class JobsApiTest {
         String id = submit(memberA, Map.of("language", "python",
                 "code", "import time\nprint('started', flush=True)\ntime.sleep(60)", "timeout", "90s"));
         awaitEvent(memberA, id, "started");
-        as(memberA).get("/v1/jobs/" + id).then().body("status", equalTo("running"));
+        as(memberA).get("/v1/jobs/" + id).then().body(json("status", equalTo("running")));
         long start = System.nanoTime();
         as(memberA).post("/v1/jobs/" + id + "/cancel").then().statusCode(202);
-        as(memberA).get("/v1/jobs/" + id + "?wait=10").then().body("status", equalTo("cancelled"))
-                .body("stdout", equalTo("started\n"));
+        as(memberA).get("/v1/jobs/" + id + "?wait=10").then().body(json("status", equalTo("cancelled")))
+                .body(json("stdout", equalTo("started\n")));
         assertTrue((System.nanoTime() - start) / 1_000_000 < 5_000, "cancel took too long");
     }
 
@@ -260,8 +262,8 @@ class JobsApiTest {
     void timeoutKeepsTheOutputPrintedSoFar() {
         String id = submit(memberA, Map.of("language", "python",
                 "code", "import time\nprint('before', flush=True)\ntime.sleep(30)", "timeout", 1));
-        as(memberA).get("/v1/jobs/" + id + "?wait=60").then().body("status", equalTo("timed_out"))
-                .body("timed_out", equalTo(true)).body("stdout", equalTo("before\n"));
+        as(memberA).get("/v1/jobs/" + id + "?wait=60").then().body(json("status", equalTo("timed_out")))
+                .body(json("timed_out", equalTo(true))).body(json("stdout", equalTo("before\n")));
     }
 
     @Test
@@ -323,23 +325,23 @@ class JobsApiTest {
     @Test
     void languagesNodesAndAudit() {
         as(memberA).get("/v1/languages").then().statusCode(200)
-                .body("language", contains("python", "bash", "node", "haskell", "lua", "ruby", "perl", "octave"))
-                .body("find { it.language == 'python' }.package_set", equalTo("python3Packages"));
-        as(ADMIN).get("/v1/nodes").then().statusCode(200).body("size()", org.hamcrest.Matchers.greaterThan(0))
-                .body("[0].concurrency", notNullValue());
+                .body(json("language", contains("python", "bash", "node", "haskell", "lua", "ruby", "perl", "octave")))
+                .body(json("find { it.language == 'python' }.package_set", equalTo("python3Packages")));
+        as(ADMIN).get("/v1/nodes").then().statusCode(200).body(json("size()", org.hamcrest.Matchers.greaterThan(0)))
+                .body(json("[0].concurrency", notNullValue()));
         String id = submit(memberA, Map.of("language", "bash", "code", "echo audited", "env", Map.of("SECRET_NAME", "value")));
-        as(memberA).get("/v1/jobs/" + id + "?wait=60").then().body("status", equalTo("succeeded"));
-        List<String> kinds = as(auditorA).get("/v1/audit?job_id=" + id).then().statusCode(200).extract().path("items.kind");
+        as(memberA).get("/v1/jobs/" + id + "?wait=60").then().body(json("status", equalTo("succeeded")));
+        List<String> kinds = read(as(auditorA).get("/v1/audit?job_id=" + id).then().statusCode(200).extract().asString(), "items.kind");
         assertEquals(List.of("finished", "started", "environment", "claimed", "submitted"), kinds);
         as(auditorA).get("/v1/audit?job_id=" + id).then()
-                .body("items.find { it.kind == 'submitted' }.detail.env_names", contains("SECRET_NAME"))
-                .body("items.find { it.kind == 'submitted' }.key_id", notNullValue())
-                .body("items.find { it.kind == 'claimed' }.detail.attempt", equalTo(1))
-                .body("items.find { it.kind == 'environment' }.detail.store_path", startsWith("/nix/store/"))
-                .body("items.find { it.kind == 'environment' }.detail.cache_hit", notNullValue())
-                .body("items.find { it.kind == 'started' }.node_id", notNullValue())
-                .body("items.find { it.kind == 'finished' }.detail.status", equalTo("succeeded"))
-                .body("items.find { it.kind == 'finished' }.detail.exit_code", equalTo(0));
+                .body(json("items.find { it.kind == 'submitted' }.detail.env_names", contains("SECRET_NAME")))
+                .body(json("items.find { it.kind == 'submitted' }.key_id", notNullValue()))
+                .body(json("items.find { it.kind == 'claimed' }.detail.attempt", equalTo(1)))
+                .body(json("items.find { it.kind == 'environment' }.detail.store_path", startsWith("/nix/store/")))
+                .body(json("items.find { it.kind == 'environment' }.detail.cache_hit", notNullValue()))
+                .body(json("items.find { it.kind == 'started' }.node_id", notNullValue()))
+                .body(json("items.find { it.kind == 'finished' }.detail.status", equalTo("succeeded")))
+                .body(json("items.find { it.kind == 'finished' }.detail.exit_code", equalTo(0)));
         String audit = as(auditorA).get("/v1/audit?job_id=" + id).asString();
         assertTrue(audit.contains("SECRET_NAME") && !audit.contains("value\""), audit);
     }

@@ -3,6 +3,8 @@ package dev.nixexec.api;
 import static dev.nixexec.testing.Api.ADMIN;
 import static dev.nixexec.testing.Api.as;
 import static dev.nixexec.testing.Api.tenant;
+import static dev.nixexec.testing.JsonBody.json;
+import static dev.nixexec.testing.JsonBody.read;
 import static io.restassured.RestAssured.given;
 import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.containsString;
@@ -73,9 +75,9 @@ class KeyExpiryTest {
         }
         await().atMost(Duration.ofSeconds(5)).until(() -> as(key.secret()).get("/v1/jobs").statusCode(), equalTo(401));
 
-        String unknown = as("nx_not_a_key").get("/v1/jobs").then().statusCode(401).extract().path("detail");
+        String unknown = read(as("nx_not_a_key").get("/v1/jobs").then().statusCode(401).extract().asString(), "detail");
         as(key.secret()).get("/v1/jobs").then().statusCode(401).contentType("application/problem+json")
-                .body("detail", equalTo(unknown));
+                .body(json("detail", equalTo(unknown)));
         assertMcpRefuses(key.secret());
         given().redirects().follow(false).cookie("nx_ui_session", session).get("/ui/jobs").then().statusCode(303)
                 .header("Location", containsString("/ui/login"));

@@ -4,6 +4,8 @@ import static dev.nixexec.testing.Api.as;
 import static dev.nixexec.testing.Api.key;
 import static dev.nixexec.testing.Api.submit;
 import static dev.nixexec.testing.Api.tenant;
+import static dev.nixexec.testing.JsonBody.json;
+import static dev.nixexec.testing.JsonBody.read;
 import static io.restassured.RestAssured.given;
 import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.equalTo;
@@ -66,7 +68,7 @@ class ObservabilityTest {
         String member = key(tenant("metrics", null), "member");
         String before = scrape();
         String id = submit(member, Map.of("language", "bash", "code", "echo metrics"));
-        as(member).get("/v1/jobs/" + id + "?wait=60").then().statusCode(200).body("status", equalTo("succeeded"));
+        as(member).get("/v1/jobs/" + id + "?wait=60").then().statusCode(200).body(json("status", equalTo("succeeded")));
         // the finish is counted after its transaction commits, a moment after the job reads as finished
         String after = waitFor(() -> scrape(), text -> sample(text, "nixexec_jobs_finished_total",
                 Map.of("status", "succeeded", "language", "bash")) > sample(before, "nixexec_jobs_finished_total",
@@ -118,20 +120,20 @@ class ObservabilityTest {
     @Test
     void openApiListsTheJobsAndTheBearerScheme() {
         given().accept("application/json").get("/q/openapi?format=json").then().statusCode(200)
-                .body("paths", hasKey("/v1/jobs"))
-                .body("paths", hasKey("/v1/jobs/{id}/events"))
-                .body("components.securitySchemes.bearer.type", equalTo("http"))
-                .body("components.securitySchemes.bearer.scheme", equalTo("bearer"))
-                .body("paths.'/v1/jobs'.post.security[0]", hasKey("bearer"));
-        given().get("/q/openapi?format=json").then().body("paths", org.hamcrest.Matchers.not(hasKey("/ui/jobs")));
+                .body(json("paths", hasKey("/v1/jobs")))
+                .body(json("paths", hasKey("/v1/jobs/{id}/events")))
+                .body(json("components.securitySchemes.bearer.type", equalTo("http")))
+                .body(json("components.securitySchemes.bearer.scheme", equalTo("bearer")))
+                .body(json("paths.'/v1/jobs'.post.security[0]", hasKey("bearer")));
+        given().get("/q/openapi?format=json").then().body(json("paths", org.hamcrest.Matchers.not(hasKey("/ui/jobs"))));
         given().get("/q/swagger-ui/").then().statusCode(200);
     }
 
     /** No /v1 operation is public (languages too needs a key), so each must declare the scheme. */
     @Test
     void everyV1OperationNeedsTheBearerKey() {
-        Map<String, Map<String, Map<String, Object>>> paths = given().accept("application/json")
-                .get("/q/openapi?format=json").then().statusCode(200).extract().path("paths");
+        Map<String, Map<String, Map<String, Object>>> paths = read(given().accept("application/json")
+                .get("/q/openapi?format=json").then().statusCode(200).extract().asString(), "paths");
         List<String> operations = new java.util.ArrayList<>();
         List<String> unsecured = new java.util.ArrayList<>();
         paths.forEach((path, item) -> {
@@ -181,7 +183,7 @@ class ObservabilityTest {
             String tenantId = tenant("logs", null);
             String member = key(tenantId, "member");
             String id = submit(member, Map.of("language", "bash", "code", "echo logged"));
-            as(member).get("/v1/jobs/" + id + "?wait=60").then().body("status", equalTo("succeeded"));
+            as(member).get("/v1/jobs/" + id + "?wait=60").then().body(json("status", equalTo("succeeded")));
             ExtLogRecord ended = waitFor(() -> records.stream()
                     .filter(r -> r.getFormattedMessage().equals("job " + id + " ended succeeded")).findFirst().orElse(null),
                     r -> r != null);

@@ -1,5 +1,6 @@
 package dev.nixexec.api;
 
+import static dev.nixexec.testing.JsonBody.json;
 import static io.restassured.RestAssured.given;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -382,7 +383,7 @@ class OpenApiDocumentTest {
         String id = submitted.path("id");
         answers.add(answer("submit", "post", "/v1/jobs", submitted));
         var finished = as.get().get("/v1/jobs/" + id + "?wait=60");
-        finished.then().statusCode(200).body("status", org.hamcrest.Matchers.equalTo("succeeded"));
+        finished.then().statusCode(200).body(json("status", org.hamcrest.Matchers.equalTo("succeeded")));
         answers.add(answer("get", "get", "/v1/jobs/{id}", finished));
         answers.add(answer("list", "get", "/v1/jobs", as.get().get("/v1/jobs").then().statusCode(200).extract().response()));
         // NDJSON: the lines, each a JobEventLine, checked as the list the document describes
@@ -538,7 +539,7 @@ class OpenApiDocumentTest {
         var session = as.get().body(Map.of()).post("/v1/sessions").then().statusCode(201).extract().response();
         answers.add(answer("session made", "post", "/v1/sessions", session));
         var ready = as.get().body(Map.of("packages", List.of("hello"))).post("/v1/sessions?wait=120").then().statusCode(201)
-                .body("status", org.hamcrest.Matchers.equalTo("ready")).extract().response();
+                .body(json("status", org.hamcrest.Matchers.equalTo("ready"))).extract().response();
         assertTrue(ready.path("environment.store_path") != null, "a ready session has its environment: " + ready.asString());
         answers.add(answer("session ready", "post", "/v1/sessions", ready));
         var profile = dev.nixexec.testing.Api.as(dev.nixexec.testing.Api.key(tenant, "admin"))
@@ -561,9 +562,9 @@ class OpenApiDocumentTest {
         answers.add(answer("workspaces", "get", "/v1/workspaces", as.get().get("/v1/workspaces").then().statusCode(200).extract().response()));
         answers.add(answer("profiles", "get", "/v1/profiles", as.get().get("/v1/profiles").then().statusCode(200).extract().response()));
         answers.add(answer("catalog", "get", "/v1/catalog", as.get().get("/v1/catalog").then().statusCode(200)
-                .body("tools", org.hamcrest.Matchers.not(org.hamcrest.Matchers.empty())).extract().response()));
+                .body(json("tools", org.hamcrest.Matchers.not(org.hamcrest.Matchers.empty()))).extract().response()));
         answers.add(answer("catalog grouped", "get", "/v1/catalog", as.get().get("/v1/catalog?grouped=true").then().statusCode(200)
-                .body("agent_categories", org.hamcrest.Matchers.notNullValue()).extract().response()));
+                .body(json("agent_categories", org.hamcrest.Matchers.notNullValue())).extract().response()));
         var environment = as.get().body(Map.of("language", "bash")).post("/v1/environments");
         answers.add(answer("environment", "post", "/v1/environments", environment));
         answers.add(answer("environment read", "get", "/v1/environments/{id}",

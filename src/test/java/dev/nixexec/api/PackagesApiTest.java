@@ -2,6 +2,7 @@ package dev.nixexec.api;
 
 import static dev.nixexec.testing.Api.as;
 import static dev.nixexec.testing.Api.memberKey;
+import static dev.nixexec.testing.JsonBody.json;
 import static io.restassured.RestAssured.given;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -56,17 +57,17 @@ class PackagesApiTest {
     void theFirstSearchIsRefusedUntilThePinIsIndexedThenItAnswers() throws Exception {
         io.restassured.response.Response first = as(key).get("/v1/packages?q=tinypkg");
         first.then().statusCode(503).header("Retry-After", "10")
-                .contentType("application/problem+json").body("detail", containsString("try again shortly"));
+                .contentType("application/problem+json").body(json("detail", containsString("try again shortly")));
         // no index yet (the listing the search started takes seconds): no interpreter version either
-        as(key).get("/v1/languages").then().statusCode(200).body("version", everyItem(nullValue()));
+        as(key).get("/v1/languages").then().statusCode(200).body(json("version", everyItem(nullValue())));
         Awaitility.await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(250)).until(() ->
                 as(key).get("/v1/packages?q=tinypkg").statusCode() == 200);
         io.restassured.response.Response hits = as(key).get("/v1/packages?q=tinypkg");
         hits.then().statusCode(200)
-                .body("[0].attribute", equalTo("python3Packages.tinypkg"))
-                .body("[0].version", equalTo("1.0"))
-                .body("[0].description", equalTo("python3.11-tinypkg-1.0 (offline test fixture)"))
-                .body("[1].attribute", equalTo("python3Packages.tinypkg2"));
+                .body(json("[0].attribute", equalTo("python3Packages.tinypkg")))
+                .body(json("[0].version", equalTo("1.0")))
+                .body(json("[0].description", equalTo("python3.11-tinypkg-1.0 (offline test fixture)")))
+                .body(json("[1].attribute", equalTo("python3Packages.tinypkg2")));
         // both answers as the OpenAPI document describes them (checked here: only the application's
         // first search sees the 503, and the tests share one application)
         assertEquals(java.util.List.of(), OpenApiDocumentTest.mismatches(java.util.List.of(
@@ -79,14 +80,14 @@ class PackagesApiTest {
     @Order(2)
     void aLanguageRestrictsTheSearchToItsPackageSet() {
         as(key).get("/v1/packages?q=tiny&language=python").then().statusCode(200)
-                .body("attribute", containsInAnyOrder("python3Packages.tinypkg", "python3Packages.tinypkg2",
-                        "python3Packages.tinypng"));
+                .body(json("attribute", containsInAnyOrder("python3Packages.tinypkg", "python3Packages.tinypkg2",
+                        "python3Packages.tinypng")));
         as(key).get("/v1/packages?q=tiny&language=lua").then().statusCode(200)
-                .body("attribute", equalTo(java.util.List.of("lua5_4Packages.tinylua")));
+                .body(json("attribute", equalTo(java.util.List.of("lua5_4Packages.tinylua"))));
         as(key).get("/v1/packages?q=bash&language=bash").then().statusCode(200)
-                .body("attribute", hasItem("bash")).body("attribute", everyItem(not(containsString("."))));
-        as(key).get("/v1/packages?q=python&limit=1").then().statusCode(200).body("size()", equalTo(1))
-                .body("[0].attribute", startsWith("python"));
+                .body(json("attribute", hasItem("bash"))).body(json("attribute", everyItem(not(containsString(".")))));
+        as(key).get("/v1/packages?q=python&limit=1").then().statusCode(200).body(json("size()", equalTo(1)))
+                .body(json("[0].attribute", startsWith("python")));
     }
 
     /**
@@ -101,9 +102,9 @@ class PackagesApiTest {
         sql("UPDATE package_index_entries SET version = '3.11.7' WHERE attribute = 'python3'");
         try {
             as(key).get("/v1/languages").then().statusCode(200)
-                    .body("find { it.language == 'python' }.version", equalTo("3.11.7"))
-                    .body("find { it.language == 'python' }.interpreter", equalTo("python3"))
-                    .body("find { it.language == 'bash' }.version", nullValue());
+                    .body(json("find { it.language == 'python' }.version", equalTo("3.11.7")))
+                    .body(json("find { it.language == 'python' }.interpreter", equalTo("python3")))
+                    .body(json("find { it.language == 'bash' }.version", nullValue()));
             // and the same over MCP: list_languages names python's version, no other
             try (var client = McpAssured.newStreamableClient().setAdditionalHeaders(message ->
                     MultiMap.caseInsensitiveMultiMap().add("Authorization", "Bearer " + key)).build().connect()) {
@@ -129,13 +130,13 @@ class PackagesApiTest {
 
     @Test
     void badParametersAreRefusedAllAtOnce() {
-        as(key).get("/v1/packages").then().statusCode(400).body("errors[0].field", equalTo("q"));
-        as(key).get("/v1/packages?q=" + "x".repeat(101)).then().statusCode(400).body("errors[0].field", equalTo("q"));
+        as(key).get("/v1/packages").then().statusCode(400).body(json("errors[0].field", equalTo("q")));
+        as(key).get("/v1/packages?q=" + "x".repeat(101)).then().statusCode(400).body(json("errors[0].field", equalTo("q")));
         as(key).urlEncodingEnabled(false).get("/v1/packages?q=a%00b").then().statusCode(400)
-                .body("errors[0].field", equalTo("q"));
+                .body(json("errors[0].field", equalTo("q")));
         as(key).queryParam("q", " ").queryParam("language", "cobol").queryParam("limit", 0).get("/v1/packages").then().statusCode(400)
-                .body("errors.field", equalTo(java.util.List.of("q", "language", "limit")))
-                .body("errors[1].message", startsWith("unknown language 'cobol'; one of python"));
-        as(key).get("/v1/packages?q=jq&limit=101").then().statusCode(400).body("errors[0].field", equalTo("limit"));
+                .body(json("errors.field", equalTo(java.util.List.of("q", "language", "limit"))))
+                .body(json("errors[1].message", startsWith("unknown language 'cobol'; one of python")));
+        as(key).get("/v1/packages?q=jq&limit=101").then().statusCode(400).body(json("errors[0].field", equalTo("limit")));
     }
 }

@@ -4,6 +4,7 @@ import static dev.nixexec.testing.Api.ADMIN;
 import static dev.nixexec.testing.Api.as;
 import static dev.nixexec.testing.Api.key;
 import static dev.nixexec.testing.Api.tenant;
+import static dev.nixexec.testing.JsonBody.json;
 import static org.hamcrest.Matchers.containsInAnyOrder;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.empty;
@@ -47,7 +48,7 @@ class ProfilesApiTest {
     }
 
     private void noJobs() {
-        as(member).get("/v1/jobs").then().statusCode(200).body("items", empty());
+        as(member).get("/v1/jobs").then().statusCode(200).body(json("items", empty()));
     }
 
     // ------------------------------------------------------------------ refusals: profiles
@@ -55,42 +56,42 @@ class ProfilesApiTest {
     @Test
     void onlyAnAdminOrOperatorDefinesProfiles() {
         as(member).body(reviewProfile()).put("/v1/profiles/review").then().statusCode(403)
-                .body("detail", containsString("an admin of the tenant"));
+                .body(json("detail", containsString("an admin of the tenant")));
         as(auditor).body(reviewProfile()).put("/v1/profiles/review").then().statusCode(403);
         as(member).delete("/v1/profiles/review").then().statusCode(403);
-        as(admin).get("/v1/profiles").then().statusCode(200).body("items.name", not(hasItem("review")));
+        as(admin).get("/v1/profiles").then().statusCode(200).body(json("items.name", not(hasItem("review"))));
     }
 
     @Test
     void aBuiltInsNameCannotBeTaken() {
         as(admin).body(reviewProfile()).put("/v1/profiles/strict").then().statusCode(409)
-                .body("detail", containsString("'strict' is a built-in profile"));
+                .body(json("detail", containsString("'strict' is a built-in profile")));
         as(admin).delete("/v1/profiles/strict").then().statusCode(409);
     }
 
     @Test
     void aNameOutsideTheGrammarIsRefused() {
         as(admin).body(reviewProfile()).put("/v1/profiles/Review").then().statusCode(400)
-                .body("errors[0].field", equalTo("name"));
+                .body(json("errors[0].field", equalTo("name")));
         as(admin).body(reviewProfile()).put("/v1/profiles/" + "a".repeat(64)).then().statusCode(400);
     }
 
     @Test
     void networkFullWithoutThePolicyIsRefusedNamingWhy() {
         as(admin).body(Map.of("packages", List.of("curl"), "network", "full")).put("/v1/profiles/net").then()
-                .statusCode(400).body("errors.field", equalTo(List.of("network")))
-                .body("errors[0].message", containsString("needs a tenant policy that allows it (policy.network: true)"));
-        as(admin).get("/v1/profiles").then().body("items.name", not(hasItem("net")));
+                .statusCode(400).body(json("errors.field", equalTo(List.of("network"))))
+                .body(json("errors[0].message", containsString("needs a tenant policy that allows it (policy.network: true)")));
+        as(admin).get("/v1/profiles").then().body(json("items.name", not(hasItem("net"))));
     }
 
     @Test
     void everyProblemOfABodyComesAtOnce() {
         as(admin).body(Map.of("description", "x".repeat(501), "packages", List.of("--expr"), "env", Map.of("lower", "x"),
                 "writable", List.of("/etc"), "limits", Map.of("timeout", "100h"))).put("/v1/profiles/bad").then()
-                .statusCode(400).body("errors.field", containsInAnyOrder("description", "packages[0]", "env",
-                        "writable[0]", "limits.timeout"));
+                .statusCode(400).body(json("errors.field", containsInAnyOrder("description", "packages[0]", "env",
+                        "writable[0]", "limits.timeout")));
         as(admin).body(Map.of("packages", List.of(), "nme", "typo")).put("/v1/profiles/bad").then().statusCode(400);
-        as(admin).get("/v1/profiles").then().body("items.name", not(hasItem("bad")));
+        as(admin).get("/v1/profiles").then().body(json("items.name", not(hasItem("bad"))));
     }
 
     @Test
@@ -103,8 +104,8 @@ class ProfilesApiTest {
     @Test
     void aJobNamingAnUnknownProfileIsRefusedAndNothingIsStored() {
         as(member).body(Map.of("language", "bash", "code", "echo hi", "profile", "nope")).post("/v1/jobs").then()
-                .statusCode(400).body("errors[0].field", equalTo("profile"))
-                .body("errors[0].message", containsString("unknown profile 'nope'; this tenant's profiles: strict"));
+                .statusCode(400).body(json("errors[0].field", equalTo("profile")))
+                .body(json("errors[0].message", containsString("unknown profile 'nope'; this tenant's profiles: strict")));
         noJobs();
     }
 
@@ -112,16 +113,16 @@ class ProfilesApiTest {
     void aJobCannotTurnOnTheNetworkItsProfileKeepsOff() {
         String open = key(tenant("profiles-net", Map.of("network", true)), "member");
         as(open).body(Map.of("language", "bash", "code", "echo hi", "profile", "strict", "network", "full"))
-                .post("/v1/jobs").then().statusCode(400).body("errors[0].field", equalTo("network"))
-                .body("errors[0].message", containsString("profile 'strict' keeps the network off"));
-        as(open).get("/v1/jobs").then().body("items", empty());
+                .post("/v1/jobs").then().statusCode(400).body(json("errors[0].field", equalTo("network")))
+                .body(json("errors[0].message", containsString("profile 'strict' keeps the network off")));
+        as(open).get("/v1/jobs").then().body(json("items", empty()));
     }
 
     @Test
     void aNetworkProfileWithoutThePolicyIsRefusedNamingWhy() {
         as(member).body(Map.of("language", "bash", "code", "echo hi", "profile", "build-install")).post("/v1/jobs")
-                .then().statusCode(400).body("errors[0].field", equalTo("profile"))
-                .body("errors[0].message", containsString("needs a tenant policy that allows it"));
+                .then().statusCode(400).body(json("errors[0].field", equalTo("profile")))
+                .body(json("errors[0].message", containsString("needs a tenant policy that allows it")));
         noJobs();
     }
 
@@ -129,8 +130,8 @@ class ProfilesApiTest {
     void aJobCannotOutlastItsProfilesTimeout() {
         as(admin).body(reviewProfile()).put("/v1/profiles/review").then().statusCode(201);
         as(member).body(Map.of("language", "bash", "code", "echo hi", "profile", "review", "timeout", 60))
-                .post("/v1/jobs").then().statusCode(400).body("errors[0].field", equalTo("timeout"))
-                .body("errors[0].message", equalTo("profile 'review' allows at most 20s"));
+                .post("/v1/jobs").then().statusCode(400).body(json("errors[0].field", equalTo("timeout")))
+                .body(json("errors[0].message", equalTo("profile 'review' allows at most 20s")));
         noJobs();
     }
 
@@ -139,67 +140,67 @@ class ProfilesApiTest {
     @Test
     void anyKeyOfTheTenantListsTheBuiltInsFirst() {
         as(auditor).get("/v1/profiles").then().statusCode(200)
-                .body("items.name", equalTo(List.of("strict", "offline-review", "build-install", "debug-network")))
-                .body("items[0].network", equalTo("off"))
-                .body("items[0].packages", equalTo(List.of("coreutils", "bash", "cacert")))
-                .body("items[0].writable", equalTo(List.of("/workspace", "/tmp")))
-                .body("items[0].built_in", equalTo(true))
-                .body("items[2].network", equalTo("full"))
-                .body("items[2].writable", equalTo(List.of("/workspace", "/home/sandbox", "/cache", "/tmp")));
+                .body(json("items.name", equalTo(List.of("strict", "offline-review", "build-install", "debug-network"))))
+                .body(json("items[0].network", equalTo("off")))
+                .body(json("items[0].packages", equalTo(List.of("coreutils", "bash", "cacert"))))
+                .body(json("items[0].writable", equalTo(List.of("/workspace", "/tmp"))))
+                .body(json("items[0].built_in", equalTo(true)))
+                .body(json("items[2].network", equalTo("full")))
+                .body(json("items[2].writable", equalTo(List.of("/workspace", "/home/sandbox", "/cache", "/tmp"))));
     }
 
     @Test
     void anAdminDefinesReplacesAndDeletesAProfileEachAudited() {
         as(admin).body(reviewProfile()).put("/v1/profiles/review").then().statusCode(201)
                 .header("Location", "/v1/profiles/review")
-                .body("name", equalTo("review")).body("built_in", equalTo(false))
-                .body("limits.timeout", equalTo(20)).body("env.GREETING", equalTo("hi"));
-        as(member).get("/v1/profiles").then().statusCode(200).body("items[4].name", equalTo("review"))
-                .body("items[4].packages", equalTo(List.of("hello"))).body("items[4].description", equalTo("reads code"))
-                .body("items[4].writable", equalTo(List.of("/workspace", "/tmp")));
+                .body(json("name", equalTo("review"))).body(json("built_in", equalTo(false)))
+                .body(json("limits.timeout", equalTo(20))).body(json("env.GREETING", equalTo("hi")));
+        as(member).get("/v1/profiles").then().statusCode(200).body(json("items[4].name", equalTo("review")))
+                .body(json("items[4].packages", equalTo(List.of("hello")))).body(json("items[4].description", equalTo("reads code")))
+                .body(json("items[4].writable", equalTo(List.of("/workspace", "/tmp"))));
         as(admin).body(Map.of("packages", List.of("jq"))).put("/v1/profiles/review").then().statusCode(200)
-                .body("packages", equalTo(List.of("jq"))).body("limits", equalTo(Map.of()))
-                .body("writable", equalTo(List.of("/workspace", "/home/sandbox", "/cache", "/tmp")));
+                .body(json("packages", equalTo(List.of("jq")))).body(json("limits", equalTo(Map.of())))
+                .body(json("writable", equalTo(List.of("/workspace", "/home/sandbox", "/cache", "/tmp"))));
         as(admin).delete("/v1/profiles/review").then().statusCode(204);
         as(admin).delete("/v1/profiles/review").then().statusCode(404);
         as(admin).get("/v1/audit").then().statusCode(200)
-                .body("items.kind", hasItems("profile_created", "profile_replaced", "profile_deleted"));
+                .body(json("items.kind", hasItems("profile_created", "profile_replaced", "profile_deleted")));
     }
 
     @Test
     void anotherTenantNeverSeesTheProfileAndAnOperatorActsForAnyTenant() {
         as(ADMIN).body(reviewProfile()).put("/v1/profiles/review?tenant=" + tenantId).then().statusCode(201);
-        as(member).get("/v1/profiles").then().body("items.name", hasItem("review"));
+        as(member).get("/v1/profiles").then().body(json("items.name", hasItem("review")));
         String stranger = key(tenant("profiles-other"), "admin");
-        as(stranger).get("/v1/profiles").then().body("items.name", not(hasItem("review")));
+        as(stranger).get("/v1/profiles").then().body(json("items.name", not(hasItem("review"))));
         as(stranger).get("/v1/profiles?tenant=" + tenantId).then().statusCode(404);
         as(stranger).body(Map.of("language", "bash", "code", "hello", "profile", "review")).post("/v1/jobs").then()
-                .statusCode(400).body("errors[0].field", equalTo("profile"));
+                .statusCode(400).body(json("errors[0].field", equalTo("profile")));
     }
 
     @Test
     void aJobRunsUnderATenantProfileWithItsPackagesAndEnvAndItsOwnEnvWins() {
         as(admin).body(reviewProfile()).put("/v1/profiles/review").then().statusCode(201);
         as(member).body(Map.of("language", "bash", "code", "hello; echo \"$GREETING\"", "profile", "review"))
-                .post("/v1/jobs?wait=60").then().statusCode(200).body("status", equalTo("succeeded"))
-                .body("stdout", equalTo("Hello, world!\nhi\n")).body("packages", equalTo(List.of("hello")));
+                .post("/v1/jobs?wait=60").then().statusCode(200).body(json("status", equalTo("succeeded")))
+                .body(json("stdout", equalTo("Hello, world!\nhi\n"))).body(json("packages", equalTo(List.of("hello"))));
         as(member).body(Map.of("language", "bash", "code", "echo \"$GREETING\"", "profile", "review",
                 "env", Map.of("GREETING", "yo"), "timeout", 5)).post("/v1/jobs?wait=60").then().statusCode(200)
-                .body("status", equalTo("succeeded")).body("stdout", equalTo("yo\n"));
+                .body(json("status", equalTo("succeeded"))).body(json("stdout", equalTo("yo\n")));
     }
 
     @Test
     void aProfilesTimeoutIsTheDefaultOfItsJobs() {
         as(admin).body(Map.of("packages", List.of(), "limits", Map.of("timeout", 1))).put("/v1/profiles/quick").then()
-                .statusCode(201).body("limits.timeout", equalTo(1));
+                .statusCode(201).body(json("limits.timeout", equalTo(1)));
         as(member).body(Map.of("language", "bash", "code", "sleep 20", "profile", "quick")).post("/v1/jobs?wait=60")
-                .then().statusCode(200).body("status", equalTo("timed_out"));
+                .then().statusCode(200).body(json("status", equalTo("timed_out")));
     }
 
     @Test
     void aJobRunsUnderABuiltInProfile() {
         as(member).body(Map.of("language", "bash", "code", "test -f \"$(dirname \"$(command -v bash)\")/../etc/ssl/certs/ca-bundle.crt\" && echo strict",
                 "profile", "strict")).post("/v1/jobs?wait=60").then().statusCode(200)
-                .body("status", equalTo("succeeded")).body("stdout", equalTo("strict\n"));
+                .body(json("status", equalTo("succeeded"))).body(json("stdout", equalTo("strict\n")));
     }
 }

@@ -2,6 +2,7 @@ package dev.nixexec.api;
 
 import static dev.nixexec.testing.Api.as;
 import static dev.nixexec.testing.Api.memberKey;
+import static dev.nixexec.testing.JsonBody.json;
 import static org.hamcrest.Matchers.containsString;
 
 import dev.nixexec.testing.NixSpy;
@@ -34,7 +35,7 @@ class QueueFullIT {
             as(member).body(body).post("/v1/jobs");
         }
         as(member).body(body).post("/v1/jobs").then().statusCode(503).contentType("application/problem+json")
-                .body("detail", containsString("queue is full"));
-        as(member).get("/v1/jobs").then().statusCode(200).body("items.size()", org.hamcrest.Matchers.lessThanOrEqualTo(2));
+                .body(json("detail", containsString("queue is full")));
+        as(member).get("/v1/jobs").then().statusCode(200).body(json("items.size()", org.hamcrest.Matchers.lessThanOrEqualTo(2)));
     }
 }

@@ -4,6 +4,8 @@ import static dev.nixexec.testing.Api.ADMIN;
 import static dev.nixexec.testing.Api.as;
 import static dev.nixexec.testing.Api.key;
 import static dev.nixexec.testing.Api.tenant;
+import static dev.nixexec.testing.JsonBody.json;
+import static dev.nixexec.testing.JsonBody.read;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasItem;
 import static org.hamcrest.Matchers.hasItems;
@@ -68,8 +70,8 @@ class TenantAdministrationTest {
         String unknown = UUID.randomUUID().toString();
         for (String id : List.of(b, unknown)) {
             as(adminA).body(Map.of("policy", Map.of("max_queued", 1000, "network", true))).patch("/v1/admin/tenants/" + id)
-                    .then().statusCode(404).body("detail", equalTo("no tenant " + id));
-            as(adminA).get("/v1/admin/tenants/" + id + "/keys").then().statusCode(404).body("detail", equalTo("no tenant " + id));
+                    .then().statusCode(404).body(json("detail", equalTo("no tenant " + id)));
+            as(adminA).get("/v1/admin/tenants/" + id + "/keys").then().statusCode(404).body(json("detail", equalTo("no tenant " + id)));
         }
         assertEquals("{\"max_queued\": 3}", policyInDatabase(b));
         as(adminA).get("/v1/admin/tenants").then().statusCode(403).contentType("application/problem+json");
@@ -105,19 +107,19 @@ class TenantAdministrationTest {
                 new Bad(Map.of("network", Map.of("on", true)), "policy.network"));
         for (Bad b : bad) {
             as(admin).body(Map.of("policy", b.policy())).patch("/v1/admin/tenants/" + t).then().statusCode(400)
-                    .contentType("application/problem+json").body("errors.field", hasItem(b.field()));
+                    .contentType("application/problem+json").body(json("errors.field", hasItem(b.field())));
         }
-        as(admin).body(Map.of()).patch("/v1/admin/tenants/" + t).then().statusCode(400).body("errors[0].field", equalTo("policy"));
+        as(admin).body(Map.of()).patch("/v1/admin/tenants/" + t).then().statusCode(400).body(json("errors[0].field", equalTo("policy")));
         as(admin).body(Map.of("policy", Map.of("max_queued", 5), "name", "renamed")).patch("/v1/admin/tenants/" + t)
                 .then().statusCode(400);
         as(admin).body(Map.of("policy", List.of(1))).patch("/v1/admin/tenants/" + t).then().statusCode(400);
         assertEquals(before, policyInDatabase(t));
-        List<Map<String, Object>> audit = as(admin).get("/v1/audit").then().statusCode(200).extract().path("items");
+        List<Map<String, Object>> audit = read(as(admin).get("/v1/audit").then().statusCode(200).extract().asString(), "items");
         assertFalse(audit.stream().anyMatch(e -> "policy_changed".equals(e.get("kind"))), "a refused change is not audited");
         // a new tenant's policy is checked the same way
         as(ADMIN).body(Map.of("name", "adm-bad-new-" + UUID.randomUUID().toString().substring(0, 8),
                 "policy", Map.of("max_queued", -1))).post("/v1/admin/tenants").then().statusCode(400)
-                .body("errors.field", hasItem("policy.max_queued"));
+                .body(json("errors.field", hasItem("policy.max_queued")));
     }
 
     @Test
@@ -154,7 +156,7 @@ class TenantAdministrationTest {
         String one = tenant("adm-every", Map.of("network", true));
         String two = tenant("adm-every");
         String body = as(ADMIN).get("/v1/admin/tenants").then().statusCode(200)
-                .body("id", hasItems(one, two)).extract().asString();
+                .body(json("id", hasItems(one, two))).extract().asString();
         List<Map<String, Object>> all = JsonPath.from(body).getList("$");
         Map<String, Object> first = all.stream().filter(t -> one.equals(t.get("id"))).findFirst().orElseThrow();
         assertEquals(Set.of("id", "name", "policy", "granted", "created_at"), first.keySet());
@@ -166,7 +168,7 @@ class TenantAdministrationTest {
         assertTrue(all.indexOf(first) < all.stream().map(t -> t.get("id")).toList().indexOf(two));
         // and reads their jobs and audit through ?tenant=
         as(ADMIN).get("/v1/jobs?tenant=" + two).then().statusCode(200);
-        as(ADMIN).get("/v1/audit?tenant=" + two).then().statusCode(200).body("items.kind", hasItem("tenant_created"));
+        as(ADMIN).get("/v1/audit?tenant=" + two).then().statusCode(200).body(json("items.kind", hasItem("tenant_created")));
     }
 
     /**
@@ -186,25 +188,25 @@ class TenantAdministrationTest {
             listen.execute("LISTEN " + TenantCache.CHANNEL);
             as(admin).body(Map.of("policy", Map.of("max_timeout_seconds", 5, "max_queued", 7)))
                     .patch("/v1/admin/tenants/" + t).then().statusCode(200)
-                    .body("id", equalTo(t)).body("policy", equalTo(Map.of("max_timeout_seconds", 5, "network", true, "max_queued", 7)))
-                    .body("granted", equalTo(Map.of("max_timeout_seconds", 60, "network", true)));
+                    .body(json("id", equalTo(t))).body(json("policy", equalTo(Map.of("max_timeout_seconds", 5, "network", true, "max_queued", 7))))
+                    .body(json("granted", equalTo(Map.of("max_timeout_seconds", 60, "network", true))));
             PGNotification[] heard = listener.unwrap(PGConnection.class).getNotifications(10_000);
             listen.execute("UNLISTEN " + TenantCache.CHANNEL);
             assertNotNull(heard, "the other nodes are told");
             assertTrue(heard.length > 0, "the other nodes are told");
         }
-        as(member).body(job).post("/v1/jobs").then().statusCode(400).body("errors[0].field", equalTo("timeout"));
+        as(member).body(job).post("/v1/jobs").then().statusCode(400).body(json("errors[0].field", equalTo("timeout")));
         as(member).body(Map.of("language", "bash", "code", "true", "network", "full")).post("/v1/jobs").then().statusCode(201);
 
         Map<String, Object> reset = new HashMap<>();
         reset.put("network", null);
         as(ADMIN).body(Map.of("policy", reset)).patch("/v1/admin/tenants/" + t).then().statusCode(200)
-                .body("policy", equalTo(Map.of("max_timeout_seconds", 5, "max_queued", 7))).body("policy.network", nullValue())
-                .body("granted", equalTo(Map.of("max_timeout_seconds", 60)));
+                .body(json("policy", equalTo(Map.of("max_timeout_seconds", 5, "max_queued", 7)))).body(json("policy.network", nullValue()))
+                .body(json("granted", equalTo(Map.of("max_timeout_seconds", 60))));
         as(member).body(Map.of("language", "bash", "code", "true", "network", "full")).post("/v1/jobs").then().statusCode(400)
-                .body("errors[0].field", equalTo("network"));
+                .body(json("errors[0].field", equalTo("network")));
 
-        List<Map<String, Object>> audit = as(admin).get("/v1/audit").then().statusCode(200).extract().path("items");
+        List<Map<String, Object>> audit = read(as(admin).get("/v1/audit").then().statusCode(200).extract().asString(), "items");
         List<Map<String, Object>> changes = audit.stream().filter(e -> "policy_changed".equals(e.get("kind"))).toList();
         assertEquals(2, changes.size());
         Map<?, ?> byAdmin = changes.stream().map(e -> (Map<?, ?>) e.get("detail"))
@@ -223,7 +225,7 @@ class TenantAdministrationTest {
         Map<String, Object> back = new HashMap<>();
         back.put("max_timeout_seconds", null);
         as(admin).body(Map.of("policy", back)).patch("/v1/admin/tenants/" + t).then().statusCode(200)
-                .body("policy", equalTo(Map.of("max_timeout_seconds", 60, "max_queued", 7)));
+                .body(json("policy", equalTo(Map.of("max_timeout_seconds", 60, "max_queued", 7))));
     }
 
     /**
@@ -254,7 +256,7 @@ class TenantAdministrationTest {
                 new Wider(Map.of("webhook_hosts", List.of("10.0.0.5:8444")), "policy.webhook_hosts"));
         for (Wider w : attacks) {
             as(admin).body(Map.of("policy", w.policy())).patch("/v1/admin/tenants/" + t).then().statusCode(403)
-                    .contentType("application/problem+json").body("detail", org.hamcrest.Matchers.containsString(w.field()));
+                    .contentType("application/problem+json").body(json("detail", org.hamcrest.Matchers.containsString(w.field())));
         }
         assertEquals(before, policyInDatabase(t));
         assertFalse(as(admin).get("/v1/audit").then().statusCode(200).extract().<List<Map<String, Object>>>path("items")
@@ -265,17 +267,17 @@ class TenantAdministrationTest {
                 "package_denylist", List.of("curl", "wget"), "webhook_hosts", List.of("10.0.0.5:8443", "ci.example.org"),
                 "max_queued", 50);
         as(admin).body(Map.of("policy", narrower)).patch("/v1/admin/tenants/" + t).then().statusCode(200)
-                .body("policy.max_timeout_seconds", equalTo(10)).body("policy.languages", equalTo(List.of("python")))
-                .body("policy.webhook_hosts", equalTo(List.of("10.0.0.5:8443", "ci.example.org")))
-                .body("granted.max_timeout_seconds", equalTo(30)).body("granted.languages", equalTo(List.of("python", "bash")));
+                .body(json("policy.max_timeout_seconds", equalTo(10))).body(json("policy.languages", equalTo(List.of("python"))))
+                .body(json("policy.webhook_hosts", equalTo(List.of("10.0.0.5:8443", "ci.example.org"))))
+                .body(json("granted.max_timeout_seconds", equalTo(30))).body(json("granted.languages", equalTo(List.of("python", "bash"))));
         as(key(t, "member")).body(Map.of("language", "bash", "code", "true")).post("/v1/jobs").then().statusCode(400)
-                .body("errors[0].field", equalTo("language"));
+                .body(json("errors[0].field", equalTo("language")));
         // and back up to the grant, not past it
         as(admin).body(Map.of("policy", Map.of("max_timeout_seconds", 30, "languages", List.of("bash", "python"))))
-                .patch("/v1/admin/tenants/" + t).then().statusCode(200).body("policy.max_timeout_seconds", equalTo(30));
+                .patch("/v1/admin/tenants/" + t).then().statusCode(200).body(json("policy.max_timeout_seconds", equalTo(30)));
         // the operator widens the grant: then the admin may follow
         as(ADMIN).body(Map.of("policy", Map.of("max_running", 4))).patch("/v1/admin/tenants/" + t).then().statusCode(200)
-                .body("granted.max_running", equalTo(4)).body("policy.max_running", equalTo(4));
+                .body(json("granted.max_running", equalTo(4))).body(json("policy.max_running", equalTo(4)));
         as(admin).body(Map.of("policy", Map.of("max_running", 3))).patch("/v1/admin/tenants/" + t).then().statusCode(200);
         as(admin).body(Map.of("policy", Map.of("max_running", 4))).patch("/v1/admin/tenants/" + t).then().statusCode(200);
         as(admin).body(Map.of("policy", Map.of("max_running", 5))).patch("/v1/admin/tenants/" + t).then().statusCode(403);
@@ -299,13 +301,13 @@ class TenantAdministrationTest {
         for (String bad : List.of(OffsetDateTime.now(ZoneOffset.UTC).minusMinutes(1).toString(), "tomorrow",
                 "2099-01-01T00:00:00", "2099-01-01", "+12099-01-01T00:00:00Z")) {
             as(admin).body(Map.of("role", "member", "expires_at", bad)).post("/v1/admin/tenants/" + t + "/keys")
-                    .then().statusCode(400).body("errors[0].field", equalTo("expires_at"));
+                    .then().statusCode(400).body(json("errors[0].field", equalTo("expires_at")));
         }
         as(admin).body(Map.of("role", "member", "expires_at", 4102444800L)).post("/v1/admin/tenants/" + t + "/keys")
                 .then().statusCode(400);
         for (String bad : List.of("", " ", "x".repeat(101), "tab\there")) {
             as(admin).body(Map.of("role", "member", "name", bad)).post("/v1/admin/tenants/" + t + "/keys")
-                    .then().statusCode(400).body("errors[0].field", equalTo("name"));
+                    .then().statusCode(400).body(json("errors[0].field", equalTo("name")));
         }
         assertEquals(keys, keys(t), "no key was made");
     }
@@ -315,13 +317,13 @@ class TenantAdministrationTest {
     void aRevokedKeyIsListedWithItsRevocation() {
         String t = tenant("adm-revoked");
         String admin = key(t, "admin");
-        String keyId = as(admin).body(Map.of("role", "member", "name", "old laptop")).post("/v1/admin/tenants/" + t + "/keys")
-                .then().statusCode(201).extract().path("id");
+        String keyId = read(as(admin).body(Map.of("role", "member", "name", "old laptop")).post("/v1/admin/tenants/" + t + "/keys")
+                .then().statusCode(201).extract().asString(), "id");
         OffsetDateTime before = OffsetDateTime.now(ZoneOffset.UTC).minusSeconds(1);
         as(admin).delete("/v1/admin/keys/" + keyId).then().statusCode(204);
-        String revoked = as(admin).get("/v1/admin/tenants/" + t + "/keys").then().statusCode(200)
-                .body("find { it.id == '" + keyId + "' }.name", equalTo("old laptop"))
-                .extract().path("find { it.id == '" + keyId + "' }.revoked_at");
+        String revoked = read(as(admin).get("/v1/admin/tenants/" + t + "/keys").then().statusCode(200)
+                .body(json("find { it.id == '" + keyId + "' }.name", equalTo("old laptop")))
+                .extract().asString(), "find { it.id == '" + keyId + "' }.revoked_at");
         assertNotNull(revoked, "the revoked key is listed with its revocation");
         OffsetDateTime at = OffsetDateTime.parse(revoked);
         assertTrue(!at.isBefore(before) && !at.isAfter(OffsetDateTime.now(ZoneOffset.UTC)), revoked);
@@ -345,12 +347,11 @@ class TenantAdministrationTest {
         OffsetDateTime used = lastUsed(t, keyId);
         assertNotNull(used);
         assertTrue(!used.isBefore(before) && !used.isAfter(OffsetDateTime.now(ZoneOffset.UTC)), used.toString());
-        as(ADMIN).get("/v1/admin/tenants/" + t + "/keys").then().body("find { it.id == '" + keyId + "' }.last_used_at", not(nullValue()));
+        as(ADMIN).get("/v1/admin/tenants/" + t + "/keys").then().body(json("find { it.id == '" + keyId + "' }.last_used_at", not(nullValue())));
     }
 
     private static OffsetDateTime lastUsed(String tenantId, String keyId) {
-        String at = as(ADMIN).get("/v1/admin/tenants/" + tenantId + "/keys").then().statusCode(200).extract()
-                .path("find { it.id == '" + keyId + "' }.last_used_at");
+        String at = read(as(ADMIN).get("/v1/admin/tenants/" + tenantId + "/keys").then().statusCode(200).extract().asString(), "find { it.id == '" + keyId + "' }.last_used_at");
         return at == null ? null : OffsetDateTime.parse(at);
     }
 

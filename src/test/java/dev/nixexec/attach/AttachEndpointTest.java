@@ -1,5 +1,7 @@
 package dev.nixexec.attach;
 
+import static dev.nixexec.testing.JsonBody.json;
+import static dev.nixexec.testing.JsonBody.read;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.hamcrest.Matchers.equalTo;
@@ -98,8 +100,8 @@ class AttachEndpointTest {
 
     /** A new ready session of the tenant with these packages (none: bash and coreutils); its id. */
     static String session(String memberKey, List<String> packages) {
-        return Api.as(memberKey).body(Map.of("packages", packages)).post("/v1/sessions?wait=120").then()
-                .statusCode(201).body("status", equalTo("ready")).extract().path("id");
+        return read(Api.as(memberKey).body(Map.of("packages", packages)).post("/v1/sessions?wait=120").then()
+                .statusCode(201).body(json("status", equalTo("ready"))).extract().asString(), "id");
     }
 
     private static void type(WebSocket ws, String text) {
@@ -123,8 +125,8 @@ class AttachEndpointTest {
 
         // audited like a job: its start, and its end with the bytes each way and the duration
         String auditor = Api.key(tenant, "auditor");
-        java.util.List<java.util.Map<String, Object>> items = Api.as(auditor).get("/v1/audit?limit=20").then()
-                .statusCode(200).extract().path("items");
+        java.util.List<java.util.Map<String, Object>> items = read(Api.as(auditor).get("/v1/audit?limit=20").then()
+                .statusCode(200).extract().asString(), "items");
         java.util.Map<String, Object> end = items.stream().filter(i -> "shell_ended".equals(i.get("kind"))).findFirst()
                 .orElseThrow(() -> new AssertionError("no shell_ended record: " + items));
         @SuppressWarnings("unchecked")

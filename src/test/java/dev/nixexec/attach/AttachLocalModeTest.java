@@ -1,5 +1,7 @@
 package dev.nixexec.attach;
 
+import static dev.nixexec.testing.JsonBody.json;
+import static dev.nixexec.testing.JsonBody.read;
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.equalTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -43,8 +45,8 @@ class AttachLocalModeTest {
 
     /** A new ready session: local mode has no keys, so the local operator's. */
     private static String session() {
-        return given().contentType("application/json").body(Map.of()).post("/v1/sessions?wait=120").then()
-                .statusCode(201).body("status", equalTo("ready")).extract().path("id");
+        return read(given().contentType("application/json").body(Map.of()).post("/v1/sessions?wait=120").then()
+                .statusCode(201).body(json("status", equalTo("ready"))).extract().asString(), "id");
     }
 
     @Test

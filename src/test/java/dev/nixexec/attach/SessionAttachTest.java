@@ -1,5 +1,7 @@
 package dev.nixexec.attach;
 
+import static dev.nixexec.testing.JsonBody.json;
+import static dev.nixexec.testing.JsonBody.read;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.nixexec.testing.Api;
@@ -53,8 +55,8 @@ class SessionAttachTest {
     void whatTheShellWritesTheNextCommandReads() throws Exception {
         String tenant = Api.tenant("shell");
         String member = Api.key(tenant, "member");
-        String session = Api.as(member).body(Map.of("packages", List.of("hello"), "name", "for-a-shell"))
-                .post("/v1/sessions?wait=120").then().statusCode(201).extract().path("id");
+        String session = read(Api.as(member).body(Map.of("packages", List.of("hello"), "name", "for-a-shell"))
+                .post("/v1/sessions?wait=120").then().statusCode(201).extract().asString(), "id");
 
         AttachEndpointTest.Terminal terminal = new AttachEndpointTest.Terminal();
         WebSocket ws = connect(member, "for-a-shell", terminal);
@@ -67,15 +69,15 @@ class SessionAttachTest {
 
         Api.as(member).body(Map.of("command", List.of("cat", "/workspace/note.txt", "/home/sandbox/.profile-note")))
                 .post("/v1/sessions/" + session + "/exec?wait=60").then().statusCode(200)
-                .body("stdout", org.hamcrest.Matchers.equalTo("from-the-shell\nkept\n"));
+                .body(json("stdout", org.hamcrest.Matchers.equalTo("from-the-shell\nkept\n")));
     }
 
     @Test
     void aShellEndsWhenItsSessionIsDestroyed() throws Exception {
         String tenant = Api.tenant("shell");
         String member = Api.key(tenant, "member");
-        String session = Api.as(member).body(Map.of()).post("/v1/sessions?wait=120").then().statusCode(201)
-                .extract().path("id");
+        String session = read(Api.as(member).body(Map.of()).post("/v1/sessions?wait=120").then().statusCode(201)
+                .extract().asString(), "id");
         AttachEndpointTest.Terminal terminal = new AttachEndpointTest.Terminal();
         WebSocket ws = connect(member, session, terminal);
         ws.sendBinary(ByteBuffer.wrap("echo up-$((6*7))\n".getBytes(StandardCharsets.UTF_8)), true).join();
@@ -88,8 +90,8 @@ class SessionAttachTest {
     void theRealSessionsRefuseBeforeTheUpgrade() {
         String tenant = Api.tenant("shell");
         String member = Api.key(tenant, "member");
-        String session = Api.as(member).body(Map.of()).post("/v1/sessions?wait=120").then().statusCode(201)
-                .extract().path("id");
+        String session = read(Api.as(member).body(Map.of()).post("/v1/sessions?wait=120").then().statusCode(201)
+                .extract().asString(), "id");
         assertEquals(403, refusal(Api.key(tenant, "auditor"), session));
         assertEquals(404, refusal(Api.key(Api.tenant("shell-other"), "member"), session));
         Api.as(member).delete("/v1/sessions/" + session).then().statusCode(204);

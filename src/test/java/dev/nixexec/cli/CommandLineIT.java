@@ -1,6 +1,7 @@
 package dev.nixexec.cli;
 
 import static dev.nixexec.testing.Api.memberKey;
+import static dev.nixexec.testing.JsonBody.read;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -390,8 +391,8 @@ class CommandLineIT {
         assertEquals(Exit.CANCELLED.code, run.exitValue(), err);
         java.util.regex.Matcher cancelled = java.util.regex.Pattern.compile("nix-exec: job (\\S+) cancelled\n").matcher(err);
         assertTrue(cancelled.matches(), err);
-        assertEquals("cancelled", Api.as(key).get("/v1/jobs/" + cancelled.group(1) + "?wait=60").then().statusCode(200)
-                .extract().path("status"), "the job was cancelled, not left running");
+        assertEquals("cancelled", read(Api.as(key).get("/v1/jobs/" + cancelled.group(1) + "?wait=60").then().statusCode(200)
+                .extract().asString(), "status"), "the job was cancelled, not left running");
     }
 
     private static void assertFails(Outcome outcome, Exit exit, String mentions) {

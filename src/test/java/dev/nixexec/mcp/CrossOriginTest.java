@@ -1,6 +1,7 @@
 package dev.nixexec.mcp;
 
 import static dev.nixexec.testing.Api.ADMIN;
+import static dev.nixexec.testing.JsonBody.json;
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.nullValue;
@@ -46,6 +47,6 @@ class CrossOriginTest {
     @Test
     void clientsWithoutAnOriginAreServed() {
         given().header("Authorization", "Bearer " + ADMIN).get("/v1/languages")
-                .then().statusCode(200).body("[0].language", equalTo("python"));
+                .then().statusCode(200).body(json("[0].language", equalTo("python")));
     }
 }

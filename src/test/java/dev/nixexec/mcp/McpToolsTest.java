@@ -1,6 +1,7 @@
 package dev.nixexec.mcp;
 
 import static dev.nixexec.testing.Api.memberKey;
+import static dev.nixexec.testing.JsonBody.read;
 import static io.restassured.RestAssured.given;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -67,9 +68,9 @@ class McpToolsTest {
 
     @Test
     void anotherTenantsJobIsNotFound() {
-        String id = given().header("Authorization", "Bearer " + memberA).contentType("application/json")
+        String id = read(given().header("Authorization", "Bearer " + memberA).contentType("application/json")
                 .body(Map.of("language", "bash", "code", "sleep 30")).post("/v1/jobs")
-                .then().statusCode(201).extract().path("id");
+                .then().statusCode(201).extract().asString(), "id");
         try (var client = McpAssured.newStreamableClient().setAdditionalHeaders(bearer(memberB)).build().connect()) {
             client.when()
                     .toolsCall("get_job", Map.of("job_id", id), r -> {

@@ -2,6 +2,7 @@ package dev.nixexec.nix;
 
 import static dev.nixexec.testing.Api.as;
 import static dev.nixexec.testing.Api.memberKey;
+import static dev.nixexec.testing.JsonBody.read;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -127,7 +128,7 @@ class CacheDiskFullIT {
     }
 
     private static String submit(String key, Map<String, Object> body) {
-        return as(key).body(body).post("/v1/jobs").then().statusCode(201).extract().path("id");
+        return read(as(key).body(body).post("/v1/jobs").then().statusCode(201).extract().asString(), "id");
     }
 
     private static JsonPath run(String key, Map<String, Object> body) {

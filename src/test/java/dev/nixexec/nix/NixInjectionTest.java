@@ -1,5 +1,7 @@
 package dev.nixexec.nix;
 
+import static dev.nixexec.testing.JsonBody.json;
+import static dev.nixexec.testing.JsonBody.read;
 import static org.hamcrest.Matchers.equalTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -69,13 +71,13 @@ class NixInjectionTest {
             body.put("packages", List.of(name));
             RestAssured.given().header("Authorization", "Bearer " + member).contentType("application/json")
                     .body(json.writeValueAsString(body)).post("/v1/jobs")
-                    .then().statusCode(400).body("errors[0].field", equalTo("packages[0]"));
+                    .then().statusCode(400).body(json("errors[0].field", equalTo("packages[0]")));
         }
         for (String language : HOSTILE_LANGUAGES) {
             Map<String, Object> body = Map.of("language", language, "code", "print(1)");
             RestAssured.given().header("Authorization", "Bearer " + member).contentType("application/json")
                     .body(json.writeValueAsString(body)).post("/v1/jobs")
-                    .then().statusCode(400).body("errors[0].field", equalTo("language"));
+                    .then().statusCode(400).body(json("errors[0].field", equalTo("language")));
         }
         assertEquals(jobs, count(), "a refused submission was stored");
         assertEquals(List.of(), NixSpy.invocations().subList(nixCalls, NixSpy.invocations().size()),
@@ -151,7 +153,7 @@ class NixInjectionTest {
         body.put("stdin", "stdin-" + marker);
         String first = submit(owner, body);
         RestAssured.given().header("Authorization", "Bearer " + owner).get("/v1/jobs/" + first + "?wait=60")
-                .then().statusCode(200).body("status", equalTo("error")).body("error.code", equalTo("unknown_package"));
+                .then().statusCode(200).body(json("status", equalTo("error"))).body(json("error.code", equalTo("unknown_package")));
         assertTrue(NixSpy.invocations().subList(nixCalls, NixSpy.invocations().size()).stream()
                 .anyMatch(l -> l.startsWith("nix build ")), "the request never reached nix");
 
@@ -173,15 +175,15 @@ class NixInjectionTest {
         // grep is gnugrep's (coreutils has none, as in nixpkgs)
         String second = submit(other, Map.of("language", "bash", "packages", List.of("gnugrep"), "code",
                 "cat /nix/store/*-source/request.json 2>/dev/null; grep -rl " + marker + " /nix/store/*-source 2>/dev/null; echo looked"));
-        String stdout = RestAssured.given().header("Authorization", "Bearer " + other).get("/v1/jobs/" + second + "?wait=60")
-                .then().statusCode(200).body("status", equalTo("succeeded")).extract().path("stdout");
+        String stdout = read(RestAssured.given().header("Authorization", "Bearer " + other).get("/v1/jobs/" + second + "?wait=60")
+                .then().statusCode(200).body(json("status", equalTo("succeeded"))).extract().asString(), "stdout");
         assertTrue(stdout.endsWith("looked\n"), stdout);
         assertFalse(stdout.contains(marker), "another tenant's job read the request: " + stdout);
     }
 
     private String submit(String key, Map<String, Object> body) throws Exception {
-        return RestAssured.given().header("Authorization", "Bearer " + key).contentType("application/json")
-                .body(json.writeValueAsString(body)).post("/v1/jobs").then().statusCode(201).extract().path("id");
+        return read(RestAssured.given().header("Authorization", "Bearer " + key).contentType("application/json")
+                .body(json.writeValueAsString(body)).post("/v1/jobs").then().statusCode(201).extract().asString(), "id");
     }
 
     private long count() throws Exception {
@@ -193,11 +195,11 @@ class NixInjectionTest {
     }
 
     private static String member() {
-        String tenant = RestAssured.given().header("Authorization", "Bearer " + ADMIN).contentType("application/json")
+        String tenant = read(RestAssured.given().header("Authorization", "Bearer " + ADMIN).contentType("application/json")
                 .body(Map.of("name", "nixinj-" + UUID.randomUUID().toString().substring(0, 8))).post("/v1/admin/tenants")
-                .then().statusCode(201).extract().path("id");
-        return RestAssured.given().header("Authorization", "Bearer " + ADMIN).contentType("application/json")
+                .then().statusCode(201).extract().asString(), "id");
+        return read(RestAssured.given().header("Authorization", "Bearer " + ADMIN).contentType("application/json")
                 .body(Map.of("role", "member")).post("/v1/admin/tenants/" + tenant + "/keys")
-                .then().statusCode(201).extract().path("key");
+                .then().statusCode(201).extract().asString(), "key");
     }
 }

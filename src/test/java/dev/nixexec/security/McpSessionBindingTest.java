@@ -3,6 +3,8 @@ package dev.nixexec.security;
 import static dev.nixexec.testing.Api.as;
 import static dev.nixexec.testing.Api.key;
 import static dev.nixexec.testing.Api.tenant;
+import static dev.nixexec.testing.JsonBody.json;
+import static dev.nixexec.testing.JsonBody.read;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -63,8 +65,8 @@ class McpSessionBindingTest {
     String runningJobOf(String key) {
         Instant deadline = Instant.now().plus(Duration.ofSeconds(120));
         while (Instant.now().isBefore(deadline)) {
-            List<String> running = as(key).get("/v1/jobs?status=running").then().statusCode(200)
-                    .extract().path("items.id");
+            List<String> running = read(as(key).get("/v1/jobs?status=running").then().statusCode(200)
+                    .extract().asString(), "items.id");
             if (!running.isEmpty()) {
                 return running.get(0);
             }
@@ -96,7 +98,7 @@ class McpSessionBindingTest {
         assertFalse(result.isError(), result.text());
         assertTrue(result.text().contains("survived"), result.text());
         as(memberA).get("/v1/jobs/" + jobId).then().statusCode(200)
-                .body("status", org.hamcrest.Matchers.equalTo("succeeded"));
+                .body(json("status", org.hamcrest.Matchers.equalTo("succeeded")));
     }
 
     @Test
@@ -164,8 +166,8 @@ class McpSessionBindingTest {
 
     @Test
     void anAuditorGetsTheReadToolsOnly() {
-        String jobId = as(memberA).body(Map.of("language", "bash", "code", "sleep 60")).post("/v1/jobs")
-                .then().statusCode(201).extract().path("id");
+        String jobId = read(as(memberA).body(Map.of("language", "bash", "code", "sleep 60")).post("/v1/jobs")
+                .then().statusCode(201).extract().asString(), "id");
         Session c = wire.open(auditorC);
         JsonObject tools = McpWire.answer(wire.post(c.key(), c.id(), McpWire.request(2, "tools/list", new JsonObject())), 2);
         List<String> names = tools.getJsonObject("result").getJsonArray("tools").stream()
@@ -184,9 +186,9 @@ class McpSessionBindingTest {
             assertEquals("an auditor key may only read: " + tool + " is refused", refused.text());
         }
         assertFalse(wire.call(c, id++, "get_job", Map.of("job_id", jobId)).isError());
-        assertEquals(List.of(jobId), as(memberA).get("/v1/jobs").then().extract().path("items.id"),
+        assertEquals(List.of(jobId), read(as(memberA).get("/v1/jobs").then().extract().asString(), "items.id"),
                 "the auditor submitted nothing");
-        as(memberA).get("/v1/jobs/" + jobId).then().body("status", org.hamcrest.Matchers.not("cancelled"));
+        as(memberA).get("/v1/jobs/" + jobId).then().body(json("status", org.hamcrest.Matchers.not("cancelled")));
         as(memberA).post("/v1/jobs/" + jobId + "/cancel").then().statusCode(202);
     }
 
@@ -201,7 +203,7 @@ class McpSessionBindingTest {
         assertEquals("verbose: unknown argument", languages.text());
         ToolResult get = wire.call(a, 4, "get_job", Map.of("job_id", UUID.randomUUID().toString(), "wiat", 5));
         assertEquals("wiat: unknown argument", get.text());
-        assertEquals(List.of(), as(memberA).get("/v1/jobs").then().extract().path("items"), "nothing was submitted");
+        assertEquals(List.of(), read(as(memberA).get("/v1/jobs").then().extract().asString(), "items"), "nothing was submitted");
         assertFalse(wire.call(a, 5, "list_jobs", Map.of("limit", 5)).isError(), "known arguments still pass");
         JsonObject withoutArguments = McpWire.request(6, "tools/call", new JsonObject().put("name", "list_languages"));
         assertFalse(ToolResult.of(McpWire.answer(wire.post(a.key(), a.id(), withoutArguments), 6)).isError(),

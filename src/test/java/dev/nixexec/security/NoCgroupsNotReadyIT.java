@@ -1,5 +1,6 @@
 package dev.nixexec.security;
 
+import static dev.nixexec.testing.JsonBody.json;
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.equalTo;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -71,10 +72,10 @@ class NoCgroupsNotReadyIT {
     @Test
     void readinessIsDownForTheLimitsAndShowsNoPaths() {
         String body = given().get("/q/health/ready").then().statusCode(503)
-                .body("status", equalTo("DOWN"))
-                .body("checks.find { it.name == 'execution-host' }.data.nix", equalTo("ok"))
-                .body("checks.find { it.name == 'execution-host' }.data.sandbox", equalTo("unavailable"))
-                .body("checks.find { it.name == 'execution-host' }.data.limits", equalTo("none"))
+                .body(json("status", equalTo("DOWN")))
+                .body(json("checks.find { it.name == 'execution-host' }.data.nix", equalTo("ok")))
+                .body(json("checks.find { it.name == 'execution-host' }.data.sandbox", equalTo("unavailable")))
+                .body(json("checks.find { it.name == 'execution-host' }.data.limits", equalTo("none")))
                 .extract().asString();
         // why is in the operator's log; anyone may read readiness
         assertFalse(body.contains("/"), body);

@@ -2,6 +2,8 @@ package dev.nixexec.security;
 
 import static dev.nixexec.testing.Api.as;
 import static dev.nixexec.testing.Api.tenant;
+import static dev.nixexec.testing.JsonBody.json;
+import static dev.nixexec.testing.JsonBody.read;
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.everyItem;
@@ -57,7 +59,7 @@ class TenantAdminScopeTest {
 
     static Key key(String by, String tenantId, String role) {
         JsonPath made = as(by).body(Map.of("role", role)).post("/v1/admin/tenants/" + tenantId + "/keys")
-                .then().statusCode(201).body("role", equalTo(role)).extract().jsonPath();
+                .then().statusCode(201).body(json("role", equalTo(role))).extract().jsonPath();
         return new Key(made.getString("id"), made.getString("key"));
     }
 
@@ -91,7 +93,7 @@ class TenantAdminScopeTest {
     @Test
     void anAdminCannotRevokeAnotherTenantsKey() {
         as(admin1.secret()).delete("/v1/admin/keys/" + member2.id()).then().statusCode(404)
-                .body("detail", equalTo("no key " + member2.id()));
+                .body(json("detail", equalTo("no key " + member2.id())));
         as(member2.secret()).get("/v1/jobs").then().statusCode(200);
     }
 
@@ -128,7 +130,7 @@ class TenantAdminScopeTest {
         as(admin1.secret()).delete("/v1/admin/keys/" + member1.id()).then().statusCode(204);
         as(member1.secret()).get("/v1/jobs").then().statusCode(401);
         // what its key_created and key_revoked records name as the actor: the admin's own key
-        List<Map<String, Object>> items = as(admin1.secret()).get("/v1/audit").then().statusCode(200).extract().path("items");
+        List<Map<String, Object>> items = read(as(admin1.secret()).get("/v1/audit").then().statusCode(200).extract().asString(), "items");
         assertEquals(admin1.id(), actor(items, "key_created", member1.id()));
         assertEquals(admin1.id(), actor(items, "key_revoked", member1.id()));
     }
@@ -142,17 +144,17 @@ class TenantAdminScopeTest {
 
     @Test
     void anAdminCannotReadAnotherTenantsJobs() {
-        String id = as(member2.secret()).body(Map.of("language", "bash", "code", "echo t2")).post("/v1/jobs")
-                .then().statusCode(201).extract().path("id");
-        as(admin1.secret()).get("/v1/jobs/" + id).then().statusCode(404).body("detail", equalTo("no job " + id));
-        as(admin1.secret()).get("/v1/jobs").then().statusCode(200).body("items.id", not(hasItem(id)));
+        String id = read(as(member2.secret()).body(Map.of("language", "bash", "code", "echo t2")).post("/v1/jobs")
+                .then().statusCode(201).extract().asString(), "id");
+        as(admin1.secret()).get("/v1/jobs/" + id).then().statusCode(404).body(json("detail", equalTo("no job " + id)));
+        as(admin1.secret()).get("/v1/jobs").then().statusCode(200).body(json("items.id", not(hasItem(id))));
         as(admin1.secret()).get("/v1/jobs?tenant=" + t2).then().statusCode(404);
         as(admin1.secret()).get("/v1/audit?tenant=" + t2).then().statusCode(404);
         // the operator reviews any tenant through ?tenant=, and only so
-        as(OPERATOR).get("/v1/jobs?tenant=" + t2).then().statusCode(200).body("items.id", hasItem(id));
-        as(OPERATOR).get("/v1/jobs").then().statusCode(200).body("items.id", not(hasItem(id)));
+        as(OPERATOR).get("/v1/jobs?tenant=" + t2).then().statusCode(200).body(json("items.id", hasItem(id)));
+        as(OPERATOR).get("/v1/jobs").then().statusCode(200).body(json("items.id", not(hasItem(id))));
         as(OPERATOR).get("/v1/audit?tenant=" + t2 + "&job_id=" + id).then().statusCode(200)
-                .body("items.kind", hasItem("submitted")).body("items.tenant_id", everyItem(equalTo(t2)));
+                .body(json("items.kind", hasItem("submitted"))).body(json("items.tenant_id", everyItem(equalTo(t2))));
         as(OPERATOR).get("/v1/jobs?tenant=" + UUID.randomUUID()).then().statusCode(404);
     }
 
@@ -166,7 +168,7 @@ class TenantAdminScopeTest {
         as(operator2.secret()).get("/v1/nodes").then().statusCode(200);
         tenant("by-operator");
         as(OPERATOR).get("/v1/nodes").then().statusCode(200);
-        List<Map<String, Object>> items = as(OPERATOR).get("/v1/audit?tenant=" + t2).then().statusCode(200).extract().path("items");
+        List<Map<String, Object>> items = read(as(OPERATOR).get("/v1/audit?tenant=" + t2).then().statusCode(200).extract().asString(), "items");
         String operatorKey = actor(items, "key_created", byOperator.id());
         assertEquals(operatorKey, actor(items, "key_revoked", member2.id()));
         as(OPERATOR).body(Map.of("role", "member")).post("/v1/admin/tenants/" + UUID.randomUUID() + "/keys").then().statusCode(404);
@@ -179,17 +181,17 @@ class TenantAdminScopeTest {
     @Test
     void anAuditorReadsItsTenantButNeverActs() {
         Key auditor2 = key(OPERATOR, t2, "auditor");
-        String id = as(member2.secret()).body(Map.of("language", "bash", "code", "sleep 30")).post("/v1/jobs")
-                .then().statusCode(201).extract().path("id");
+        String id = read(as(member2.secret()).body(Map.of("language", "bash", "code", "sleep 30")).post("/v1/jobs")
+                .then().statusCode(201).extract().asString(), "id");
         as(auditor2.secret()).get("/v1/jobs/" + id).then().statusCode(200);
-        as(auditor2.secret()).get("/v1/jobs").then().statusCode(200).body("items.id", hasItem(id));
-        as(auditor2.secret()).get("/v1/audit?job_id=" + id).then().statusCode(200).body("items.kind", hasItem("submitted"));
+        as(auditor2.secret()).get("/v1/jobs").then().statusCode(200).body(json("items.id", hasItem(id)));
+        as(auditor2.secret()).get("/v1/audit?job_id=" + id).then().statusCode(200).body(json("items.kind", hasItem("submitted")));
         as(auditor2.secret()).post("/v1/jobs/" + id + "/cancel").then().statusCode(403).contentType("application/problem+json");
         as(auditor2.secret()).body(Map.of("language", "bash", "code", "true")).post("/v1/jobs").then().statusCode(403);
         as(auditor2.secret()).post("/v1/jobs/" + id + "/rerun").then().statusCode(403);
         as(auditor2.secret()).body(Map.of("role", "member")).post("/v1/admin/tenants/" + t2 + "/keys").then().statusCode(403);
         as(auditor2.secret()).get("/v1/jobs?tenant=" + t1).then().statusCode(404);
-        as(member2.secret()).get("/v1/jobs/" + id).then().statusCode(200).body("status", not(equalTo("cancelled")));
+        as(member2.secret()).get("/v1/jobs/" + id).then().statusCode(200).body(json("status", not(equalTo("cancelled"))));
         as(member2.secret()).post("/v1/jobs/" + id + "/cancel").then().statusCode(202);
     }
 

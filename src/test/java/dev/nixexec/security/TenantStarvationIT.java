@@ -2,6 +2,7 @@ package dev.nixexec.security;
 
 import static dev.nixexec.testing.Api.as;
 import static dev.nixexec.testing.Api.key;
+import static dev.nixexec.testing.JsonBody.read;
 import static io.restassured.RestAssured.given;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -165,8 +166,8 @@ class TenantStarvationIT {
     void aKeyWithTooManyWaitsOpenIsToldToComeBackAndAnotherKeyStillWaits() throws Exception {
         // a job that never runs (its tenant may run none) keeps every wait on it open
         String waiter = key(Api.tenant("waiter", Map.of("max_running", 0)), "member");
-        String id = as(waiter).body(Map.of("language", "bash", "code", "true")).post("/v1/jobs")
-                .then().statusCode(201).extract().path("id");
+        String id = read(as(waiter).body(Map.of("language", "bash", "code", "true")).post("/v1/jobs")
+                .then().statusCode(201).extract().asString(), "id");
         HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
         HttpRequest waitRequest = HttpRequest.newBuilder(base.resolve("/v1/jobs/" + id + "?wait=60"))
                 .header("Authorization", "Bearer " + waiter).build();
@@ -195,8 +196,8 @@ class TenantStarvationIT {
         as(waiter).get("/v1/jobs/" + id).then().statusCode(200); // not waiting: answered
 
         String patient = key(Api.tenant("patient", Map.of()), "member");
-        String quick = as(patient).body(Map.of("language", "bash", "code", "echo quick")).post("/v1/jobs?wait=60")
-                .then().statusCode(200).extract().path("status");
+        String quick = read(as(patient).body(Map.of("language", "bash", "code", "echo quick")).post("/v1/jobs?wait=60")
+                .then().statusCode(200).extract().asString(), "status");
         assertEquals("succeeded", quick, "another key's wait");
 
         as(waiter).post("/v1/jobs/" + id + "/cancel").then().statusCode(202);

@@ -3,6 +3,8 @@ package dev.nixexec.session;
 import static dev.nixexec.testing.Api.as;
 import static dev.nixexec.testing.Api.key;
 import static dev.nixexec.testing.Api.tenant;
+import static dev.nixexec.testing.JsonBody.json;
+import static dev.nixexec.testing.JsonBody.read;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.startsWith;
@@ -44,16 +46,16 @@ class EnvironmentsApiTest {
     void refusalsStoreNoJob() {
         int before = as(member).get("/v1/jobs").then().statusCode(200).extract().jsonPath().getList("items").size();
         as(member).body(Map.of("packages", List.of("hello"), "profile", "strict")).post("/v1/environments").then()
-                .statusCode(400).body("errors[0].field", equalTo("profile"))
-                .body("errors[0].message", containsString("not packages and profile"));
+                .statusCode(400).body(json("errors[0].field", equalTo("profile")))
+                .body(json("errors[0].message", containsString("not packages and profile")));
         as(member).body(Map.of("language", "cobol")).post("/v1/environments").then().statusCode(400)
-                .body("errors[0].field", equalTo("language"));
+                .body(json("errors[0].field", equalTo("language")));
         as(member).body(Map.of("profile", "no-such-profile")).post("/v1/environments").then().statusCode(400)
-                .body("errors[0].field", equalTo("profile"));
+                .body(json("errors[0].field", equalTo("profile")));
         as(member).body(Map.of("spec", Map.of("packages", List.of("hello"), "writable", List.of("/etc"))))
-                .post("/v1/environments").then().statusCode(400).body("errors[0].field", equalTo("spec.writable[0]"));
+                .post("/v1/environments").then().statusCode(400).body(json("errors[0].field", equalTo("spec.writable[0]")));
         as(member).body(Map.of("profile", "build-install")).post("/v1/environments").then().statusCode(400)
-                .body("errors[0].message", containsString("needs a tenant policy"));
+                .body(json("errors[0].message", containsString("needs a tenant policy")));
         as(auditor).body(Map.of("packages", List.of("hello"))).post("/v1/environments").then().statusCode(403);
         assertEquals(before, as(member).get("/v1/jobs").then().extract().jsonPath().getList("items").size());
     }
@@ -66,7 +68,7 @@ class EnvironmentsApiTest {
         String storePath = built.getString("store_path");
         assertTrue(storePath.startsWith("/nix/store/"), built.prettify());
         String id = built.getString("id");
-        as(member).get("/v1/environments/" + id).then().statusCode(200).body("store_path", equalTo(storePath));
+        as(member).get("/v1/environments/" + id).then().statusCode(200).body(json("store_path", equalTo(storePath)));
 
         JsonPath job = as(member).body(Map.of("language", "bash", "packages", List.of("jq", "hello"), "code", "hello"))
                 .post("/v1/jobs?wait=60").then().statusCode(200).extract().jsonPath();
@@ -75,7 +77,7 @@ class EnvironmentsApiTest {
         assertTrue(job.getBoolean("environment.cache_hit"), job.prettify());
 
         as(member).body(Map.of("packages", List.of("hello", "jq"))).post("/v1/sessions?wait=60").then()
-                .statusCode(201).body("status", equalTo("ready")).body("environment.store_path", equalTo(storePath));
+                .statusCode(201).body(json("status", equalTo("ready"))).body(json("environment.store_path", equalTo(storePath)));
     }
 
     @Test
@@ -86,12 +88,12 @@ class EnvironmentsApiTest {
         assertEquals("unknown_package", failed.getString("error.code"), failed.prettify());
         assertTrue(failed.getString("error.message").contains("no-such-package-here"), failed.prettify());
 
-        String plainJob = as(member).body(Map.of("language", "bash", "code", "true")).post("/v1/jobs").then()
-                .statusCode(201).extract().path("id");
+        String plainJob = read(as(member).body(Map.of("language", "bash", "code", "true")).post("/v1/jobs").then()
+                .statusCode(201).extract().asString(), "id");
         as(member).get("/v1/environments/" + plainJob).then().statusCode(404);
         as(otherMember).get("/v1/environments/" + failed.getString("id")).then().statusCode(404);
         as(member).get("/v1/environments/" + UUID.randomUUID()).then().statusCode(404);
         as(member).get("/v1/environments/not-an-id").then().statusCode(404)
-                .body("detail", startsWith("no environment build"));
+                .body(json("detail", startsWith("no environment build")));
     }
 }

@@ -3,6 +3,7 @@ package dev.nixexec.session;
 import static dev.nixexec.testing.Api.as;
 import static dev.nixexec.testing.Api.key;
 import static dev.nixexec.testing.Api.tenant;
+import static dev.nixexec.testing.JsonBody.read;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -62,8 +63,8 @@ class SessionShellsTest {
         }
         assertEquals(0, result.exitCode(), result.stderr().text());
         assertTrue(result.stdout().text().contains("/home/sandbox"), result.stdout().text());
-        String read = as(member).body(Map.of("command", List.of("cat", "/workspace/typed", "/home/sandbox/h")))
-                .post("/v1/sessions/" + id + "/exec?wait=60").then().statusCode(200).extract().path("stdout");
+        String read = read(as(member).body(Map.of("command", List.of("cat", "/workspace/typed", "/home/sandbox/h")))
+                .post("/v1/sessions/" + id + "/exec?wait=60").then().statusCode(200).extract().asString(), "stdout");
         assertEquals("hi\nHello, world!\n", read);
     }
 
@@ -74,8 +75,8 @@ class SessionShellsTest {
         String id = SessionsApiTest.created(member, Map.of());
         assertTrue(shells.open(new Caller(UUID.randomUUID(), null, Role.MEMBER), id).isEmpty());
         assertThrows(Refusal.class, () -> shells.open(new Caller(UUID.fromString(tenant), null, Role.AUDITOR), id));
-        String failed = as(member).body(Map.of("packages", List.of("noSuchPackageAnywhere"))).post("/v1/sessions?wait=60")
-                .then().statusCode(201).extract().path("id");
+        String failed = read(as(member).body(Map.of("packages", List.of("noSuchPackageAnywhere"))).post("/v1/sessions?wait=60")
+                .then().statusCode(201).extract().asString(), "id");
         InvalidRequestException refused = assertThrows(InvalidRequestException.class,
                 () -> shells.open(new Caller(UUID.fromString(tenant), null, Role.MEMBER), failed));
         assertTrue(refused.getMessage().contains("is failed"), refused.getMessage());

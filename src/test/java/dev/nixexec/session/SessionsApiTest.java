@@ -4,6 +4,8 @@ import static dev.nixexec.testing.Api.as;
 import static dev.nixexec.testing.Api.awaitEvent;
 import static dev.nixexec.testing.Api.key;
 import static dev.nixexec.testing.Api.tenant;
+import static dev.nixexec.testing.JsonBody.json;
+import static dev.nixexec.testing.JsonBody.read;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.empty;
 import static org.hamcrest.Matchers.equalTo;
@@ -58,17 +60,17 @@ class SessionsApiTest {
     @Test
     void anUnknownProfileIsRefusedAndNothingIsStored() {
         as(memberA).body(Map.of("profile", "no-such-profile")).post("/v1/sessions").then().statusCode(400)
-                .body("errors[0].field", equalTo("profile"))
-                .body("errors[0].message", containsString("unknown profile 'no-such-profile'"))
-                .body("errors[0].message", containsString("strict"));
+                .body(json("errors[0].field", equalTo("profile")))
+                .body(json("errors[0].message", containsString("unknown profile 'no-such-profile'")))
+                .body(json("errors[0].message", containsString("strict")));
         noSessionsAndNoWorkspaces(memberA);
     }
 
     @Test
     void packagesWithAProfileAreRefused() {
         as(memberA).body(Map.of("packages", List.of("hello"), "profile", "strict")).post("/v1/sessions").then()
-                .statusCode(400).body("errors[0].field", equalTo("packages"))
-                .body("errors[0].message", containsString("packages and profile"));
+                .statusCode(400).body(json("errors[0].field", equalTo("packages")))
+                .body(json("errors[0].message", containsString("packages and profile")));
         noSessionsAndNoWorkspaces(memberA);
     }
 
@@ -76,16 +78,16 @@ class SessionsApiTest {
     void aWritablePathOutsideTheSetIsRefused() {
         as(memberA).body(Map.of("spec", Map.of("packages", List.of(), "writable", List.of("/workspace", "/etc"))))
                 .post("/v1/sessions").then().statusCode(400)
-                .body("errors[0].field", equalTo("spec.writable[1]"))
-                .body("errors[0].message", containsString("'/etc' cannot be made writable"));
+                .body(json("errors[0].field", equalTo("spec.writable[1]")))
+                .body(json("errors[0].message", containsString("'/etc' cannot be made writable")));
         noSessionsAndNoWorkspaces(memberA);
     }
 
     @Test
     void aProfileWithNetworkNeedsATenantPolicyThatAllowsIt() {
         as(memberA).body(Map.of("profile", "build-install")).post("/v1/sessions").then().statusCode(400)
-                .body("errors[0].field", equalTo("profile"))
-                .body("errors[0].message", containsString("profile 'build-install' needs network \"full\""));
+                .body(json("errors[0].field", equalTo("profile")))
+                .body(json("errors[0].message", containsString("profile 'build-install' needs network \"full\"")));
         noSessionsAndNoWorkspaces(memberA);
     }
 
@@ -93,10 +95,10 @@ class SessionsApiTest {
     void anAuditorReadsButNeverCreatesRunsOrDestroys() {
         String id = created(memberA, Map.of("name", "audited"));
         as(auditorA).body(Map.of()).post("/v1/sessions").then().statusCode(403)
-                .body("detail", containsString("auditor key cannot create sessions"));
+                .body(json("detail", containsString("auditor key cannot create sessions")));
         as(auditorA).body(Map.of("command", List.of("true"))).post("/v1/sessions/" + id + "/exec").then().statusCode(403);
         as(auditorA).delete("/v1/sessions/" + id).then().statusCode(403);
-        as(auditorA).get("/v1/sessions/audited").then().statusCode(200).body("id", equalTo(id));
+        as(auditorA).get("/v1/sessions/audited").then().statusCode(200).body(json("id", equalTo(id)));
     }
 
     @Test
@@ -106,7 +108,7 @@ class SessionsApiTest {
         as(memberB).get("/v1/sessions/mine").then().statusCode(404);
         as(memberB).body(Map.of("command", List.of("true"))).post("/v1/sessions/" + id + "/exec").then().statusCode(404);
         as(memberB).delete("/v1/sessions/" + id).then().statusCode(404);
-        as(memberB).get("/v1/sessions").then().statusCode(200).body("", empty());
+        as(memberB).get("/v1/sessions").then().statusCode(200).body(json("", empty()));
         as(memberA).get("/v1/sessions/" + id).then().statusCode(200);
     }
 
@@ -118,7 +120,7 @@ class SessionsApiTest {
         assertEquals(null, (Object) session.get("environment"));
         org.hamcrest.MatcherAssert.assertThat(session.getString("error"), containsString("noSuchPackageAnywhere"));
         as(memberA).body(Map.of("command", List.of("true"))).post("/v1/sessions/" + session.getString("id") + "/exec")
-                .then().statusCode(409).body("detail", containsString("failed to build its environment"));
+                .then().statusCode(409).body(json("detail", containsString("failed to build its environment")));
     }
 
     @Test
@@ -128,15 +130,15 @@ class SessionsApiTest {
         }
         as(memberA).body(Map.of("name", "one-too-many")).post("/v1/sessions").then().statusCode(429)
                 .contentType(startsWith("application/problem+json"))
-                .body("detail", containsString("the tenant has 3 live sessions, its cap is 3"));
-        as(memberA).get("/v1/sessions").then().body("size()", equalTo(3)).body("name", org.hamcrest.Matchers.not(hasItem("one-too-many")));
+                .body(json("detail", containsString("the tenant has 3 live sessions, its cap is 3")));
+        as(memberA).get("/v1/sessions").then().body(json("size()", equalTo(3))).body(json("name", org.hamcrest.Matchers.not(hasItem("one-too-many"))));
     }
 
     @Test
     void aNameNamesOneLiveSession() {
         created(memberA, Map.of("name", "twice"));
         as(memberA).body(Map.of("name", "twice")).post("/v1/sessions").then().statusCode(409)
-                .body("detail", containsString("a session named 'twice' exists"));
+                .body(json("detail", containsString("a session named 'twice' exists")));
     }
 
     // ---------------------------------------------------------------- happy paths
@@ -154,8 +156,8 @@ class SessionsApiTest {
         assertEquals("off", session.getString("network"));
         assertEquals(List.of("/workspace", "/home/sandbox", "/cache", "/tmp"), session.getList("writable"));
 
-        as(memberA).get("/v1/sessions/work").then().statusCode(200).body("id", equalTo(id));
-        as(memberA).get("/v1/sessions").then().statusCode(200).body("id", hasItem(id));
+        as(memberA).get("/v1/sessions/work").then().statusCode(200).body(json("id", equalTo(id)));
+        as(memberA).get("/v1/sessions").then().statusCode(200).body(json("id", hasItem(id)));
 
         JsonPath hello = exec(memberA, "work", Map.of("command", List.of("hello")));
         assertEquals("succeeded", hello.getString("status"), hello.prettify());
@@ -163,7 +165,7 @@ class SessionsApiTest {
         assertEquals(id, hello.getString("session_id"));
         assertEquals(session.getString("environment.store_path"), hello.getString("environment.store_path"),
                 "the exec runs in the environment the session built");
-        as(memberA).get("/v1/jobs/" + hello.getString("id")).then().body("session_id", equalTo(id));
+        as(memberA).get("/v1/jobs/" + hello.getString("id")).then().body(json("session_id", equalTo(id)));
 
         JsonPath literal = exec(memberA, id, Map.of("command", List.of("echo", "$GREETING; it's `id` *")));
         assertEquals("$GREETING; it's `id` *\n", literal.getString("stdout"), "argv words reach the program as given");
@@ -191,7 +193,7 @@ class SessionsApiTest {
     @Test
     void pathsOutsideTheWritableSetAreReadOnly() {
         String id = created(memberA, Map.of("spec", Map.of("packages", List.of(), "writable", List.of("/workspace"))));
-        as(memberA).get("/v1/sessions/" + id).then().body("writable", equalTo(List.of("/workspace")));
+        as(memberA).get("/v1/sessions/" + id).then().body(json("writable", equalTo(List.of("/workspace"))));
         JsonPath home = exec(memberA, id, Map.of("command", List.of("bash", "-c", "echo x > /home/sandbox/x")));
         assertEquals("failed", home.getString("status"));
         org.hamcrest.MatcherAssert.assertThat(home.getString("stderr"), containsString("Read-only file system"));
@@ -205,18 +207,18 @@ class SessionsApiTest {
     void destroyingCancelsRunningExecsDeletesTheFilesAndRefusesMore() throws Exception {
         String id = created(memberA, Map.of("name", "doomed"));
         exec(memberA, id, Map.of("command", List.of("bash", "-c", "echo kept > /workspace/f")));
-        String running = as(memberA).body(Map.of("command", List.of("bash", "-c", "echo started; sleep 60")))
-                .post("/v1/sessions/" + id + "/exec").then().statusCode(201).extract().path("id");
+        String running = read(as(memberA).body(Map.of("command", List.of("bash", "-c", "echo started; sleep 60")))
+                .post("/v1/sessions/" + id + "/exec").then().statusCode(201).extract().asString(), "id");
         awaitEvent(memberA, running, "started");
         as(memberA).delete("/v1/sessions/doomed").then().statusCode(204);
-        as(memberA).get("/v1/jobs/" + running + "?wait=30").then().body("status", equalTo("cancelled"));
-        as(memberA).get("/v1/sessions/" + id).then().statusCode(200).body("status", equalTo("destroyed"));
+        as(memberA).get("/v1/jobs/" + running + "?wait=30").then().body(json("status", equalTo("cancelled")));
+        as(memberA).get("/v1/sessions/" + id).then().statusCode(200).body(json("status", equalTo("destroyed")));
         as(memberA).get("/v1/workspaces/session-" + id).then().statusCode(404);
         as(memberA).body(Map.of("command", List.of("true"))).post("/v1/sessions/" + id + "/exec").then().statusCode(409)
-                .body("detail", containsString("was destroyed"));
-        as(memberA).get("/v1/sessions").then().body("id", org.hamcrest.Matchers.not(hasItem(id)));
-        as(auditorA).get("/v1/audit").then().statusCode(200).body("items.kind", hasItem("session_destroyed"))
-                .body("items.kind", hasItem("session_created"));
+                .body(json("detail", containsString("was destroyed")));
+        as(memberA).get("/v1/sessions").then().body(json("id", org.hamcrest.Matchers.not(hasItem(id))));
+        as(auditorA).get("/v1/audit").then().statusCode(200).body(json("items.kind", hasItem("session_destroyed")))
+                .body(json("items.kind", hasItem("session_created")));
         created(memberA, Map.of("name", "doomed"));
     }
 
@@ -224,23 +226,23 @@ class SessionsApiTest {
     void anIdleSessionExpiresWithItsFiles() {
         String idle = created(memberA, Map.of("idle_ttl", "10m"));
         String busy = created(memberA, Map.of());
-        as(memberA).get("/v1/sessions/" + idle).then().body("idle_ttl", equalTo(600));
-        String running = as(memberA).body(Map.of("command", List.of("sleep", "60")))
-                .post("/v1/sessions/" + busy + "/exec").then().statusCode(201).extract().path("id");
+        as(memberA).get("/v1/sessions/" + idle).then().body(json("idle_ttl", equalTo(600)));
+        String running = read(as(memberA).body(Map.of("command", List.of("sleep", "60")))
+                .post("/v1/sessions/" + busy + "/exec").then().statusCode(201).extract().asString(), "id");
         sql("UPDATE sessions SET expires_at = now() - interval '1 second' WHERE id IN (?1, ?2)",
                 UUID.fromString(idle), UUID.fromString(busy));
         expiry.expire();
-        as(memberA).get("/v1/sessions/" + idle).then().body("status", equalTo("destroyed"));
+        as(memberA).get("/v1/sessions/" + idle).then().body(json("status", equalTo("destroyed")));
         as(memberA).get("/v1/workspaces/session-" + idle).then().statusCode(404);
-        as(memberA).get("/v1/sessions/" + busy).then().body("status", equalTo("ready"));
-        as(auditorA).get("/v1/audit").then().body("items.kind", hasItem("session_expired"));
+        as(memberA).get("/v1/sessions/" + busy).then().body(json("status", equalTo("ready")));
+        as(auditorA).get("/v1/audit").then().body(json("items.kind", hasItem("session_expired")));
         as(memberA).post("/v1/jobs/" + running + "/cancel").then().statusCode(202);
     }
 
     @Test
     void idleTtlIsBounded() {
         as(memberA).body(Map.of("idle_ttl", "9999h")).post("/v1/sessions").then().statusCode(400)
-                .body("errors[0].field", equalTo("idle_ttl"));
+                .body(json("errors[0].field", equalTo("idle_ttl")));
     }
 
     // ---------------------------------------------------------------- helpers
@@ -258,8 +260,8 @@ class SessionsApiTest {
     }
 
     static void noSessionsAndNoWorkspaces(String key) {
-        as(key).get("/v1/sessions").then().statusCode(200).body("", empty());
-        as(key).get("/v1/workspaces").then().statusCode(200).body("items", empty());
+        as(key).get("/v1/sessions").then().statusCode(200).body(json("", empty()));
+        as(key).get("/v1/workspaces").then().statusCode(200).body(json("items", empty()));
     }
 
     void sql(String statement, Object... parameters) {

@@ -1,5 +1,7 @@
 package dev.nixexec.testing;
 
+import static dev.nixexec.testing.JsonBody.json;
+import static dev.nixexec.testing.JsonBody.read;
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.startsWith;
 
@@ -40,13 +42,13 @@ public final class Api {
     public static String tenant(String prefix, Map<String, Object> policy) {
         String name = prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
         Map<String, Object> body = policy == null ? Map.of("name", name) : Map.of("name", name, "policy", policy);
-        return as(ADMIN).body(body).post("/v1/admin/tenants").then().statusCode(201).extract().path("id");
+        return read(as(ADMIN).body(body).post("/v1/admin/tenants").then().statusCode(201).extract().asString(), "id");
     }
 
     /** A new key of {@code role} for the tenant; its secret. */
     public static String key(String tenantId, String role) {
-        return as(ADMIN).body(Map.of("role", role)).post("/v1/admin/tenants/" + tenantId + "/keys")
-                .then().statusCode(201).body("key", startsWith("nx_")).extract().path("key");
+        return read(as(ADMIN).body(Map.of("role", role)).post("/v1/admin/tenants/" + tenantId + "/keys")
+                .then().statusCode(201).body(json("key", startsWith("nx_"))).extract().asString(), "key");
     }
 
     /** The member key of a new tenant. */
@@ -56,7 +58,7 @@ public final class Api {
 
     /** A job submitted (201); its id. */
     public static String submit(String key, Map<String, Object> body) {
-        return as(key).body(body).post("/v1/jobs").then().statusCode(201).extract().path("id");
+        return read(as(key).body(body).post("/v1/jobs").then().statusCode(201).extract().asString(), "id");
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.nixexec.ui;
 import static dev.nixexec.testing.Api.ADMIN;
 import static dev.nixexec.testing.Api.key;
 import static dev.nixexec.testing.Api.tenant;
+import static dev.nixexec.testing.JsonBody.read;
 import static dev.nixexec.ui.AuditUiTest.run;
 import static dev.nixexec.ui.AuditUiTest.signIn;
 import static org.hamcrest.Matchers.containsString;
@@ -135,8 +136,8 @@ class AuditInvestigationsTest {
     void theAuditLogPageListsRecordsThatAreNotJobsByKindAndTenant() {
         signIn(key(tenantB, "auditor"));
         // a key and a policy change of tenant A
-        String revoked = dev.nixexec.testing.Api.as(ADMIN).body(Map.of("role", "member")).post("/v1/admin/tenants/" + tenantA + "/keys")
-                .then().statusCode(201).extract().path("id");
+        String revoked = read(dev.nixexec.testing.Api.as(ADMIN).body(Map.of("role", "member")).post("/v1/admin/tenants/" + tenantA + "/keys")
+                .then().statusCode(201).extract().asString(), "id");
         dev.nixexec.testing.Api.as(ADMIN).delete("/v1/admin/keys/" + revoked).then().statusCode(204);
         dev.nixexec.testing.Api.as(ADMIN).body(Map.of("policy", Map.of("max_queued", 40))).patch("/v1/admin/tenants/" + tenantA)
                 .then().statusCode(200);

@@ -3,6 +3,7 @@ package dev.nixexec.ui;
 import static dev.nixexec.testing.Api.ADMIN;
 import static dev.nixexec.testing.Api.as;
 import static dev.nixexec.testing.Api.key;
+import static dev.nixexec.testing.JsonBody.read;
 import static dev.nixexec.ui.AuditUiTest.run;
 import static dev.nixexec.testing.Api.tenant;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -48,8 +49,8 @@ class AuditUiBrowserIT {
         String auditor = key(tenantId, "auditor");
         String delivered = AuditInvestigationsTest.jobWithADelivery(member, auditor);
         // a key and a policy change, for the audit log page
-        String revoked = as(ADMIN).body(Map.of("role", "member")).post("/v1/admin/tenants/" + tenantId + "/keys")
-                .then().statusCode(201).extract().path("id");
+        String revoked = read(as(ADMIN).body(Map.of("role", "member")).post("/v1/admin/tenants/" + tenantId + "/keys")
+                .then().statusCode(201).extract().asString(), "id");
         as(ADMIN).delete("/v1/admin/keys/" + revoked).then().statusCode(204);
         as(ADMIN).body(Map.of("policy", Map.of("max_queued", 40))).patch("/v1/admin/tenants/" + tenantId).then().statusCode(200);
         String finished = run(member, Map.of("language", "bash",

@@ -4,6 +4,8 @@ import static dev.nixexec.testing.Api.ADMIN;
 import static dev.nixexec.testing.Api.as;
 import static dev.nixexec.testing.Api.key;
 import static dev.nixexec.testing.Api.tenant;
+import static dev.nixexec.testing.JsonBody.json;
+import static dev.nixexec.testing.JsonBody.read;
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
@@ -38,7 +40,7 @@ class AuditUiTest {
     String memberB;
 
     static String run(String key, Map<String, Object> body) {
-        String id = as(key).body(body).post("/v1/jobs?wait=60").then().extract().path("id");
+        String id = read(as(key).body(body).post("/v1/jobs?wait=60").then().extract().asString(), "id");
         as(key).get("/v1/jobs/" + id + "?wait=60").then().statusCode(200);
         return id;
     }
@@ -155,12 +157,12 @@ class AuditUiTest {
 
     @Test
     void truncatedOutputIsMarkedOnTheJobPage() {
-        String small = as(ADMIN).body(Map.of("name", "ui-small-" + UUID.randomUUID().toString().substring(0, 8),
-                "policy", Map.of("max_output_bytes", 1000))).post("/v1/admin/tenants").then().statusCode(201).extract().path("id");
+        String small = read(as(ADMIN).body(Map.of("name", "ui-small-" + UUID.randomUUID().toString().substring(0, 8),
+                "policy", Map.of("max_output_bytes", 1000))).post("/v1/admin/tenants").then().statusCode(201).extract().asString(), "id");
         // about 6 KB on stdout, a few bytes on stderr
         String id = run(key(small, "member"), Map.of("language", "bash",
                 "code", "for ((i = 0; i < 600; i++)); do echo line-$i; done; echo short >&2"));
-        as(key(small, "member")).get("/v1/jobs/" + id).then().body("stdout_truncated", equalTo(true));
+        as(key(small, "member")).get("/v1/jobs/" + id).then().body(json("stdout_truncated", equalTo(true)));
         String page = signIn(key(small, "auditor")).request().get("/ui/jobs/" + id).then().statusCode(200).extract().asString();
         assertTrue(page.contains("class=\"note truncated\" id=\"stdout-note\""), page);
         assertTrue(page.matches("(?s).*truncated: \\d+ bytes were printed.*"), page);
@@ -213,13 +215,13 @@ class AuditUiTest {
         assertTrue(byPackage.contains(withJq) && !byPackage.contains(plain) && !byPackage.contains(python), byPackage);
         String byLanguage = auditor.request().queryParam("language", "python").get("/ui/jobs").then().extract().asString();
         assertTrue(byLanguage.contains(python) && !byLanguage.contains(plain));
-        String keyId = as(auditorA).get("/v1/audit?job_id=" + plain).then().statusCode(200)
-                .extract().path("items.find { it.kind == 'submitted' }.key_id");
+        String keyId = read(as(auditorA).get("/v1/audit?job_id=" + plain).then().statusCode(200)
+                .extract().asString(), "items.find { it.kind == 'submitted' }.key_id");
         String byKey = auditor.request().queryParam("key", keyId).get("/ui/jobs").then().extract().asString();
         assertTrue(byKey.contains(plain) && byKey.contains(python));
         String byOtherKey = auditor.request().queryParam("key", UUID.randomUUID().toString()).get("/ui/jobs").then().extract().asString();
         assertFalse(byOtherKey.contains(plain));
-        String node = as(memberA).get("/v1/jobs/" + plain).then().extract().path("node_id");
+        String node = read(as(memberA).get("/v1/jobs/" + plain).then().extract().asString(), "node_id");
         assertTrue(auditor.request().queryParam("node", node).get("/ui/jobs").asString().contains(plain));
         assertFalse(auditor.request().queryParam("node", "no-such-node").get("/ui/jobs").asString().contains(plain));
         assertFalse(auditor.request().queryParam("since", "2999-01-01T00:00").get("/ui/jobs").asString().contains(plain));
@@ -235,13 +237,13 @@ class AuditUiTest {
     @Test
     void keysetPaging() {
         // a running cap of 0 keeps the jobs queued: 51 cheap rows, one more than a page
-        String stuck = as(ADMIN).body(Map.of("name", "ui-paging-" + UUID.randomUUID().toString().substring(0, 8),
-                "policy", Map.of("max_running", 0))).post("/v1/admin/tenants").then().statusCode(201).extract().path("id");
+        String stuck = read(as(ADMIN).body(Map.of("name", "ui-paging-" + UUID.randomUUID().toString().substring(0, 8),
+                "policy", Map.of("max_running", 0))).post("/v1/admin/tenants").then().statusCode(201).extract().asString(), "id");
         String member = key(stuck, "member");
         java.util.List<String> ids = new java.util.ArrayList<>();
         for (int i = 0; i < 51; i++) {
-            ids.add(as(member).body(Map.of("language", "bash", "code", "true")).post("/v1/jobs").then().statusCode(201)
-                    .extract().path("id"));
+            ids.add(read(as(member).body(Map.of("language", "bash", "code", "true")).post("/v1/jobs").then().statusCode(201)
+                    .extract().asString(), "id"));
         }
         try {
             Browser browser = signIn(member);

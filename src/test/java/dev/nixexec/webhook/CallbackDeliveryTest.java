@@ -4,6 +4,8 @@ import static dev.nixexec.testing.Api.ADMIN;
 import static dev.nixexec.testing.Api.as;
 import static dev.nixexec.testing.Api.key;
 import static dev.nixexec.testing.Api.tenant;
+import static dev.nixexec.testing.JsonBody.json;
+import static dev.nixexec.testing.JsonBody.read;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.startsWith;
@@ -51,14 +53,14 @@ class CallbackDeliveryTest {
 
     private static Hooked hooked(String... webhookHosts) {
         String tenant = tenant("hooks", Map.of("webhook_hosts", List.of(webhookHosts)));
-        String secret = as(ADMIN).post("/v1/admin/tenants/" + tenant + "/webhook-secret").then().statusCode(201)
-                .extract().path("secret");
+        String secret = read(as(ADMIN).post("/v1/admin/tenants/" + tenant + "/webhook-secret").then().statusCode(201)
+                .extract().asString(), "secret");
         return new Hooked(tenant, key(tenant, "member"), secret);
     }
 
     private static String submitWithCallback(Hooked tenant, String url) {
-        return as(tenant.member()).body(Map.of("language", "bash", "code", "echo called", "callback_url", url))
-                .post("/v1/jobs").then().statusCode(201).extract().path("id");
+        return read(as(tenant.member()).body(Map.of("language", "bash", "code", "echo called", "callback_url", url))
+                .post("/v1/jobs").then().statusCode(201).extract().asString(), "id");
     }
 
     @Test
@@ -134,8 +136,8 @@ class CallbackDeliveryTest {
     void aCallbackLeftByANodeThatDiedMidAttemptIsDeliveredFromTheDatabase() throws Exception {
         try (CallbackReceiver receiver = new CallbackReceiver()) {
             Hooked tenant = hooked("127.0.0.1:" + receiver.port());
-            String job = as(tenant.member()).body(Map.of("language", "bash", "code", "true")).post("/v1/jobs?wait=60")
-                    .then().statusCode(200).extract().path("id");
+            String job = read(as(tenant.member()).body(Map.of("language", "bash", "code", "true")).post("/v1/jobs?wait=60")
+                    .then().statusCode(200).extract().asString(), "id");
             // what a node leaves when it dies after claiming attempt 1: only the row, its lease run out
             try (Connection c = db.getConnection(); PreparedStatement insert = c.prepareStatement("INSERT INTO job_callbacks "
                     + "(job_id, tenant_id, url, attempts, next_attempt_at) VALUES (?, ?, ?, 1, now() - interval '1 second')")) {
@@ -173,13 +175,13 @@ class CallbackDeliveryTest {
                 "ftp://hooks.example.com/hook", "http://user:pw@hooks.example.com/hook", "hooks.example.com/hook",
                 "http://169.254.169.254/latest/meta-data")) {
             as(tenant.member()).body(Map.of("language", "bash", "code", "true", "callback_url", url)).post("/v1/jobs")
-                    .then().statusCode(400).body("errors[0].field", equalTo("callback_url"));
+                    .then().statusCode(400).body(json("errors[0].field", equalTo("callback_url")));
         }
         String unsigned = tenant("hooks", Map.of("webhook_hosts", List.of("hooks.example.com")));
         as(key(unsigned, "member")).body(Map.of("language", "bash", "code", "true",
                         "callback_url", "https://hooks.example.com/hook")).post("/v1/jobs")
-                .then().statusCode(400).body("errors[0].field", equalTo("callback_url"))
-                .body("errors[0].message", containsString("the tenant has no webhook secret"));
+                .then().statusCode(400).body(json("errors[0].field", equalTo("callback_url")))
+                .body(json("errors[0].message", containsString("the tenant has no webhook secret")));
         // a listed host on any port for a bare entry
         as(tenant.member()).body(Map.of("language", "bash", "code", "true",
                 "callback_url", "https://hooks.example.com:8443/hook")).post("/v1/jobs").then().statusCode(201);
@@ -189,10 +191,10 @@ class CallbackDeliveryTest {
     void onlyTheTenantsAdminOrAnOperatorMakesItsSecret() throws SQLException {
         String tenant = tenant("hooks");
         String admin = key(tenant, "admin");
-        String first = as(ADMIN).post("/v1/admin/tenants/" + tenant + "/webhook-secret").then().statusCode(201)
-                .body("secret", startsWith("whsec_")).extract().path("secret");
-        String rotated = as(admin).post("/v1/admin/tenants/" + tenant + "/webhook-secret").then().statusCode(201)
-                .extract().path("secret");
+        String first = read(as(ADMIN).post("/v1/admin/tenants/" + tenant + "/webhook-secret").then().statusCode(201)
+                .body(json("secret", startsWith("whsec_"))).extract().asString(), "secret");
+        String rotated = read(as(admin).post("/v1/admin/tenants/" + tenant + "/webhook-secret").then().statusCode(201)
+                .extract().asString(), "secret");
         assertNotEquals(first, rotated);
         as(key(tenant("other"), "admin")).post("/v1/admin/tenants/" + tenant + "/webhook-secret").then().statusCode(404);
         as(key(tenant, "member")).post("/v1/admin/tenants/" + tenant + "/webhook-secret").then().statusCode(403);
@@ -207,7 +209,7 @@ class CallbackDeliveryTest {
     void aPolicyWithAMalformedWebhookHostIsRefused() {
         as(ADMIN).body(Map.of("name", "hooks-" + UUID.randomUUID().toString().substring(0, 8),
                         "policy", Map.of("webhook_hosts", List.of("http://hooks.example.com/"))))
-                .post("/v1/admin/tenants").then().statusCode(400).body("errors[0].field", equalTo("policy.webhook_hosts"));
+                .post("/v1/admin/tenants").then().statusCode(400).body(json("errors[0].field", equalTo("policy.webhook_hosts")));
     }
 
     /** The job's delivery attempts as audited, once its delivery has ended (delivered, failed or refused). */

@@ -1,5 +1,6 @@
 package dev.nixexec.worker;
 
+import static dev.nixexec.testing.JsonBody.json;
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.equalTo;
 
@@ -25,9 +26,9 @@ class HostReadinessIT {
     @Test
     void readinessIsDownAndSaysWhy() {
         given().get("/q/health/ready").then().statusCode(503)
-                .body("status", equalTo("DOWN"))
-                .body("checks.find { it.name == 'execution-host' }.data.nix", equalTo("missing"))
-                .body("checks.find { it.name == 'execution-host' }.data.sandbox", equalTo("unavailable"));
+                .body(json("status", equalTo("DOWN")))
+                .body(json("checks.find { it.name == 'execution-host' }.data.nix", equalTo("missing")))
+                .body(json("checks.find { it.name == 'execution-host' }.data.sandbox", equalTo("unavailable")));
     }
 
     @Test

@@ -1,5 +1,6 @@
 package dev.nixexec.worker;
 
+import static dev.nixexec.testing.JsonBody.json;
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.equalTo;
 
@@ -15,10 +16,10 @@ class HostReadyTest {
     @Test
     void readyWithNixAndBubblewrap() {
         given().get("/q/health/ready").then().statusCode(200)
-                .body("status", equalTo("UP"))
-                .body("checks.find { it.name == 'execution-host' }.data.sandbox", equalTo("ok"))
-                .body("checks.find { it.name == 'execution-host' }.data.nix", equalTo("ok"))
-                .body("checks.find { it.name == 'execution-host' }.data.limits", equalTo("cgroups"));
+                .body(json("status", equalTo("UP")))
+                .body(json("checks.find { it.name == 'execution-host' }.data.sandbox", equalTo("ok")))
+                .body(json("checks.find { it.name == 'execution-host' }.data.nix", equalTo("ok")))
+                .body(json("checks.find { it.name == 'execution-host' }.data.limits", equalTo("cgroups")));
     }
 
     /** Was a finding: anyone could read the nix path and the cgroup directories here; they go to the log now. */

@@ -1,5 +1,6 @@
 package dev.nixexec.worker;
 
+import static dev.nixexec.testing.JsonBody.json;
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.equalTo;
 
@@ -40,7 +41,7 @@ class NixStoreDownIT {
     @Test
     void readinessIsDownWithTheStoreError() {
         given().get("/q/health/ready").then().statusCode(503)
-                .body("checks.find { it.name == 'execution-host' }.data.'nix-store'",
-                        equalTo("down"));
+                .body(json("checks.find { it.name == 'execution-host' }.data.'nix-store'",
+                        equalTo("down")));
     }
 }

@@ -2,6 +2,7 @@ package dev.nixexec.worker;
 
 import static dev.nixexec.testing.Api.as;
 import static dev.nixexec.testing.Api.memberKey;
+import static dev.nixexec.testing.JsonBody.read;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -41,8 +42,8 @@ class StateAcrossNodesIT {
     @Test
     void aSecondWorkerProcessSeesWhatTheFirstWroteInASessionAndAWorkspace() throws Exception {
         String key = memberKey("state-nodes");
-        String ws = as(key).body(Map.of("name", "shared")).post("/v1/workspaces").then().statusCode(201)
-                .extract().path("id");
+        String ws = read(as(key).body(Map.of("name", "shared")).post("/v1/workspaces").then().statusCode(201)
+                .extract().asString(), "id");
 
         record Written(String session, JsonPath workspaceJob) {
         }
@@ -92,7 +93,7 @@ class StateAcrossNodesIT {
     }
 
     private static JsonPath run(String key, Map<String, Object> job) {
-        String id = as(key).body(job).post("/v1/jobs").then().statusCode(201).extract().path("id");
+        String id = read(as(key).body(job).post("/v1/jobs").then().statusCode(201).extract().asString(), "id");
         return untilEnded(key, as(key).get("/v1/jobs/" + id + "?wait=20").then().statusCode(200).extract().jsonPath());
     }
 

@@ -2,6 +2,7 @@ package dev.nixexec.workspace;
 
 import static dev.nixexec.testing.Api.ADMIN;
 import static dev.nixexec.testing.Api.as;
+import static dev.nixexec.testing.JsonBody.read;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -44,10 +45,10 @@ class WorkspaceSessionExpiryTest {
 
     /** A new tenant's id and member key. */
     static String[] tenant(Map<String, Object> policy) {
-        String id = as(ADMIN).body(Map.of("name", "ttl-" + UUID.randomUUID().toString().substring(0, 8), "policy", policy))
-                .post("/v1/admin/tenants").then().statusCode(201).extract().path("id");
-        String key = as(ADMIN).body(Map.of("role", "member")).post("/v1/admin/tenants/" + id + "/keys")
-                .then().statusCode(201).extract().path("key");
+        String id = read(as(ADMIN).body(Map.of("name", "ttl-" + UUID.randomUUID().toString().substring(0, 8), "policy", policy))
+                .post("/v1/admin/tenants").then().statusCode(201).extract().asString(), "id");
+        String key = read(as(ADMIN).body(Map.of("role", "member")).post("/v1/admin/tenants/" + id + "/keys")
+                .then().statusCode(201).extract().asString(), "key");
         return new String[] {id, key};
     }
 
@@ -88,11 +89,11 @@ class WorkspaceSessionExpiryTest {
     }
 
     String submit(String key, Map<String, Object> body) {
-        return as(key).body(body).post("/v1/jobs").then().statusCode(201).extract().path("id");
+        return read(as(key).body(body).post("/v1/jobs").then().statusCode(201).extract().asString(), "id");
     }
 
     String status(String key, String job) {
-        return as(key).get("/v1/jobs/" + job).then().statusCode(200).extract().path("status");
+        return read(as(key).get("/v1/jobs/" + job).then().statusCode(200).extract().asString(), "status");
     }
 
     void awaitStatus(String key, String job, String wanted) {
@@ -113,11 +114,11 @@ class WorkspaceSessionExpiryTest {
         UUID idle = workspaces.session(member(t[0]), "mcp-session-idle").id();
         upload(t[1], idle, "data.csv", "x,y\n1,2\n");
         UUID fresh = workspaces.session(member(t[0]), "mcp-session-fresh").id();
-        UUID named = UUID.fromString(as(t[1]).body(Map.of("name", "project")).post("/v1/workspaces")
-                .then().statusCode(201).extract().path("id"));
+        UUID named = UUID.fromString(read(as(t[1]).body(Map.of("name", "project")).post("/v1/workspaces")
+                .then().statusCode(201).extract().asString(), "id"));
         // a name a session would use does not make a workspace created by name a session's
-        UUID namedLikeASession = UUID.fromString(as(t[1]).body(Map.of("name", "mcp-session-by-hand"))
-                .post("/v1/workspaces").then().statusCode(201).extract().path("id"));
+        UUID namedLikeASession = UUID.fromString(read(as(t[1]).body(Map.of("name", "mcp-session-by-hand"))
+                .post("/v1/workspaces").then().statusCode(201).extract().asString(), "id"));
         age(idle);
         age(named);
         age(namedLikeASession);

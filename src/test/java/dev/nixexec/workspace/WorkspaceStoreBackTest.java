@@ -2,6 +2,7 @@ package dev.nixexec.workspace;
 
 import static dev.nixexec.testing.Api.ADMIN;
 import static dev.nixexec.testing.Api.as;
+import static dev.nixexec.testing.JsonBody.read;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -58,15 +59,15 @@ class WorkspaceStoreBackTest {
 
     @BeforeEach
     void tenant() {
-        String id = as(ADMIN).body(Map.of("name", "sb-" + UUID.randomUUID().toString().substring(0, 8)))
-                .post("/v1/admin/tenants").then().statusCode(201).extract().path("id");
+        String id = read(as(ADMIN).body(Map.of("name", "sb-" + UUID.randomUUID().toString().substring(0, 8)))
+                .post("/v1/admin/tenants").then().statusCode(201).extract().asString(), "id");
         tenant = UUID.fromString(id);
-        key = as(ADMIN).body(Map.of("role", "member")).post("/v1/admin/tenants/" + id + "/keys")
-                .then().statusCode(201).extract().path("key");
+        key = read(as(ADMIN).body(Map.of("role", "member")).post("/v1/admin/tenants/" + id + "/keys")
+                .then().statusCode(201).extract().asString(), "key");
     }
 
     String workspace(Map<String, Object> body) {
-        return as(key).body(body).post("/v1/workspaces").then().statusCode(201).extract().path("id");
+        return read(as(key).body(body).post("/v1/workspaces").then().statusCode(201).extract().asString(), "id");
     }
 
     void upload(String ws, String path, String content) {
@@ -75,7 +76,7 @@ class WorkspaceStoreBackTest {
     }
 
     String submit(Map<String, Object> body) {
-        return as(key).body(body).post("/v1/jobs").then().statusCode(201).extract().path("id");
+        return read(as(key).body(body).post("/v1/jobs").then().statusCode(201).extract().asString(), "id");
     }
 
     JsonPath job(String id) {

@@ -2,6 +2,8 @@ package dev.nixexec.workspace;
 
 import static dev.nixexec.testing.Api.ADMIN;
 import static dev.nixexec.testing.Api.as;
+import static dev.nixexec.testing.JsonBody.json;
+import static dev.nixexec.testing.JsonBody.read;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasSize;
@@ -34,10 +36,10 @@ class WorkspacesApiTest {
 
 
     static String key() {
-        String tenant = as(ADMIN).body(Map.of("name", "ws-" + UUID.randomUUID().toString().substring(0, 8)))
-                .post("/v1/admin/tenants").then().statusCode(201).extract().path("id");
-        return as(ADMIN).body(Map.of("role", "member")).post("/v1/admin/tenants/" + tenant + "/keys")
-                .then().statusCode(201).extract().path("key");
+        String tenant = read(as(ADMIN).body(Map.of("name", "ws-" + UUID.randomUUID().toString().substring(0, 8)))
+                .post("/v1/admin/tenants").then().statusCode(201).extract().asString(), "id");
+        return read(as(ADMIN).body(Map.of("role", "member")).post("/v1/admin/tenants/" + tenant + "/keys")
+                .then().statusCode(201).extract().asString(), "key");
     }
 
     @BeforeEach
@@ -47,8 +49,8 @@ class WorkspacesApiTest {
     }
 
     String workspace(Map<String, Object> body) {
-        return as(member).body(body).post("/v1/workspaces").then().statusCode(201)
-                .header("Location", startsWith("/v1/workspaces/")).extract().path("id");
+        return read(as(member).body(body).post("/v1/workspaces").then().statusCode(201)
+                .header("Location", startsWith("/v1/workspaces/")).extract().asString(), "id");
     }
 
     void upload(String ws, String path, byte[] content, int status) {
@@ -61,7 +63,7 @@ class WorkspacesApiTest {
     }
 
     String submit(Map<String, Object> body) {
-        return as(member).body(body).post("/v1/jobs").then().statusCode(201).extract().path("id");
+        return read(as(member).body(body).post("/v1/jobs").then().statusCode(201).extract().asString(), "id");
     }
 
     JsonPath await(String id) {
@@ -88,9 +90,9 @@ class WorkspacesApiTest {
         assertEquals(200, download.statusCode());
         assertTrue(download.contentType().startsWith("text/csv"), download.contentType());
         assertArrayEquals(csv, download.asByteArray());
-        as(member).get("/v1/workspaces/" + ws).then().statusCode(200).body("files", equalTo(1))
-                .body("bytes", equalTo(csv.length)).body("name", equalTo("data"));
-        as(member).get("/v1/workspaces").then().statusCode(200).body("items.name", equalTo(List.of("data")));
+        as(member).get("/v1/workspaces/" + ws).then().statusCode(200).body(json("files", equalTo(1)))
+                .body(json("bytes", equalTo(csv.length))).body(json("name", equalTo("data")));
+        as(member).get("/v1/workspaces").then().statusCode(200).body(json("items.name", equalTo(List.of("data"))));
 
         // another tenant sees nothing of it
         as(other).get("/v1/workspaces/" + ws).then().statusCode(404)
@@ -99,7 +101,7 @@ class WorkspacesApiTest {
         as(other).contentType("application/octet-stream").body(csv).put("/v1/workspaces/" + ws + "/files/x")
                 .then().statusCode(404);
         as(other).delete("/v1/workspaces/" + ws).then().statusCode(404);
-        as(other).get("/v1/workspaces").then().statusCode(200).body("items", hasSize(0));
+        as(other).get("/v1/workspaces").then().statusCode(200).body(json("items", hasSize(0)));
         as(other).body(Map.of("language", "bash", "code", "true", "workspace", ws)).post("/v1/jobs")
                 .then().statusCode(404);
 
@@ -120,9 +122,9 @@ class WorkspacesApiTest {
         for (String bad : List.of("../x", "/etc/passwd", "/proc/self/root/etc/passwd", "a/../../x", "a\\b")) {
             as(member).body(Map.of("language", "bash", "code", "true", "workspace", ws,
                     "files", List.of(Map.of("path", bad, "content", "x")))).post("/v1/jobs")
-                    .then().statusCode(400).body("errors[0].field", equalTo("files[0].path"));
+                    .then().statusCode(400).body(json("errors[0].field", equalTo("files[0].path")));
             as(member).body(Map.of("language", "bash", "code", "true", "artifacts", List.of(bad))).post("/v1/jobs")
-                    .then().statusCode(400).body("errors[0].field", equalTo("artifacts[0]"));
+                    .then().statusCode(400).body(json("errors[0].field", equalTo("artifacts[0]")));
         }
         assertEquals(0, files(ws).getList("items").size());
         assertEquals(0, files(ws).getInt("version"));
@@ -142,14 +144,14 @@ class WorkspacesApiTest {
         assertEquals("succeeded", first.getString("status"), first.prettify());
         JsonPath listing = files(ws);
         assertEquals(List.of("input/extra.txt", "sums.csv"), listing.getList("items.path"));
-        as(member).get("/v1/workspaces/" + ws).then().body("version", equalTo(2))
-                .body("version_job_id", equalTo(first.getString("id")));
+        as(member).get("/v1/workspaces/" + ws).then().body(json("version", equalTo(2)))
+                .body(json("version_job_id", equalTo(first.getString("id"))));
 
         JsonPath second = run(Map.of("language", "bash", "workspace", "state", "code", "cat sums.csv; ls"));
         assertEquals("succeeded", second.getString("status"), second.prettify());
         assertEquals("sum,6\nextra,forty-two\ninput\nsums.csv\n", second.getString("stdout"));
         // a job that changes nothing makes no version
-        as(member).get("/v1/workspaces/" + ws).then().body("version", equalTo(2));
+        as(member).get("/v1/workspaces/" + ws).then().body(json("version", equalTo(2)));
     }
 
     @Test
@@ -176,7 +178,7 @@ class WorkspacesApiTest {
         upload(ws, "keep.txt", "keep".getBytes(StandardCharsets.UTF_8), 200);
         as(member).contentType("application/octet-stream").body(new byte[5000])
                 .put("/v1/workspaces/" + ws + "/files/big.bin").then().statusCode(413)
-                .body("detail", containsString("quota"));
+                .body(json("detail", containsString("quota")));
 
         // past the quota at the end: nothing is stored
         JsonPath atEnd = run(Map.of("language", "bash", "workspace", ws,
@@ -211,7 +213,7 @@ class WorkspacesApiTest {
         assertTrue(loser.getString("error.message").contains("counter.txt"), loser.getString("error.message"));
         String tag = as(member).get("/v1/workspaces/" + ws + "/files/counter.txt").asString().strip();
         assertEquals(List.of(tag + ".txt", "counter.txt"), files(ws).getList("items.path"));
-        as(member).get("/v1/workspaces/" + ws).then().body("version_job_id", equalTo(winner.getString("id")));
+        as(member).get("/v1/workspaces/" + ws).then().body(json("version_job_id", equalTo(winner.getString("id"))));
 
         // changes of different files both land
         List<String> apart = List.of("x", "y").stream().map(t -> submit(Map.of("language", "bash", "workspace", ws,
