@@ -8,7 +8,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.stream.Stream;
-import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -17,9 +16,9 @@ import org.junit.jupiter.api.extension.ParameterResolver;
 
 /**
  * See {@link DatabaseTest}. The server is the service's own embedded PostgreSQL, with its state in
- * a fresh state directory of this JVM (a copy of {@link FreshStateDirs}' template, so the binaries
- * are not unpacked again; deleted when the JVM exits), migrated once from {@code migrations/} as
- * the service migrates it.
+ * a fresh state directory of this JVM (deleted when the JVM exits): a copy of {@link
+ * FreshStateDirs}' template, whose binaries are unpacked and whose schema is migrated from
+ * {@code migrations/} as the service migrates it.
  */
 final class DatabaseExtension implements BeforeEachCallback, AfterEachCallback, ParameterResolver {
 
@@ -37,10 +36,7 @@ final class DatabaseExtension implements BeforeEachCallback, AfterEachCallback, 
                     server.stop().run();
                     delete(state);
                 }, "database-tests-stop"));
-                EmbeddedDatabases.Connection settings = server.connection();
-                Flyway.configure().dataSource(settings.url(), settings.user(), settings.password())
-                        .locations("classpath:db/migration").load().migrate();
-                return settings;
+                return server.connection();
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }

@@ -18,7 +18,7 @@ import org.flywaydb.core.Flyway;
  * Fresh state directories for application starts, each with its embedded PostgreSQL already
  * initialised: a copy of a template this test JVM made once with the service's own start-up code
  * (unpacking the binaries, initdb, the owner role) and migrated from {@code migrations/}, so each
- * start skips those ~5 s of a 2-core machine. The binaries are hard links (read-only to
+ * start skips those ~3 s of a 2-core machine. The binaries are hard links (read-only to
  * PostgreSQL); the cluster is a real copy.
  */
 public final class FreshStateDirs {
