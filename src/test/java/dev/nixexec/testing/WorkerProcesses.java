@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
@@ -32,13 +33,16 @@ public final class WorkerProcesses {
     public static <T> T on(String node, Database db, Callable<T> work) throws Exception {
         requirePackagedService();
         Path state = REPO.resolve("target/test-state/" + node);
-        List<String> argv = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Dnixexec.db-url=" + db.url(), "-Dquarkus.datasource.username=" + db.user(),
+        List<String> argv = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        // the test JVMs' compiler flags (pom.xml's test.jvm.jit): a worker lives as briefly as they do
+        argv.addAll(List.of(System.getProperty("nixexec-test.jvm-options", "").split(" +")).stream()
+                .filter(option -> !option.isEmpty()).toList());
+        argv.addAll(List.of("-Dnixexec.db-url=" + db.url(), "-Dquarkus.datasource.username=" + db.user(),
                 "-Dquarkus.datasource.password=" + db.password(), "-Dnixexec.node.role=worker",
                 "-Dnixexec.node.id=" + node, "-Dnixexec.state-dir=" + state, "-Dquarkus.http.port=0",
                 "-Dnixexec.jobs.heartbeat=1s", "-Dnixexec.executor.nixpkgs-url=path:" + REPO.resolve("nix/testing/nixpkgs"),
                 "-Dnixexec.executor.substituters=none", "-Dnixexec.executor.nix-options=sandbox=false",
-                "-jar", RUNNER.toString());
+                "-jar", RUNNER.toString()));
         Path log = Files.createDirectories(state).resolve("worker.log");
         Process worker = new ProcessBuilder(argv).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         try {
