@@ -84,14 +84,22 @@ public class McpSessions {
     }
 
     /**
-     * The extension makes the SSE connection, adds it to its connections and sends its id on the
-     * stream, all within this call of {@code next()}; openings one at a time make the one new
-     * unowned SSE connection this caller's.
+     * The extension makes the SSE connection, adds it to its connections and writes its id on the
+     * stream, all within this call of {@code next()}. The owner is recorded when the response's
+     * headers go out, just before that id does: recorded after {@code next()} returned, a client
+     * could read the id and post to it (on another event loop) before its owner was known, and
+     * be refused. Openings one at a time make the one new unowned SSE connection this caller's.
      */
     private void openSse(RoutingContext ctx) {
         Optional<Caller> caller = caller(ctx);
         synchronized (sseOpening) {
+            ctx.addHeadersEndHandler(v -> claimNewSse(caller));
             ctx.next();
+        }
+    }
+
+    private void claimNewSse(Optional<Caller> caller) {
+        synchronized (sseOpening) {
             List<String> made = new ArrayList<>();
             for (McpConnectionBase connection : connections) {
                 if (connection instanceof SseMcpConnection && !owners.containsKey(connection.id())) {
