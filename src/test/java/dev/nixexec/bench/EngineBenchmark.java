@@ -200,9 +200,9 @@ class EngineBenchmark {
 
     /**
      * The command behind a shell that waits for one line on its stdin and then execs it: as in the
-     * service, whose launchers (LauncherPool) are started ahead of demand and exec bubblewrap when
-     * their run arrives, so the JVM's own process start (a fork and two execs) is not on the run's
-     * path. Timed from the line to the end of bubblewrap.
+     * service, whose launchers (LauncherPool) for the configured limits are started ahead of demand
+     * and exec bubblewrap when their run arrives, so the JVM's own process start (a fork and two
+     * execs) is not on the run's path. Timed from the line to the end of bubblewrap.
      */
     private static Process waitingLauncher(List<String> argv) throws IOException {
         List<String> command = new ArrayList<>(List.of("/bin/sh", "-c", "read -r go && exec \"$@\"", "sh"));
@@ -215,10 +215,7 @@ class EngineBenchmark {
     private static void go(Process launcher) throws IOException, InterruptedException {
         launcher.getOutputStream().write('\n');
         launcher.getOutputStream().close();
-        byte[] out = launcher.getInputStream().readAllBytes();
-        if (launcher.waitFor() != 0) {
-            throw new IllegalStateException("benchmark command failed: " + new String(out, StandardCharsets.UTF_8));
-        }
+        awaitSuccess(launcher);
     }
 
     private static int countFiles(List<String> closure) throws IOException {
@@ -234,7 +231,10 @@ class EngineBenchmark {
     private static void exec(List<String> argv) throws IOException, InterruptedException {
         ProcessBuilder builder = new ProcessBuilder(argv).redirectErrorStream(true);
         builder.environment().clear();
-        Process p = builder.start();
+        awaitSuccess(builder.start());
+    }
+
+    private static void awaitSuccess(Process p) throws IOException, InterruptedException {
         byte[] out = p.getInputStream().readAllBytes();
         if (p.waitFor() != 0) {
             throw new IllegalStateException("benchmark command failed: " + new String(out, StandardCharsets.UTF_8));
