@@ -167,7 +167,7 @@ public class JobTransitions {
             SELECT (SELECT n FROM queued) AS queued, (SELECT count(*) FROM stored) AS stored,
                    (SELECT node_id FROM stored) AS claimed_by,
                    (SELECT count(pg_notify(:submitted_channel, '')) FROM stored WHERE node_id IS NULL) AS woken
-            """));
+            """)).plannedOnce();
 
     // ---------------------------------------------------------------- claim (queued → building)
 
@@ -226,7 +226,7 @@ public class JobTransitions {
                     GROUP BY part) parts
             )
             SELECT c.* FROM claimed c, unhurried, notified
-            """));
+            """)).plannedOnce();
 
     // ---------------------------------------------------------------- start (building → running)
 

@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -17,6 +18,12 @@ import java.util.Map;
  */
 final class NamedStatement {
 
+    /** A statement's execution on its connection. */
+    @FunctionalInterface
+    private interface Work<T> {
+        T run() throws SQLException;
+    }
+
     /** Reads one row of a result; the result set is positioned on it. */
     @FunctionalInterface
     interface Row<T> {
@@ -25,10 +32,24 @@ final class NamedStatement {
 
     private final String jdbc;
     private final List<String> names;
+    private final boolean plannedOnce;
 
-    private NamedStatement(String jdbc, List<String> names) {
+    private NamedStatement(String jdbc, List<String> names, boolean plannedOnce) {
         this.jdbc = jdbc;
         this.names = List.copyOf(names);
+        this.plannedOnce = plannedOnce;
+    }
+
+    /**
+     * The same statement, planned once per connection for any values instead of for each
+     * execution's own. PostgreSQL keeps planning a statement afresh when its plan for any values
+     * looks dearer than one for the values at hand; for the intake's and the claim's statements it
+     * always does (their branches on a parameter, such as the hand-off node or the contention
+     * window, fold away only for known values), and planning them costs three times running them.
+     * Their plans do not depend on the values (the same indexes serve every tenant and node).
+     */
+    NamedStatement plannedOnce() {
+        return new NamedStatement(jdbc, names, true);
     }
 
     static NamedStatement of(String sql) {
@@ -63,7 +84,7 @@ final class NamedStatement {
                 i++;
             }
         }
-        return new NamedStatement(jdbc.toString(), names);
+        return new NamedStatement(jdbc.toString(), names, false);
     }
 
     private static boolean isNameStart(char c) {
@@ -110,13 +131,15 @@ final class NamedStatement {
         }
 
         <T> List<T> query(Connection connection, Row<T> row) throws SQLException {
-            try (PreparedStatement statement = prepare(connection); ResultSet rs = statement.executeQuery()) {
-                List<T> rows = new ArrayList<>();
-                while (rs.next()) {
-                    rows.add(row.read(rs));
+            return planned(connection, () -> {
+                try (PreparedStatement statement = prepare(connection); ResultSet rs = statement.executeQuery()) {
+                    List<T> rows = new ArrayList<>();
+                    while (rs.next()) {
+                        rows.add(row.read(rs));
+                    }
+                    return rows;
                 }
-                return rows;
-            }
+            });
         }
 
         /** The one row the statement answers. */
@@ -129,8 +152,28 @@ final class NamedStatement {
         }
 
         int update(Connection connection) throws SQLException {
-            try (PreparedStatement statement = prepare(connection)) {
-                return statement.executeUpdate();
+            return planned(connection, () -> {
+                try (PreparedStatement statement = prepare(connection)) {
+                    return statement.executeUpdate();
+                }
+            });
+        }
+
+        /** Runs {@code work}, for a statement {@link #plannedOnce} with a plan for any values. */
+        private <T> T planned(Connection connection, Work<T> work) throws SQLException {
+            if (!plannedOnce) {
+                return work.run();
+            }
+            planMode(connection, "force_generic_plan");
+            T result = work.run();
+            // the rest of the transaction plans as it would have (a failed statement ended it anyway)
+            planMode(connection, "DEFAULT");
+            return result;
+        }
+
+        private static void planMode(Connection connection, String mode) throws SQLException {
+            try (Statement set = connection.createStatement()) {
+                set.execute("SET LOCAL plan_cache_mode TO " + mode);
             }
         }
 
