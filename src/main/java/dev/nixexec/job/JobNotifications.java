@@ -136,9 +136,9 @@ public class JobNotifications {
 
     private synchronized void ensureListening() {
         if (listener == null && !stopped) {
-            // A platform thread: over a Unix socket (junixsocket: the embedded database, the NixOS
-            // module's local one) a virtual thread's timed wait for notifications is not woken when
-            // one arrives, so every wake-up fell back to the 2 s poll.
+            // A platform thread: it spends its life in timed waits for notifications, which over a
+            // Unix socket (the embedded database, the NixOS module's local one) wait in a selector,
+            // and a selector would hold a virtual thread's carrier all that time.
             listener = Thread.ofPlatform().daemon().name("pg-listen").start(this::listen);
         }
     }
