@@ -201,7 +201,8 @@ public class JobService {
             throw new Refusal(Refusal.Kind.FORBIDDEN, "an " + caller.role().id() + " key cannot submit jobs");
         }
         check.check(submission, idempotencyKey);
-        String hash = requestHash(submission);
+        // only an idempotency key's later use compares it; a job without one is never looked up by it
+        String hash = idempotencyKey == null ? null : requestHash(submission);
         Job job = row(id, caller, submission, idempotencyKey, hash);
         Optional<LocalSlots.Slot> slot = localSlots.take();
         Optional<Early> early = Optional.empty();
