@@ -48,6 +48,8 @@ class QueueBenchmark {
     private static final int JOBS = Integer.getInteger("bench.queue-jobs", 5000);
     private static final int CLAIMERS = Integer.getInteger("bench.queue-claimers", 4);
     private static final int BATCH = Integer.getInteger("bench.queue-batch", 32);
+    /** Jobs submitted, claimed and finished before the measured round. */
+    private static final int WARMUP = Integer.getInteger("bench.queue-warmup", 5000);
     /** Concurrent callers of submit, as an API node serves many requests at once. */
     private static final int SUBMITTERS = 8;
 
@@ -114,24 +116,63 @@ class QueueBenchmark {
         return fields;
     }
 
+    /** What one round measured: submissions, then claims and finishes of all of them. */
+    private record Round(double submitSeconds, Cpu submitCpu, int done, double claimSeconds, Cpu claimCpu,
+            long claimNanos, long finishNanos, int batches) {
+    }
+
     @Test
     void throughput() throws Exception {
+        JobService.Submission noop = new JobService.Submission("bash", "true", List.of(), Map.of(), "", Optional.empty(),
+                false, Map.of());
+        if (WARMUP > 0) {
+            // a running service has compiled its paths: a first round in a fresh JVM measures the
+            // compiler's work too (its threads' CPU is the JVM's)
+            round(callers(), noop, WARMUP);
+        }
+        String load = Files.readString(Path.of("/proc/loadavg")).strip();
+        Round r = round(callers(), noop, JOBS);
+        String report = String.format("""
+                Queue (no-op runner), %d jobs over 4 tenants after %d to warm up, %d claimers, batches of %d, %d cores, embedded PostgreSQL 17:
+                | what | figure |
+                |---|---|
+                | submit (JobService, %d concurrent callers, group commit) | %.0f jobs/s |
+                | claim + finish | %.0f jobs/s (%.0f per core) |
+                | per batch: claim / finish of its jobs (mean) | %.1f / %.1f ms |
+                | submit: CPU ms per job, JVM / PostgreSQL | %.3f / %.3f |
+                | claim + finish: CPU ms per job, JVM / PostgreSQL | %.3f / %.3f |
+                | load average before the run | %s |
+                """, JOBS, WARMUP, CLAIMERS, BATCH, Runtime.getRuntime().availableProcessors(), SUBMITTERS,
+                JOBS / r.submitSeconds(), r.done() / r.claimSeconds(),
+                r.done() / r.claimSeconds() / Runtime.getRuntime().availableProcessors(),
+                r.claimNanos() / 1e6 / Math.max(1, r.batches()), r.finishNanos() / 1e6 / Math.max(1, r.batches()),
+                r.submitCpu().jvm() * 1e3 / JOBS, r.submitCpu().postgres() * 1e3 / JOBS,
+                r.claimCpu().jvm() * 1e3 / Math.max(1, r.done()), r.claimCpu().postgres() * 1e3 / Math.max(1, r.done()),
+                load);
+        System.out.println(report);
+        append(report);
+    }
+
+    /** Four tenants of their own, each allowed all of a round's jobs queued. */
+    private Caller[] callers() {
         Caller[] callers = new Caller[4];
         for (int t = 0; t < callers.length; t++) {
             UUID id = tenants.create("bench-" + UUID.randomUUID().toString().substring(0, 8),
-                    new TenantPolicy(null, null, null, null, null, null, JOBS, 100_000), null).id;
+                    new TenantPolicy(null, null, null, null, null, null, Math.max(JOBS, WARMUP), 100_000), null).id;
             callers[t] = new Caller(id, null, Role.MEMBER);
         }
-        JobService.Submission noop = new JobService.Submission("bash", "true", List.of(), Map.of(), "", Optional.empty(),
-                false, Map.of());
-        String load = Files.readString(Path.of("/proc/loadavg")).strip();
+        return callers;
+    }
+
+    /** Submits {@code count} jobs, then claims and finishes them all. */
+    private Round round(Caller[] callers, JobService.Submission noop, int count) throws Exception {
         Cpu cpu0 = cpu();
         long submitStart = System.nanoTime();
         AtomicInteger next = new AtomicInteger();
         List<Thread> submitters = new java.util.ArrayList<>();
         for (int s = 0; s < SUBMITTERS; s++) {
             submitters.add(Thread.ofVirtual().start(() -> {
-                for (int i = next.getAndIncrement(); i < JOBS; i = next.getAndIncrement()) {
+                for (int i = next.getAndIncrement(); i < count; i = next.getAndIncrement()) {
                     jobs.submit(callers[i % callers.length], noop, null);
                 }
             }));
@@ -184,24 +225,8 @@ class QueueBenchmark {
         }
         finished.await();
         double seconds = (System.nanoTime() - start) / 1e9;
-        Cpu claimCpu = cpu().minus(cpu1);
-        String report = String.format("""
-                Queue (no-op runner), %d jobs over 4 tenants, %d claimers, batches of %d, %d cores, embedded PostgreSQL 17:
-                | what | figure |
-                |---|---|
-                | submit (JobService, %d concurrent callers, group commit) | %.0f jobs/s |
-                | claim + finish | %.0f jobs/s (%.0f per core) |
-                | per batch: claim / finish of its jobs (mean) | %.1f / %.1f ms |
-                | submit: CPU ms per job, JVM / PostgreSQL | %.3f / %.3f |
-                | claim + finish: CPU ms per job, JVM / PostgreSQL | %.3f / %.3f |
-                | load average before the run | %s |
-                """, JOBS, CLAIMERS, BATCH, Runtime.getRuntime().availableProcessors(), SUBMITTERS, JOBS / submitSeconds,
-                done.get() / seconds, done.get() / seconds / Runtime.getRuntime().availableProcessors(),
-                claimNanos.get() / 1e6 / Math.max(1, batches.get()), finishNanos.get() / 1e6 / Math.max(1, batches.get()),
-                submitCpu.jvm() * 1e3 / JOBS, submitCpu.postgres() * 1e3 / JOBS,
-                claimCpu.jvm() * 1e3 / Math.max(1, done.get()), claimCpu.postgres() * 1e3 / Math.max(1, done.get()), load);
-        System.out.println(report);
-        append(report);
+        return new Round(submitSeconds, submitCpu, done.get(), seconds, cpu().minus(cpu1), claimNanos.get(),
+                finishNanos.get(), batches.get());
     }
 
     static void append(String text) throws IOException {
