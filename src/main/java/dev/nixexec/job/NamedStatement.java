@@ -4,7 +4,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -18,26 +17,21 @@ import java.util.Map;
  */
 final class NamedStatement {
 
-    /** A statement's execution on its connection. */
-    @FunctionalInterface
-    private interface Work<T> {
-        T run() throws SQLException;
-    }
-
     /** Reads one row of a result; the result set is positioned on it. */
     @FunctionalInterface
     interface Row<T> {
         T read(ResultSet rs) throws SQLException;
     }
 
+    /** Sent ahead of a statement {@link #plannedOnce}, in the same round trip. */
+    private static final String PLAN_ONCE = "SET LOCAL plan_cache_mode TO force_generic_plan;\n";
+
     private final String jdbc;
     private final List<String> names;
-    private final boolean plannedOnce;
 
-    private NamedStatement(String jdbc, List<String> names, boolean plannedOnce) {
+    private NamedStatement(String jdbc, List<String> names) {
         this.jdbc = jdbc;
         this.names = List.copyOf(names);
-        this.plannedOnce = plannedOnce;
     }
 
     /**
@@ -47,9 +41,13 @@ final class NamedStatement {
      * always does (their branches on a parameter, such as the hand-off node or the contention
      * window, fold away only for known values), and planning them costs three times running them.
      * Their plans do not depend on the values (the same indexes serve every tenant and node).
+     *
+     * <p>The setting goes ahead of the statement in its round trip and holds for the rest of its
+     * transaction: what follows in a submission's or a claim's transaction are lookups by key,
+     * which plan the same either way.
      */
     NamedStatement plannedOnce() {
-        return new NamedStatement(jdbc, names, true);
+        return new NamedStatement(PLAN_ONCE + jdbc, names);
     }
 
     static NamedStatement of(String sql) {
@@ -84,7 +82,7 @@ final class NamedStatement {
                 i++;
             }
         }
-        return new NamedStatement(jdbc.toString(), names, false);
+        return new NamedStatement(jdbc.toString(), names);
     }
 
     private static boolean isNameStart(char c) {
@@ -131,15 +129,23 @@ final class NamedStatement {
         }
 
         <T> List<T> query(Connection connection, Row<T> row) throws SQLException {
-            return planned(connection, () -> {
-                try (PreparedStatement statement = prepare(connection); ResultSet rs = statement.executeQuery()) {
-                    List<T> rows = new ArrayList<>();
-                    while (rs.next()) {
-                        rows.add(row.read(rs));
-                    }
-                    return rows;
+            try (PreparedStatement statement = prepare(connection)) {
+                // past a setting sent ahead of the statement (plannedOnce), which answers no rows
+                boolean rows = statement.execute();
+                while (!rows && statement.getUpdateCount() != -1) {
+                    rows = statement.getMoreResults();
                 }
-            });
+                if (!rows) {
+                    throw new IllegalStateException("the statement answered no rows");
+                }
+                try (ResultSet rs = statement.getResultSet()) {
+                    List<T> read = new ArrayList<>();
+                    while (rs.next()) {
+                        read.add(row.read(rs));
+                    }
+                    return read;
+                }
+            }
         }
 
         /** The one row the statement answers. */
@@ -149,32 +155,6 @@ final class NamedStatement {
                 throw new IllegalStateException("expected one row, got " + rows.size());
             }
             return rows.get(0);
-        }
-
-        int update(Connection connection) throws SQLException {
-            return planned(connection, () -> {
-                try (PreparedStatement statement = prepare(connection)) {
-                    return statement.executeUpdate();
-                }
-            });
-        }
-
-        /** Runs {@code work}, for a statement {@link #plannedOnce} with a plan for any values. */
-        private <T> T planned(Connection connection, Work<T> work) throws SQLException {
-            if (!plannedOnce) {
-                return work.run();
-            }
-            planMode(connection, "force_generic_plan");
-            T result = work.run();
-            // the rest of the transaction plans as it would have (a failed statement ended it anyway)
-            planMode(connection, "DEFAULT");
-            return result;
-        }
-
-        private static void planMode(Connection connection, String mode) throws SQLException {
-            try (Statement set = connection.createStatement()) {
-                set.execute("SET LOCAL plan_cache_mode TO " + mode);
-            }
         }
 
         private PreparedStatement prepare(Connection connection) throws SQLException {
