@@ -39,7 +39,8 @@ final class NamedStatement {
      * execution's own. PostgreSQL keeps planning a statement afresh when its plan for any values
      * looks dearer than one for the values at hand; for the intake's and the claim's statements it
      * always does (their branches on a parameter, such as the hand-off node or the contention
-     * window, fold away only for known values), and planning them costs three times running them.
+     * window, fold away only for known values), and planning them cost more than running them
+     * (a submission's: about 1 ms of planning against 0.4 ms of running).
      * Their plans do not depend on the values (the same indexes serve every tenant and node).
      *
      * <p>The setting goes ahead of the statement in its round trip and holds for the rest of its
