@@ -37,15 +37,16 @@ final class NamedStatement {
     /**
      * The same statement, planned once per connection for any values instead of for each
      * execution's own. PostgreSQL keeps planning a statement afresh when its plan for any values
-     * looks dearer than one for the values at hand; for the intake's and the claim's statements it
-     * always does (their branches on a parameter, such as the hand-off node or the contention
-     * window, fold away only for known values), and planning them cost more than running them
-     * (a submission's: about 1 ms of planning against 0.4 ms of running).
-     * Their plans do not depend on the values (the same indexes serve every tenant and node).
+     * looks dearer than one for the values at hand; for the intake's statement it always did (its
+     * branches on the hand-off node and the contention window fold away only for known values),
+     * and planning it cost more than running it (about 1 ms of planning against 0.4 ms of
+     * running). Its plan does not depend on the values (the same indexes serve every tenant and
+     * node). Not the claim: its plan for any values tests the contention window by scanning every
+     * job even when the window is off, and its planning is shared by the jobs of a claim.
      *
      * <p>The setting goes ahead of the statement in its round trip and holds for the rest of its
-     * transaction: what follows in a submission's or a claim's transaction are lookups by key,
-     * which plan the same either way.
+     * transaction: what follows in a submission's transaction are lookups by key, which plan the
+     * same either way.
      */
     NamedStatement plannedOnce() {
         return new NamedStatement(PLAN_ONCE + jdbc, names);
