@@ -81,12 +81,14 @@ public class JobTransitions {
                 SELECT tenant_id, count(*) AS n, count(*) FILTER (WHERE node_id = :node) AS here
                 FROM jobs WHERE status IN ('building', 'running') GROUP BY tenant_id
             ), contending AS MATERIALIZED (
-                -- once per statement: inlined, the claim evaluated it again for every candidate job
+                -- once per statement: inlined, the claim evaluated it again for every candidate job;
+                -- OFFSET 0 (here and below): each tenant probed through an index, where PostgreSQL
+                -- would hash every queued or recent job of all tenants first
                 SELECT t.id AS tenant_id FROM tenants t LEFT JOIN running r ON r.tenant_id = t.id
-                WHERE (EXISTS (SELECT 1 FROM jobs q WHERE q.tenant_id = t.id AND q.status = 'queued')
+                WHERE (EXISTS (SELECT 1 FROM jobs q WHERE q.tenant_id = t.id AND q.status = 'queued' OFFSET 0)
                        AND coalesce(r.n, 0) < coalesce((t.policy ->> 'max_running')::int, :default_cap))
                    OR (:window_seconds > 0 AND EXISTS (SELECT 1 FROM jobs j WHERE j.tenant_id = t.id
-                       AND j.created_at > now() - make_interval(secs => :window_seconds)))
+                       AND j.created_at > now() - make_interval(secs => :window_seconds) OFFSET 0))
             )""";
 
     /**
@@ -133,7 +135,7 @@ public class JobTransitions {
                               WHERE t.id = :tenant AND {may_take})
                   AND NOT EXISTS (
                       SELECT 1 FROM tenants t LEFT JOIN running r ON r.tenant_id = t.id CROSS JOIN (SELECT 1 AS k) c
-                      WHERE EXISTS (SELECT 1 FROM jobs q WHERE q.tenant_id = t.id AND q.status = 'queued')
+                      WHERE EXISTS (SELECT 1 FROM jobs q WHERE q.tenant_id = t.id AND q.status = 'queued' OFFSET 0)
                         AND {may_take})
             ), stored AS (
                 INSERT INTO jobs (id, tenant_id, key_id, status, language, code, packages, env, stdin,
@@ -186,7 +188,7 @@ public class JobTransitions {
     static final NamedStatement CLAIM = NamedStatement.of(withRule("""
             WITH {fair_share}, waiting AS (
                 SELECT t.id AS tenant_id FROM tenants t
-                WHERE EXISTS (SELECT 1 FROM jobs j WHERE j.tenant_id = t.id AND j.status = 'queued')
+                WHERE EXISTS (SELECT 1 FROM jobs j WHERE j.tenant_id = t.id AND j.status = 'queued' OFFSET 0)
             ), candidates AS (
                 SELECT q.id, q.created_at, w.tenant_id, row_number() OVER (PARTITION BY w.tenant_id ORDER BY q.created_at) AS k
                 FROM waiting w
