@@ -80,6 +80,8 @@ public final class UnixSocketFactory extends SocketFactory {
         private final InputStream in = new ChannelInput();
         private final OutputStream out = new ChannelOutput();
         private volatile int timeoutMillis;
+        private volatile boolean inputShut;
+        private volatile boolean outputShut;
         /** Made for the first timed read: most connections never make one. */
         private Selector selector;
         /** Not a monitor: a virtual thread waiting in the selector must not pin its carrier (JDK 21). */
@@ -324,22 +326,24 @@ public final class UnixSocketFactory extends SocketFactory {
 
         @Override
         public boolean isInputShutdown() {
-            return !channel.isOpen();
+            return inputShut;
         }
 
         @Override
         public boolean isOutputShutdown() {
-            return !channel.isOpen();
+            return outputShut;
         }
 
         @Override
         public void shutdownInput() throws IOException {
             channel.shutdownInput();
+            inputShut = true;
         }
 
         @Override
         public void shutdownOutput() throws IOException {
             channel.shutdownOutput();
+            outputShut = true;
         }
 
         @Override

@@ -41,8 +41,8 @@ final class NamedStatement {
      * branches on the hand-off node and the contention window fold away only for known values),
      * and planning it cost more than running it (about 1 ms of planning against 0.4 ms of
      * running). Its plan does not depend on the values (the same indexes serve every tenant and
-     * node). Not the claim: its plan for any values tests the contention window by scanning every
-     * job even when the window is off, and its planning is shared by the jobs of a claim.
+     * node). Not the claim: its planning is shared by the jobs of a claim, and planned once it
+     * measured no faster (docs/benchmarks.md, issue 18).
      *
      * <p>The setting goes ahead of the statement in its round trip and holds for the rest of its
      * transaction: what follows in a submission's transaction are lookups by key, which plan the
