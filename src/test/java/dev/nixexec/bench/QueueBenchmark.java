@@ -29,6 +29,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Tag;
@@ -118,7 +119,7 @@ class QueueBenchmark {
 
     /** What one round measured: submissions, then claims and finishes of all of them. */
     private record Round(double submitSeconds, Cpu submitCpu, int done, double claimSeconds, Cpu claimCpu,
-            long claimNanos, long finishNanos, int batches) {
+            long claimNanos, long finishNanos, int batches, int emptyClaims) {
     }
 
     @Test
@@ -139,6 +140,7 @@ class QueueBenchmark {
                 | submit (JobService, %d concurrent callers, group commit) | %.0f jobs/s |
                 | claim + finish | %.0f jobs/s (%.0f per core) |
                 | per batch: claim / finish of its jobs (mean) | %.1f / %.1f ms |
+                | claims that found no job | %d (of %d) |
                 | submit: CPU ms per job, JVM / PostgreSQL | %.3f / %.3f |
                 | claim + finish: CPU ms per job, JVM / PostgreSQL | %.3f / %.3f |
                 | load average before the run | %s |
@@ -146,6 +148,7 @@ class QueueBenchmark {
                 JOBS / r.submitSeconds(), r.done() / r.claimSeconds(),
                 r.done() / r.claimSeconds() / Runtime.getRuntime().availableProcessors(),
                 r.claimNanos() / 1e6 / Math.max(1, r.batches()), r.finishNanos() / 1e6 / Math.max(1, r.batches()),
+                r.emptyClaims(), r.emptyClaims() + r.batches(),
                 r.submitCpu().jvm() * 1e3 / JOBS, r.submitCpu().postgres() * 1e3 / JOBS,
                 r.claimCpu().jvm() * 1e3 / Math.max(1, r.done()), r.claimCpu().postgres() * 1e3 / Math.max(1, r.done()),
                 load);
@@ -188,18 +191,25 @@ class QueueBenchmark {
         AtomicLong claimNanos = new AtomicLong();
         AtomicLong finishNanos = new AtomicLong();
         AtomicInteger batches = new AtomicInteger();
+        AtomicInteger emptyClaims = new AtomicInteger();
         CountDownLatch finished = new CountDownLatch(CLAIMERS);
         long start = System.nanoTime();
+        long deadline = start + TimeUnit.MINUTES.toNanos(5);
         for (int c = 0; c < CLAIMERS; c++) {
             String node = "bench-node-" + c;
             Thread.ofVirtual().start(() -> {
                 try {
-                    int idle = 0;
-                    while (idle < 3) {
+                    // until every job is done: a claimer that found the queue's head held by the
+                    // others stopped early before, so fewer claimers than asked were measured
+                    while (done.get() < count && System.nanoTime() < deadline) {
                         long t0 = System.nanoTime();
                         List<ClaimedJob> batch = transitions.claim(node, BATCH, BATCH);
                         long t1 = System.nanoTime();
-                        idle = batch.isEmpty() ? idle + 1 : 0;
+                        if (batch.isEmpty()) {
+                            emptyClaims.incrementAndGet();
+                            // as a worker would wait for a wake-up
+                            Thread.sleep(1);
+                        }
                         // Each claimed job ends on its own thread, as runs do on a worker.
                         List<Thread> runs = batch.stream().map(job -> Thread.ofVirtual().start(() -> {
                             if (results.write(node, new JobTransitions.Finish(job.id(), job.attempt(), new JobTransitions.Outcome("succeeded", 0,
@@ -225,8 +235,11 @@ class QueueBenchmark {
         }
         finished.await();
         double seconds = (System.nanoTime() - start) / 1e9;
+        if (done.get() != count) {
+            throw new AssertionError(done.get() + " of " + count + " jobs finished in 5 minutes");
+        }
         return new Round(submitSeconds, submitCpu, done.get(), seconds, cpu().minus(cpu1), claimNanos.get(),
-                finishNanos.get(), batches.get());
+                finishNanos.get(), batches.get(), emptyClaims.get());
     }
 
     static void append(String text) throws IOException {
