@@ -178,7 +178,9 @@ public class JobTransitions {
      * tenant's running count plus its rank, so tenants with fewer running jobs go first and tenants
      * interleave; a tenant at its running cap, or at its share of this node while another tenant
      * contends ({@link #MAY_TAKE}), gets nothing. SKIP LOCKED lets many claimers run this at once
-     * without ever taking the same row. The same statement appends each claimed job's "building"
+     * without ever taking the same row, and a claimer whose picks another holds takes the next jobs
+     * in turn, counting the held ones against the caps: nodes woken by one burst all get work where
+     * all but one came away empty and waited for the next wake-up. The same statement appends each claimed job's "building"
      * event and "claimed" audit record, notifies its followers (one notification names the whole batch,
      * {@link #IDS_PER_NOTIFICATION}) and lets the commit return before the
      * disk has it (see {@code JobQueue}), so a claim costs one round trip and its commit. A queued
@@ -195,20 +197,25 @@ public class JobTransitions {
                 CROSS JOIN LATERAL (
                     SELECT j.id, j.created_at FROM jobs j
                     WHERE j.tenant_id = w.tenant_id AND j.status = 'queued'
-                    ORDER BY j.created_at LIMIT :count
+                    -- twice the count: room to pass over a batch another claimer holds
+                    ORDER BY j.created_at LIMIT 2 * :count
                 ) q
             ), picked AS (
-                SELECT c.id FROM candidates c
+                -- locked in turn order until :count are held (LockRows runs below the LIMIT): a job
+                -- another claimer holds is passed over for the next, its rank still counted against
+                -- the caps (it is as good as running)
+                SELECT j.id FROM candidates c
                 JOIN tenants t ON t.id = c.tenant_id
                 LEFT JOIN running r ON r.tenant_id = c.tenant_id
-                WHERE {may_take}
+                JOIN jobs j ON j.id = c.id
+                WHERE {may_take} AND j.status = 'queued'
                 ORDER BY coalesce(r.n, 0) + c.k, c.created_at
                 LIMIT :count
+                FOR UPDATE OF j SKIP LOCKED
             ), claimed AS (
                 UPDATE jobs SET status = 'building', node_id = :node, attempt = attempt + 1,
                        lease_until = now() + make_interval(secs => :lease_seconds), claimed_at = now()
-                WHERE id IN (SELECT id FROM jobs WHERE id IN (SELECT id FROM picked) AND status = 'queued'
-                             FOR UPDATE SKIP LOCKED)
+                WHERE id IN (SELECT id FROM picked) AND status = 'queued'
                 RETURNING id, tenant_id, attempt, language, code, packages::text AS packages, env::text AS env, stdin,
                           timeout_ms, network, (SELECT t.policy::text FROM tenants t WHERE t.id = jobs.tenant_id) AS policy,
                           host_workspace, EXISTS (SELECT 1 FROM job_files f WHERE f.job_id = jobs.id) AS has_files,

@@ -14,6 +14,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -62,6 +63,76 @@ class ClaimRaceTest {
                 + "WHERE id = ?", id);
         assertTrue(db.transitions.claim("skew-node", 10).stream().anyMatch(j -> j.id().equals(id)),
                 "a queued job waited for the database's clock");
+    }
+
+    /**
+     * A claimer whose picks another claimer holds (its claim not yet committed) takes the tenant's
+     * next jobs instead of coming away empty: nodes woken together by one burst all get work.
+     */
+    @Test
+    void aClaimerTakesTheNextJobsWhileAnotherHoldsTheFirst(Database database) throws Exception {
+        List<UUID> queued = new ArrayList<>();
+        UUID tenant = committedBacklog(database, "{}", 12, queued);
+        try (Connection a = database.open(); Connection b = database.open()) {
+            a.setAutoCommit(false);
+            b.setAutoCommit(false);
+            Set<UUID> first = ids(new JobFixture(a, JobFixture.SETTINGS).transitions.claim("hold-node-a", 4));
+            Set<UUID> next = ids(new JobFixture(b, JobFixture.SETTINGS).transitions.claim("hold-node-b", 4));
+            assertEquals(Set.copyOf(queued.subList(0, 4)), first);
+            assertEquals(Set.copyOf(queued.subList(4, 8)), next, "the second claimer's jobs");
+            a.rollback();
+            b.rollback();
+        } finally {
+            remove(database, tenant);
+        }
+    }
+
+    /**
+     * The tenant's running cap holds against claims in flight: jobs another claimer holds count as
+     * running, so two claimers racing for a tenant with room for five take five between them.
+     */
+    @Test
+    void jobsAnotherClaimerHoldsCountTowardsTheRunningCap(Database database) throws Exception {
+        List<UUID> queued = new ArrayList<>();
+        UUID tenant = committedBacklog(database, "{\"max_running\": 5}", 10, queued);
+        try (Connection a = database.open(); Connection b = database.open()) {
+            a.setAutoCommit(false);
+            b.setAutoCommit(false);
+            assertEquals(Set.copyOf(queued.subList(0, 4)), ids(new JobFixture(a, JobFixture.SETTINGS).transitions.claim("cap-node-a", 4)));
+            assertEquals(Set.copyOf(queued.subList(4, 5)), ids(new JobFixture(b, JobFixture.SETTINGS).transitions.claim("cap-node-b", 4)),
+                    "claimed beyond the running cap");
+            a.commit();
+            b.commit();
+            try (Connection c = database.open()) {
+                assertEquals(Set.of(), ids(new JobFixture(c, JobFixture.SETTINGS).transitions.claim("cap-node-c", 4)));
+            }
+        } finally {
+            remove(database, tenant);
+        }
+    }
+
+    /** The claimed jobs' ids (a claim returns them in no particular order). */
+    private static Set<UUID> ids(List<ClaimedJob> claimed) {
+        return claimed.stream().map(ClaimedJob::id).collect(Collectors.toSet());
+    }
+
+    /** A tenant of this policy with {@code count} queued jobs (into {@code ids}, oldest first), committed. */
+    private static UUID committedBacklog(Database database, String policy, int count, List<UUID> ids) throws Exception {
+        try (Connection seed = database.open()) {
+            JobFixture db = new JobFixture(seed, JobFixture.SETTINGS);
+            UUID tenant = db.tenant(policy);
+            ids.addAll(db.backlog(tenant, count));
+            return tenant;
+        }
+    }
+
+    private static void remove(Database database, UUID tenant) throws Exception {
+        try (Connection cleanup = database.open()) {
+            JobFixture db = new JobFixture(cleanup, JobFixture.SETTINGS);
+            db.execute("DELETE FROM audit_events WHERE tenant_id = ?", tenant);
+            db.execute("DELETE FROM jobs WHERE tenant_id = ?", tenant);
+            db.execute("DELETE FROM tenants WHERE id = ?", tenant);
+        }
     }
 
     /** Committed transactions on connections of their own; the test removes what it wrote. */
