@@ -201,17 +201,22 @@ public class JobTransitions {
                     ORDER BY j.created_at LIMIT 2 * :count
                 ) q
             ), picked AS (
-                -- locked in turn order until :count are held (LockRows runs below the LIMIT): a job
-                -- another claimer holds is passed over for the next, its rank still counted against
-                -- the caps (it is as good as running)
-                SELECT j.id FROM candidates c
-                JOIN tenants t ON t.id = c.tenant_id
-                LEFT JOIN running r ON r.tenant_id = c.tenant_id
-                JOIN jobs j ON j.id = c.id
-                WHERE {may_take} AND j.status = 'queued'
-                ORDER BY coalesce(r.n, 0) + c.k, c.created_at
+                -- locked in turn order, one by one, until :count are held: a job another claimer
+                -- holds is passed over for the next, its rank still counted against the caps (it
+                -- is as good as running). OFFSET 0 keeps the turns a sorted subquery, so the
+                -- lateral lock by primary key runs only for the turns the LIMIT takes.
+                SELECT h.id FROM (
+                    SELECT c.id, coalesce(r.n, 0) + c.k AS turn, c.created_at FROM candidates c
+                    JOIN tenants t ON t.id = c.tenant_id
+                    LEFT JOIN running r ON r.tenant_id = c.tenant_id
+                    WHERE {may_take}
+                    ORDER BY turn, c.created_at
+                    OFFSET 0
+                ) e
+                CROSS JOIN LATERAL (SELECT j.id FROM jobs j WHERE j.id = e.id AND j.status = 'queued'
+                                    FOR UPDATE SKIP LOCKED) h
+                ORDER BY e.turn, e.created_at
                 LIMIT :count
-                FOR UPDATE OF j SKIP LOCKED
             ), claimed AS (
                 UPDATE jobs SET status = 'building', node_id = :node, attempt = attempt + 1,
                        lease_until = now() + make_interval(secs => :lease_seconds), claimed_at = now()
