@@ -50,7 +50,7 @@ class QueueBenchmark {
     private static final int CLAIMERS = Integer.getInteger("bench.queue-claimers", 4);
     private static final int BATCH = Integer.getInteger("bench.queue-batch", 32);
     /** Jobs submitted, claimed and finished before the measured round. */
-    private static final int WARMUP = Integer.getInteger("bench.queue-warmup", 5000);
+    private static final int WARMUP = Integer.getInteger("bench.queue-warmup", 15000);
     /** Concurrent callers of submit, as an API node serves many requests at once. */
     private static final int SUBMITTERS = 8;
 
@@ -71,12 +71,12 @@ class QueueBenchmark {
 
     /**
      * CPU seconds used so far by this JVM and by the embedded PostgreSQL (its postmaster and the
-     * processes it started). On a machine shared with other work, jobs per CPU second compare
-     * two runs better than jobs per second of wall time.
+     * processes it started), and the seconds the JIT compilers worked. On a machine shared with
+     * other work, jobs per CPU second compare two runs better than jobs per second of wall time.
      */
-    private record Cpu(double jvm, double postgres) {
+    private record Cpu(double jvm, double postgres, double compiling) {
         Cpu minus(Cpu earlier) {
-            return new Cpu(jvm - earlier.jvm, postgres - earlier.postgres);
+            return new Cpu(jvm - earlier.jvm, postgres - earlier.postgres, compiling - earlier.compiling);
         }
     }
 
@@ -105,7 +105,9 @@ class QueueBenchmark {
                 }
             }
         }
-        return new Cpu(jvm, ticks / 100.0);
+        // the JIT compilers' time is the JVM's too: after a short warm-up they were still at work
+        double compiling = ManagementFactory.getCompilationMXBean().getTotalCompilationTime() / 1e3;
+        return new Cpu(jvm, ticks / 100.0, compiling);
     }
 
     /** The fields of /proc/PID/stat from the state on (index 0 = state, 1 = ppid … as stat(5) minus 2). */
@@ -128,7 +130,8 @@ class QueueBenchmark {
                 false, Map.of());
         if (WARMUP > 0) {
             // a running service has compiled its paths: a first round in a fresh JVM measures the
-            // compiler's work too (its threads' CPU is the JVM's)
+            // compiler's work too (its threads' CPU is the JVM's); after 5,000 jobs C2 still took
+            // a sixth of the samples of the claims (perf), after 15,000 a twentieth
             round(callers(), noop, WARMUP);
         }
         String load = Files.readString(Path.of("/proc/loadavg")).strip();
@@ -143,6 +146,7 @@ class QueueBenchmark {
                 | claims that found no job | %d (of %d) |
                 | submit: CPU ms per job, JVM / PostgreSQL | %.3f / %.3f |
                 | claim + finish: CPU ms per job, JVM / PostgreSQL | %.3f / %.3f |
+                | JIT compilation during submit / claim + finish | %.0f / %.0f ms |
                 | load average before the run | %s |
                 """, JOBS, WARMUP, CLAIMERS, BATCH, Runtime.getRuntime().availableProcessors(), SUBMITTERS,
                 JOBS / r.submitSeconds(), r.done() / r.claimSeconds(),
@@ -151,7 +155,7 @@ class QueueBenchmark {
                 r.emptyClaims(), r.emptyClaims() + r.batches(),
                 r.submitCpu().jvm() * 1e3 / JOBS, r.submitCpu().postgres() * 1e3 / JOBS,
                 r.claimCpu().jvm() * 1e3 / Math.max(1, r.done()), r.claimCpu().postgres() * 1e3 / Math.max(1, r.done()),
-                load);
+                r.submitCpu().compiling() * 1e3, r.claimCpu().compiling() * 1e3, load);
         System.out.println(report);
         append(report);
     }
