@@ -179,11 +179,11 @@ public class JobTransitions {
      * interleave; a tenant at its running cap, or at its share of this node while another tenant
      * contends ({@link #MAY_TAKE}), gets nothing. SKIP LOCKED lets many claimers run this at once
      * without ever taking the same row, and a claimer whose picks another holds takes the next jobs
-     * in turn, counting the held ones against the caps: nodes woken by one burst all get work where
-     * all but one came away empty and waited for the next wake-up. The same statement appends each claimed job's "building"
-     * event and "claimed" audit record, notifies its followers (one notification names the whole batch,
-     * {@link #IDS_PER_NOTIFICATION}) and lets the commit return before the
-     * disk has it (see {@code JobQueue}), so a claim costs one round trip and its commit. A queued
+     * in turn, counting the held ones against the caps: nodes woken by one burst all get work, where
+     * all but one came away empty and waited for the next wake-up. The same statement appends each
+     * claimed job's "building" event and "claimed" audit record, notifies its followers (one
+     * notification names the whole batch, {@link #IDS_PER_NOTIFICATION}) and lets the commit return
+     * before the disk has it (see {@code JobQueue}), so a claim costs one round trip and its commit. A queued
      * job is claimable at once: its {@code run_after} comes from the clock of the node that queued
      * it, and comparing that with the database's would hold jobs back by any skew between the two.
      */
