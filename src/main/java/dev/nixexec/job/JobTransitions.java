@@ -240,7 +240,7 @@ public class JobTransitions {
                     GROUP BY part) parts
             )
             SELECT c.* FROM claimed c, unhurried, notified
-            """));
+            """)).plannedOnce();
 
     // ---------------------------------------------------------------- start (building → running)
 

@@ -425,4 +425,22 @@ class JobTransitionsTest {
             assertEquals(0L, rs.getLong("custom_plans"), "it was planned for its values");
         }
     }
+
+    @Test
+    void theClaimIsPlannedOncePerConnection() throws Exception {
+        UUID tenant = db.tenant();
+        db.backlog(tenant, 16);
+        for (int i = 0; i < 8; i++) {
+            assertEquals(2, db.transitions.claim("plan-node", 2).size());
+        }
+        try (Statement s = db.connection.createStatement(); ResultSet rs = s.executeQuery("""
+                SELECT generic_plans, custom_plans FROM pg_prepared_statements
+                WHERE statement LIKE '%UPDATE jobs SET status = ''building''%'
+                """)) {
+            assertTrue(rs.next(), "the claim is not prepared on the connection");
+            assertTrue(rs.getLong("generic_plans") >= 3, "it ran on a plan for any values only "
+                    + rs.getLong("generic_plans") + " times");
+            assertEquals(0L, rs.getLong("custom_plans"), "it was planned for its values");
+        }
+    }
 }
