@@ -73,15 +73,10 @@ class ClaimRaceTest {
     void aClaimerTakesTheNextJobsWhileAnotherHoldsTheFirst(Database database) throws Exception {
         List<UUID> queued = new ArrayList<>();
         UUID tenant = committedBacklog(database, "{}", 12, queued);
-        try (Connection a = database.open(); Connection b = database.open()) {
-            a.setAutoCommit(false);
-            b.setAutoCommit(false);
-            Set<UUID> first = ids(new JobFixture(a, JobFixture.SETTINGS).transitions.claim("hold-node-a", 4));
-            Set<UUID> next = ids(new JobFixture(b, JobFixture.SETTINGS).transitions.claim("hold-node-b", 4));
-            assertEquals(Set.copyOf(queued.subList(0, 4)), first);
-            assertEquals(Set.copyOf(queued.subList(4, 8)), next, "the second claimer's jobs");
-            a.rollback();
-            b.rollback();
+        try {
+            TwoClaims claims = twoClaimsOfFour(database, false);
+            assertEquals(Set.copyOf(queued.subList(0, 4)), claims.first());
+            assertEquals(Set.copyOf(queued.subList(4, 8)), claims.second(), "the second claimer's jobs");
         } finally {
             remove(database, tenant);
         }
@@ -95,19 +90,36 @@ class ClaimRaceTest {
     void jobsAnotherClaimerHoldsCountTowardsTheRunningCap(Database database) throws Exception {
         List<UUID> queued = new ArrayList<>();
         UUID tenant = committedBacklog(database, "{\"max_running\": 5}", 10, queued);
-        try (Connection a = database.open(); Connection b = database.open()) {
-            a.setAutoCommit(false);
-            b.setAutoCommit(false);
-            assertEquals(Set.copyOf(queued.subList(0, 4)), ids(new JobFixture(a, JobFixture.SETTINGS).transitions.claim("cap-node-a", 4)));
-            assertEquals(Set.copyOf(queued.subList(4, 5)), ids(new JobFixture(b, JobFixture.SETTINGS).transitions.claim("cap-node-b", 4)),
-                    "claimed beyond the running cap");
-            a.commit();
-            b.commit();
+        try {
+            TwoClaims claims = twoClaimsOfFour(database, true);
+            assertEquals(Set.copyOf(queued.subList(0, 4)), claims.first());
+            assertEquals(Set.copyOf(queued.subList(4, 5)), claims.second(), "claimed beyond the running cap");
             try (Connection c = database.open()) {
                 assertEquals(Set.of(), ids(new JobFixture(c, JobFixture.SETTINGS).transitions.claim("cap-node-c", 4)));
             }
         } finally {
             remove(database, tenant);
+        }
+    }
+
+    private record TwoClaims(Set<UUID> first, Set<UUID> second) {
+    }
+
+    /** Two nodes claim four each, the first's claim not yet committed when the second claims; both then commit or roll back. */
+    private static TwoClaims twoClaimsOfFour(Database database, boolean commit) throws Exception {
+        try (Connection a = database.open(); Connection b = database.open()) {
+            a.setAutoCommit(false);
+            b.setAutoCommit(false);
+            TwoClaims claims = new TwoClaims(ids(new JobFixture(a, JobFixture.SETTINGS).transitions.claim("hold-node-a", 4)),
+                    ids(new JobFixture(b, JobFixture.SETTINGS).transitions.claim("hold-node-b", 4)));
+            for (Connection c : List.of(a, b)) {
+                if (commit) {
+                    c.commit();
+                } else {
+                    c.rollback();
+                }
+            }
+            return claims;
         }
     }
 
