@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.nixexec.testing.Database;
 import dev.nixexec.testing.DatabaseTest;
 import java.sql.Connection;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -71,15 +72,9 @@ class ClaimRaceTest {
      */
     @Test
     void aClaimerTakesTheNextJobsWhileAnotherHoldsTheFirst(Database database) throws Exception {
-        List<UUID> queued = new ArrayList<>();
-        UUID tenant = committedBacklog(database, "{}", 12, queued);
-        try {
-            TwoClaims claims = twoClaimsOfFour(database, false);
-            assertEquals(Set.copyOf(queued.subList(0, 4)), claims.first());
-            assertEquals(Set.copyOf(queued.subList(4, 8)), claims.second(), "the second claimer's jobs");
-        } finally {
-            remove(database, tenant);
-        }
+        Race race = race(database, "{}", 12, false);
+        assertEquals(Set.copyOf(race.queued().subList(0, 4)), race.first());
+        assertEquals(Set.copyOf(race.queued().subList(4, 8)), race.second(), "the second claimer's jobs");
     }
 
     /**
@@ -88,63 +83,51 @@ class ClaimRaceTest {
      */
     @Test
     void jobsAnotherClaimerHoldsCountTowardsTheRunningCap(Database database) throws Exception {
-        List<UUID> queued = new ArrayList<>();
-        UUID tenant = committedBacklog(database, "{\"max_running\": 5}", 10, queued);
-        try {
-            TwoClaims claims = twoClaimsOfFour(database, true);
-            assertEquals(Set.copyOf(queued.subList(0, 4)), claims.first());
-            assertEquals(Set.copyOf(queued.subList(4, 5)), claims.second(), "claimed beyond the running cap");
-            try (Connection c = database.open()) {
-                assertEquals(Set.of(), ids(new JobFixture(c, JobFixture.SETTINGS).transitions.claim("cap-node-c", 4)));
-            }
-        } finally {
-            remove(database, tenant);
+        Race race = race(database, "{\"max_running\": 5}", 10, true);
+        assertEquals(Set.copyOf(race.queued().subList(0, 4)), race.first());
+        assertEquals(Set.copyOf(race.queued().subList(4, 5)), race.second(), "claimed beyond the running cap");
+        assertEquals(Set.of(), race.after(), "claimed beyond the running cap once both committed");
+    }
+
+    /** A tenant's queued jobs (oldest first); what two racing claims took; what a claim took after them. */
+    private record Race(List<UUID> queued, Set<UUID> first, Set<UUID> second, Set<UUID> after) {
+    }
+
+    /**
+     * A tenant of this policy with {@code jobs} queued jobs, committed; two nodes claim four each,
+     * the first's claim not yet committed when the second claims; both commit (or roll back), and a
+     * third node claims four. The test's rows are removed after.
+     */
+    private static Race race(Database database, String policy, int jobs, boolean commit) throws Exception {
+        List<UUID> queued;
+        UUID tenant;
+        try (Connection seed = database.open()) {
+            JobFixture db = new JobFixture(seed, JobFixture.SETTINGS);
+            tenant = db.tenant(policy);
+            queued = db.backlog(tenant, jobs);
         }
-    }
-
-    private record TwoClaims(Set<UUID> first, Set<UUID> second) {
-    }
-
-    /** Two nodes claim four each, the first's claim not yet committed when the second claims; both then commit or roll back. */
-    private static TwoClaims twoClaimsOfFour(Database database, boolean commit) throws Exception {
-        try (Connection a = database.open(); Connection b = database.open()) {
+        try (Connection a = database.open(); Connection b = database.open(); Connection c = database.open()) {
             a.setAutoCommit(false);
             b.setAutoCommit(false);
-            TwoClaims claims = new TwoClaims(ids(new JobFixture(a, JobFixture.SETTINGS).transitions.claim("hold-node-a", 4)),
-                    ids(new JobFixture(b, JobFixture.SETTINGS).transitions.claim("hold-node-b", 4)));
-            for (Connection c : List.of(a, b)) {
+            Set<UUID> first = ids(new JobFixture(a, JobFixture.SETTINGS).transitions.claim("race-node-a", 4));
+            Set<UUID> second = ids(new JobFixture(b, JobFixture.SETTINGS).transitions.claim("race-node-b", 4));
+            for (Connection claimer : List.of(a, b)) {
                 if (commit) {
-                    c.commit();
+                    claimer.commit();
                 } else {
-                    c.rollback();
+                    claimer.rollback();
                 }
             }
-            return claims;
+            return new Race(queued, first, second,
+                    ids(new JobFixture(c, JobFixture.SETTINGS).transitions.claim("race-node-c", 4)));
+        } finally {
+            remove(database, tenant);
         }
     }
 
     /** The claimed jobs' ids (a claim returns them in no particular order). */
     private static Set<UUID> ids(List<ClaimedJob> claimed) {
         return claimed.stream().map(ClaimedJob::id).collect(Collectors.toSet());
-    }
-
-    /** A tenant of this policy with {@code count} queued jobs (into {@code ids}, oldest first), committed. */
-    private static UUID committedBacklog(Database database, String policy, int count, List<UUID> ids) throws Exception {
-        try (Connection seed = database.open()) {
-            JobFixture db = new JobFixture(seed, JobFixture.SETTINGS);
-            UUID tenant = db.tenant(policy);
-            ids.addAll(db.backlog(tenant, count));
-            return tenant;
-        }
-    }
-
-    private static void remove(Database database, UUID tenant) throws Exception {
-        try (Connection cleanup = database.open()) {
-            JobFixture db = new JobFixture(cleanup, JobFixture.SETTINGS);
-            db.execute("DELETE FROM audit_events WHERE tenant_id = ?", tenant);
-            db.execute("DELETE FROM jobs WHERE tenant_id = ?", tenant);
-            db.execute("DELETE FROM tenants WHERE id = ?", tenant);
-        }
     }
 
     /** Committed transactions on connections of their own; the test removes what it wrote. */
@@ -205,12 +188,17 @@ class ClaimRaceTest {
                 }
             }
         } finally {
-            try (Connection cleanup = database.open()) {
-                JobFixture db = new JobFixture(cleanup, JobFixture.SETTINGS);
-                db.execute("DELETE FROM audit_events WHERE tenant_id = ?", tenant);
-                db.execute("DELETE FROM jobs WHERE tenant_id = ?", tenant);
-                db.execute("DELETE FROM tenants WHERE id = ?", tenant);
-            }
+            remove(database, tenant);
+        }
+    }
+
+    /** Removes what a test of committed transactions wrote for its tenant. */
+    private static void remove(Database database, UUID tenant) throws SQLException {
+        try (Connection cleanup = database.open()) {
+            JobFixture db = new JobFixture(cleanup, JobFixture.SETTINGS);
+            db.execute("DELETE FROM audit_events WHERE tenant_id = ?", tenant);
+            db.execute("DELETE FROM jobs WHERE tenant_id = ?", tenant);
+            db.execute("DELETE FROM tenants WHERE id = ?", tenant);
         }
     }
 }
