@@ -136,8 +136,10 @@ class JobLimitsApiTest {
         assertEquals("cpu_time", job.getString("limit_hit"), job.prettify());
         assertTrue((System.nanoTime() - start) / 1_000_000_000 < 30, "ended by CPU time, not the wall timeout");
         if (cgroups.available()) {
+            // the kernel holds RLIMIT_CPU against CPU time sampled at its ticks, which can run ahead
+            // of the cgroup's exact count when the job shares a core: 891 ms on a busy machine
             long cpu = job.getLong("usage.cpu_ms");
-            assertTrue(cpu >= 900 && cpu < 3000, "about the one second it was allowed: " + cpu);
+            assertTrue(cpu >= 700 && cpu < 3000, "about the one second it was allowed: " + cpu);
         }
     }
 
