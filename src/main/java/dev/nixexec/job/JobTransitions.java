@@ -183,9 +183,10 @@ public class JobTransitions {
      * all but one came away empty and waited for the next wake-up. The same statement appends each
      * claimed job's "building" event and "claimed" audit record, notifies its followers (one
      * notification names the whole batch, {@link #IDS_PER_NOTIFICATION}) and lets the commit return
-     * before the disk has it (see {@code JobQueue}), so a claim costs one round trip and its commit. A queued
-     * job is claimable at once: its {@code run_after} comes from the clock of the node that queued
-     * it, and comparing that with the database's would hold jobs back by any skew between the two.
+     * before the disk has it (see {@code JobQueue}), so a claim costs one round trip and its
+     * commit. A queued job is claimable at once: its {@code run_after} comes from the clock of the
+     * node that queued it, and comparing that with the database's would hold jobs back by any skew
+     * between the two.
      */
     static final NamedStatement CLAIM = NamedStatement.of(withRule("""
             WITH {fair_share}, waiting AS (
