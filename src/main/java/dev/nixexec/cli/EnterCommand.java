@@ -32,7 +32,6 @@ import picocli.CommandLine.Parameters;
 final class EnterCommand extends ClientCommand {
 
     private static final Pattern EXIT = Pattern.compile("exit (\\d{1,9})");
-    private static final byte END_OF_INPUT = 4;
     // RFC 6455: the connection ended without a close frame
     private static final int ABNORMAL_CLOSURE = 1006;
 
@@ -55,14 +54,14 @@ final class EnterCommand extends ClientCommand {
         String id = server.get("/v1/sessions/" + Server.segment(session)).path("id").asText();
         CompletableFuture<Closed> closed = new CompletableFuture<>();
         ShellOutput output = ShellOutput.of(client.json, terminal.out());
-        WebSocket socket = open(server, id, closed, output);
+        ShellInput shell = new ShellInput(open(server, id, closed, output));
         try (TerminalMode mode = client.json ? TerminalMode.unchanged() : TerminalMode.raw()) {
             if (mode.interactive()) {
-                mode.onResize(size -> resize(socket, size));
-                resize(socket, mode.size());
+                mode.onResize(size -> resize(shell, size));
+                resize(shell, mode.size());
             }
             Thread input = Thread.ofPlatform().daemon().name("enter-input")
-                    .start(() -> pump(socket, mode.interactive(), closed));
+                    .start(() -> pump(shell, mode.interactive(), closed));
             Closed end = await(closed);
             input.interrupt();
             output.ended(end);
@@ -97,17 +96,17 @@ final class EnterCommand extends ClientCommand {
      * each second until the shell has gone. One is not enough: a Ctrl-D that reaches the terminal
      * before the shell's line editor has started is read as a NUL, not as the end of input.
      */
-    private void pump(WebSocket socket, boolean interactive, CompletableFuture<Closed> closed) {
+    private void pump(ShellInput shell, boolean interactive, CompletableFuture<Closed> closed) {
         byte[] buffer = new byte[8192];
         try {
             int n;
             while ((n = terminal.in().read(buffer)) >= 0) {
                 if (n > 0) {
-                    socket.sendBinary(ByteBuffer.wrap(buffer.clone(), 0, n), true).join();
+                    shell.keys(buffer, n);
                 }
             }
             while (!interactive && !closed.isDone()) {
-                socket.sendBinary(ByteBuffer.wrap(new byte[] {END_OF_INPUT}), true).join();
+                shell.endOfInput();
                 closed.copy().completeOnTimeout(null, 1, TimeUnit.SECONDS).join();
             }
         } catch (IOException | CompletionException e) {
@@ -115,8 +114,12 @@ final class EnterCommand extends ClientCommand {
         }
     }
 
-    private static void resize(WebSocket socket, TerminalMode.Size size) {
-        socket.sendText("{\"resize\":[" + size.columns() + "," + size.rows() + "]}", true);
+    private static void resize(ShellInput shell, TerminalMode.Size size) {
+        try {
+            shell.resize(size);
+        } catch (CompletionException e) {
+            // the connection ended: the close code tells the rest
+        }
     }
 
     private static Closed await(CompletableFuture<Closed> closed) {
