@@ -41,7 +41,7 @@ final class NamedStatement {
      * branches on the hand-off node and the contention window fold away only for known values),
      * and planning it cost more than running it (about 1 ms of planning against 0.4 ms of
      * running). Its plan does not depend on the values (the same indexes serve every tenant and
-     * node). The claim's neither, since its candidates and locks go through laterals by key: it
+     * node). Nor does the claim's, whose candidates and locks go through laterals by key: it was
      * planned in about 1.3 ms against 7 ms of running for 64 jobs (docs/benchmarks.md, issue 18).
      *
      * <p>The setting goes ahead of the statement in its round trip and holds for the rest of its
