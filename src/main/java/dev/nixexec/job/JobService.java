@@ -138,11 +138,12 @@ public class JobService {
     }
 
     private final NixExecConfig config;
+    private final QueuedCounts queuedCounts;
     private volatile boolean stopping;
     /**
-     * Queued jobs of all tenants, as last counted plus this node's submissions since: counting scans
-     * every queued row, so it happens at most once a second and beside the submissions, or in the
-     * submission's transaction when the cap looks reached.
+     * Queued jobs of all tenants, as last counted plus this node's submissions since: the count reads
+     * a row per tenant and connection ({@link QueuedCounts}), so it happens at most once a second and
+     * beside the submissions, or in the submission's transaction when the cap looks reached.
      */
     private long queuedEstimate;
     private long queuedCountedAt = System.nanoTime() - 2_000_000_000L;
@@ -164,8 +165,9 @@ public class JobService {
     public JobService(NixExecConfig config, SubmissionCheck check, Tenants tenants,
             JobNotifications notifications, ObjectMapper json, JobViews views, JobReads reads,
             JobMetrics metrics, JobInputs inputs, LocalSlots localSlots, JobTransitions transitions,
-            WebhookSecrets webhookSecrets, IntakeCommits intake) {
+            WebhookSecrets webhookSecrets, IntakeCommits intake, QueuedCounts queuedCounts) {
         this.config = config;
+        this.queuedCounts = queuedCounts;
         this.intake = intake;
         this.webhookSecrets = webhookSecrets;
         this.transitions = transitions;
@@ -371,7 +373,7 @@ public class JobService {
         long now = System.nanoTime();
         if (queuedEstimate >= config.jobs().maxQueued()) {
             // a refusal is never decided on an estimate
-            queuedEstimate = Job.count("status = 'queued'");
+            queuedEstimate = queuedCounts.ofAllTenants();
             queuedCountedAt = now;
         } else if (now - queuedCountedAt > 1_000_000_000L && submittedWhileCounting < 0) {
             queuedCountedAt = now;
@@ -391,7 +393,7 @@ public class JobService {
     private void countQueued() {
         long counted = -1;
         try {
-            counted = QuarkusTransaction.requiringNew().call(() -> Job.count("status = 'queued'"));
+            counted = QuarkusTransaction.requiringNew().call(queuedCounts::ofAllTenants);
         } catch (RuntimeException e) {
             // the estimate stays as it is; the next submission after a second counts again
         } finally {

@@ -124,9 +124,8 @@ public class JobTransitions {
      */
     static final NamedStatement INSERT = NamedStatement.of(withRule("""
             WITH queued AS (
-                -- counted no further than the cap: the count costs one index entry (and heap visit) per job
-                SELECT count(*) AS n FROM (SELECT 1 FROM jobs WHERE tenant_id = :tenant AND status = 'queued'
-                                          LIMIT :max_queued) capped
+                -- kept by triggers (migration V38): a few rows, where counting the jobs read every one
+                SELECT CAST(coalesce(sum(queued), 0) AS bigint) AS n FROM queued_job_counts WHERE tenant_id = :tenant
             ), {fair_share}, here AS (
                 SELECT CAST(:node AS text) AS node_id
                 WHERE CAST(:node AS text) IS NOT NULL

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.nixexec.testing.Database;
 import dev.nixexec.testing.DatabaseTest;
 import java.sql.Connection;
-import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -121,7 +120,7 @@ class ClaimRaceTest {
             return new Race(queued, first, second,
                     ids(new JobFixture(c, JobFixture.SETTINGS).transitions.claim("race-node-c", 4)));
         } finally {
-            remove(database, tenant);
+            JobFixture.removeCommitted(database, tenant);
         }
     }
 
@@ -188,17 +187,7 @@ class ClaimRaceTest {
                 }
             }
         } finally {
-            remove(database, tenant);
-        }
-    }
-
-    /** Removes what a test of committed transactions wrote for its tenant. */
-    private static void remove(Database database, UUID tenant) throws SQLException {
-        try (Connection cleanup = database.open()) {
-            JobFixture db = new JobFixture(cleanup, JobFixture.SETTINGS);
-            db.execute("DELETE FROM audit_events WHERE tenant_id = ?", tenant);
-            db.execute("DELETE FROM jobs WHERE tenant_id = ?", tenant);
-            db.execute("DELETE FROM tenants WHERE id = ?", tenant);
+            JobFixture.removeCommitted(database, tenant);
         }
     }
 }

@@ -117,6 +117,17 @@ final class JobFixture {
         return ids;
     }
 
+    /** Removes what a test of committed transactions wrote for its tenant. */
+    static void removeCommitted(Database database, UUID tenant) throws SQLException {
+        try (Connection cleanup = database.open()) {
+            JobFixture db = new JobFixture(cleanup, SETTINGS);
+            db.execute("DELETE FROM audit_events WHERE tenant_id = ?", tenant);
+            db.execute("DELETE FROM jobs WHERE tenant_id = ?", tenant);
+            db.execute("DELETE FROM queued_job_counts WHERE tenant_id = ?", tenant);
+            db.execute("DELETE FROM tenants WHERE id = ?", tenant);
+        }
+    }
+
     Row row(UUID id) throws SQLException {
         try (PreparedStatement q = connection.prepareStatement(
                 "SELECT status, node_id, attempt, cancel_requested, error_code, error_message FROM jobs WHERE id = ?")) {
