@@ -74,9 +74,10 @@ class QueueBenchmark {
      * processes it started), and the seconds the JIT compilers worked. On a machine shared with
      * other work, jobs per CPU second compare two runs better than jobs per second of wall time.
      */
-    private record Cpu(double jvm, double postgres, double compiling) {
+    private record Cpu(double jvm, double postgres, double compiling, double others, double stolen) {
         Cpu minus(Cpu earlier) {
-            return new Cpu(jvm - earlier.jvm, postgres - earlier.postgres, compiling - earlier.compiling);
+            return new Cpu(jvm - earlier.jvm, postgres - earlier.postgres, compiling - earlier.compiling,
+                    others - earlier.others, stolen - earlier.stolen);
         }
     }
 
@@ -107,7 +108,13 @@ class QueueBenchmark {
         }
         // the JIT compilers' time is the JVM's too: after a short warm-up they were still at work
         double compiling = ManagementFactory.getCompilationMXBean().getTotalCompilationTime() / 1e3;
-        return new Cpu(jvm, ticks / 100.0, compiling);
+        // the machine's: what every process used (user, nice, system, irq, softirq), less this JVM's
+        // and PostgreSQL's, is what other work took from the run; steal, what the hypervisor did
+        String[] all = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
+        double busy = (Long.parseLong(all[1]) + Long.parseLong(all[2]) + Long.parseLong(all[3])
+                + Long.parseLong(all[6]) + Long.parseLong(all[7])) / 100.0;
+        double postgres = ticks / 100.0;
+        return new Cpu(jvm, postgres, compiling, busy - jvm - postgres, Long.parseLong(all[8]) / 100.0);
     }
 
     /** The fields of /proc/PID/stat from the state on (index 0 = state, 1 = ppid … as stat(5) minus 2). */
@@ -147,6 +154,7 @@ class QueueBenchmark {
                 | submit: CPU ms per job, JVM / PostgreSQL | %.3f / %.3f |
                 | claim + finish: CPU ms per job, JVM / PostgreSQL | %.3f / %.3f |
                 | JIT compilation during submit / claim + finish | %.0f / %.0f ms |
+                | CPU other processes took / the hypervisor stole, during submit · claim + finish | %.0f / %.0f · %.0f / %.0f ms per s |
                 | load average before the run | %s |
                 """, JOBS, WARMUP, CLAIMERS, BATCH, Runtime.getRuntime().availableProcessors(), SUBMITTERS,
                 JOBS / r.submitSeconds(), r.done() / r.claimSeconds(),
@@ -155,7 +163,9 @@ class QueueBenchmark {
                 r.emptyClaims(), r.emptyClaims() + r.batches(),
                 r.submitCpu().jvm() * 1e3 / JOBS, r.submitCpu().postgres() * 1e3 / JOBS,
                 r.claimCpu().jvm() * 1e3 / Math.max(1, r.done()), r.claimCpu().postgres() * 1e3 / Math.max(1, r.done()),
-                r.submitCpu().compiling() * 1e3, r.claimCpu().compiling() * 1e3, load);
+                r.submitCpu().compiling() * 1e3, r.claimCpu().compiling() * 1e3,
+                r.submitCpu().others() * 1e3 / r.submitSeconds(), r.submitCpu().stolen() * 1e3 / r.submitSeconds(),
+                r.claimCpu().others() * 1e3 / r.claimSeconds(), r.claimCpu().stolen() * 1e3 / r.claimSeconds(), load);
         System.out.println(report);
         append(report);
     }

@@ -74,6 +74,9 @@ class RetentionTest {
         assertEquals(0, QuarkusTransaction.requiringNew().call(() -> ((Number) em.createNativeQuery(
                 "SELECT count(*) FROM job_events WHERE job_id = ?1").setParameter(1, old).getSingleResult()).intValue()));
         assertEquals(List.of(), audit.list(tenant, old, null, null, 10));
+        assertEquals(List.of("status:queued", "status:cancelled", "result:"), QuarkusTransaction.requiringNew()
+                .call(() -> em.createNativeQuery("SELECT kind || ':' || data FROM job_events WHERE job_id = ?1 ORDER BY seq")
+                        .setParameter(1, recent).getResultList()), "a younger job's events");
         assertEquals("cancelled", reads.get(caller, recent).status());
         assertEquals("queued", reads.get(caller, queuedLongAgo).status());
     }
