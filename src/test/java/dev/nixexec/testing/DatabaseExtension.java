@@ -4,10 +4,7 @@ import dev.nixexec.config.EmbeddedDatabases;
 import dev.nixexec.config.EmbeddedPostgresForTests;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -34,19 +31,11 @@ final class DatabaseExtension implements BeforeEachCallback, AfterEachCallback, 
                 EmbeddedPostgresForTests.Server server = EmbeddedPostgresForTests.start(state.resolve("postgres"));
                 Runtime.getRuntime().addShutdownHook(new Thread(() -> {
                     server.stop().run();
-                    delete(state);
+                    FreshStateDirs.remove(state);
                 }, "database-tests-stop"));
                 return server.connection();
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
-            }
-        }
-
-        private static void delete(Path root) {
-            try (Stream<Path> walk = Files.walk(root)) {
-                walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            } catch (IOException e) {
-                // a temporary directory: left for the system to clean
             }
         }
     }

@@ -10,6 +10,7 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
 import org.flywaydb.core.Flyway;
@@ -50,6 +51,8 @@ public final class FreshStateDirs {
                 server.stop().run();
             }
             Files.createFile(complete);
+            // the application starts of this JVM copied it; nothing reads it after the JVM
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> remove(dir), "test-state-template-removal"));
         }
         return dir;
     }
@@ -83,6 +86,18 @@ public final class FreshStateDirs {
             return state;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * Deletes a state directory once its PostgreSQL stopped: each is a copy of a cluster, and a
+     * test run starts dozens. Best effort: what cannot be deleted stays under target/.
+     */
+    public static void remove(Path state) {
+        try (Stream<Path> walk = Files.walk(state)) {
+            walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException | UncheckedIOException e) {
+            // left under target/, which a clean removes
         }
     }
 

@@ -24,6 +24,8 @@ public class NixSpy implements QuarkusTestResourceLifecycleManager {
     /** Before the environment request in a line of the log. */
     private static final String REQUEST = " request=";
 
+    private Path state;
+
     @Override
     public Map<String, String> start() {
         try {
@@ -39,15 +41,20 @@ public class NixSpy implements QuarkusTestResourceLifecycleManager {
                         + "echo \"" + tool + " $*$request\" >> '" + LOG + "'\nexec '" + real + "' \"$@\"\n");
                 Files.setPosixFilePermissions(wrapper, PosixFilePermissions.fromString("rwxr-xr-x"));
             }
+            state = FreshStateDirs.create();
             return Map.of("nixexec.executor.nix-command", DIR.resolve("nix").toString(),
-                    "nixexec.state-dir", FreshStateDirs.create().toString());
+                    "nixexec.state-dir", state.toString());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
     }
 
+    /** The application's state directory, removed once it stopped. */
     @Override
     public void stop() {
+        if (state != null) {
+            FreshStateDirs.remove(state);
+        }
     }
 
     /**
