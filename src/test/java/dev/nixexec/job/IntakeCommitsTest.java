@@ -3,9 +3,14 @@ package dev.nixexec.job;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
@@ -97,5 +102,43 @@ class IntakeCommitsTest {
             submitter.join(10_000);
         }
         assertEquals(List.of("A", "B", "C", "D"), answers.stream().map(AtomicReference::get).toList());
+    }
+
+    /**
+     * Many submitters on virtual threads, as the service's requests are: each gets its own answer,
+     * no more than {@link IntakeCommits#WRITERS} batches are written at once, and no submitter is
+     * left waiting (a wake-up lost between a writer leaving its place and a waiter parking would
+     * hang here).
+     */
+    @Test
+    void everySubmitterOfABusyIntakeGetsItsOwnAnswer() throws Exception {
+        int submitters = 64;
+        int each = 1000;
+        AtomicInteger writingNow = new AtomicInteger();
+        AtomicInteger mostAtOnce = new AtomicInteger();
+        List<String> wrong = Collections.synchronizedList(new ArrayList<>());
+        try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (int t = 0; t < submitters; t++) {
+                int submitter = t;
+                threads.submit(() -> {
+                    for (int i = 0; i < each; i++) {
+                        String mine = submitter + "/" + i;
+                        String answer = commits.store(wrote -> {
+                            mostAtOnce.accumulateAndGet(writingNow.incrementAndGet(), Math::max);
+                            Thread.yield();
+                            writingNow.decrementAndGet();
+                            return mine;
+                        });
+                        if (!answer.equals(mine)) {
+                            wrong.add(mine + " answered " + answer);
+                        }
+                    }
+                });
+            }
+            threads.shutdown();
+            assertTrue(threads.awaitTermination(60, TimeUnit.SECONDS), "submitters still waiting");
+        }
+        assertEquals(List.of(), wrong);
+        assertTrue(mostAtOnce.get() <= IntakeCommits.WRITERS, "batches written at once: " + mostAtOnce.get());
     }
 }
