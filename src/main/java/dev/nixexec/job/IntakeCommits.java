@@ -9,8 +9,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 
 /**
@@ -40,17 +38,7 @@ class IntakeCommits {
         T store(Runnable wrote);
     }
 
-    /** A submission waiting to be stored, and the thread that waits for its answer. */
-    private record Pending<T>(Unit<T> unit, CompletableFuture<T> done, Thread submitter) {
-        void answer(T result) {
-            done.complete(result);
-            LockSupport.unpark(submitter);
-        }
-
-        void fail(Throwable e) {
-            done.completeExceptionally(e);
-            LockSupport.unpark(submitter);
-        }
+    private record Pending<T>(Unit<T> unit, CompletableFuture<T> done) {
     }
 
     /** A submission of a batch failed after it wrote: the batch is rolled back and stored one by one. */
@@ -61,43 +49,46 @@ class IntakeCommits {
     }
 
     private final ConcurrentLinkedQueue<Pending<?>> pending = new ConcurrentLinkedQueue<>();
-    /** Writers at work, at most {@link #WRITERS}. */
-    private final AtomicInteger writing = new AtomicInteger();
+    private final Object places = new Object();
+    private int writing;
 
-    /**
-     * Stores one submission, with whatever others wait at the moment; its result, or what it threw.
-     * A submitter waits parked and is woken only for its own answer or, as the submitter of the
-     * oldest waiting submission, for a writer's place just left: waking every waiter whenever a
-     * batch ended (a monitor's notifyAll) cost a fifth of a submission's CPU in contended monitor
-     * entries, spinning carriers of waiters that then found nothing to do.
-     */
+    /** Stores one submission, with whatever others wait at the moment; its result, or what it threw. */
     <T> T store(Unit<T> unit) {
-        Pending<T> mine = new Pending<>(unit, new CompletableFuture<>(), Thread.currentThread());
+        Pending<T> mine = new Pending<>(unit, new CompletableFuture<>());
         pending.add(mine);
         // once queued, the submission may be stored by another writer: its submitter waits for
         // the answer even when interrupted, so what it answers is what was stored
         boolean interrupted = false;
-        while (!mine.done().isDone()) {
-            // a place is taken only with something to write: with this submission in another
-            // writer's batch the queue may be empty, and taking a place to find nothing, again and
-            // again, kept carriers from the writer's own virtual thread (the suite's submissions
-            // stalled for minutes)
-            if (!pending.isEmpty() && takePlace()) {
-                try {
-                    List<Pending<?>> batch = new ArrayList<>();
-                    for (Pending<?> p = pending.poll(); p != null; p = batch.size() + 1 < MAX_BATCH ? pending.poll() : null) {
-                        batch.add(p);
+        while (true) {
+            synchronized (places) {
+                // an empty queue with this submission not done: another writer has it, and taking
+                // a place would find nothing to write, again and again: a spin that keeps a carrier
+                // from the writer's own virtual thread (the suite's submissions stalled for minutes)
+                while (!mine.done().isDone() && (writing >= WRITERS || pending.isEmpty())) {
+                    try {
+                        places.wait();
+                    } catch (InterruptedException e) {
+                        interrupted = true;
                     }
-                    if (!batch.isEmpty()) {
-                        write(batch);
-                    }
-                } finally {
-                    leavePlace();
                 }
-            } else {
-                LockSupport.park(this);
-                // a pending interrupt would end every park at once: remembered, and set again at the end
-                interrupted |= Thread.interrupted();
+                if (mine.done().isDone()) {
+                    break;
+                }
+                writing++;
+            }
+            try {
+                List<Pending<?>> batch = new ArrayList<>();
+                for (Pending<?> p = pending.poll(); p != null; p = batch.size() + 1 < MAX_BATCH ? pending.poll() : null) {
+                    batch.add(p);
+                }
+                if (!batch.isEmpty()) {
+                    write(batch);
+                }
+            } finally {
+                synchronized (places) {
+                    writing--;
+                    places.notifyAll();
+                }
             }
         }
         if (interrupted) {
@@ -113,24 +104,6 @@ class IntakeCommits {
                 throw err;
             }
             throw e;
-        }
-    }
-
-    private boolean takePlace() {
-        for (int n = writing.get(); n < WRITERS; n = writing.get()) {
-            if (writing.compareAndSet(n, n + 1)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** Leaves a writer's place to the submitter of the oldest waiting submission, woken to take it. */
-    private void leavePlace() {
-        writing.decrementAndGet();
-        Pending<?> next = pending.peek();
-        if (next != null) {
-            LockSupport.unpark(next.submitter());
         }
     }
 
@@ -157,9 +130,9 @@ class IntakeCommits {
 
     private <T> void storeAlone(Pending<T> p) {
         try {
-            p.answer(inNewTransaction(() -> p.unit().store(() -> { })));
+            p.done().complete(inNewTransaction(() -> p.unit().store(() -> { })));
         } catch (RuntimeException | Error e) {
-            p.fail(e);
+            p.done().completeExceptionally(e);
         }
     }
 
@@ -173,12 +146,12 @@ class IntakeCommits {
         boolean[] wrote = {false};
         try {
             T result = p.unit().store(() -> wrote[0] = true);
-            return () -> p.answer(result);
+            return () -> p.done().complete(result);
         } catch (Refusal | InvalidRequestException e) {
             if (wrote[0]) {
                 throw new StoreAlone(e);
             }
-            return () -> p.fail(e);
+            return () -> p.done().completeExceptionally(e);
         }
     }
 }
