@@ -135,6 +135,19 @@ public class JobReads {
     private record Rows(List<Job> jobs, String next) {
     }
 
+    /**
+     * {@code condition} on the search indexes' expressions, which hold ended jobs only (V40: an
+     * entry for each version of every job's row cost every submission, claim and start two GIN
+     * insertions), split so each part has an index: ended jobs through the search index, queued
+     * ones through {@code jobs_queued}, building and running ones through {@code jobs_active}, the
+     * condition evaluated on each of the last two (a tenant's caps bound them).
+     */
+    private static String byStatus(String condition) {
+        return " and ((status not in ('queued', 'building', 'running') and " + condition + ")"
+                + " or (status = 'queued' and " + condition + ")"
+                + " or (status in ('building', 'running') and " + condition + "))";
+    }
+
     /** One query; {@code tenantId} null only for {@link #listEveryTenant}. Every value is a bound parameter. */
     private Rows rows(UUID tenantId, Filter filter, int limit, String cursor) {
         StringBuilder query = new StringBuilder(tenantId == null ? "1 = 1" : "tenantId = :tenant");
@@ -171,11 +184,11 @@ public class JobReads {
             params.put("node", filter.nodeId());
         }
         if (filter.text() != null) {
-            query.append(" and function('job_search_matches', code, stdout, stderr, metadata, :text) = true");
+            query.append(byStatus("function('job_search_matches', code, stdout, stderr, metadata, :text) = true"));
             params.put("text", filter.text());
         }
         if (!filter.metadata().isEmpty()) {
-            query.append(" and function('job_metadata_contains', metadata, :metadata) = true");
+            query.append(byStatus("function('job_metadata_contains', metadata, :metadata) = true"));
             params.put("metadata", views.write(new TreeMap<>(filter.metadata())));
         }
         if (cursor != null) {
