@@ -82,6 +82,24 @@ class QueuedCountsTest {
         assertEquals(2, stored.queuedBefore());
     }
 
+    /** An operator's TRUNCATE of jobs takes the counts and the events with it (the events have no key, V39). */
+    @Test
+    void truncatingTheJobsForgetsTheirCountsAndEvents(Database database) throws Exception {
+        JobFixture db = new JobFixture(database);
+        UUID tenant = db.tenant();
+        UUID job = db.submit(tenant);
+        db.submit(tenant);
+        assertCounted(db, tenant, 2);
+        assertEquals(1, db.events(job).size());
+        db.execute("TRUNCATE jobs CASCADE");
+        try (Statement s = db.connection.createStatement(); var rs = s.executeQuery(
+                "SELECT (SELECT count(*) FROM queued_job_counts), (SELECT count(*) FROM job_events)")) {
+            rs.next();
+            assertEquals(0, rs.getLong(1), "counts left");
+            assertEquals(0, rs.getLong(2), "events left");
+        }
+    }
+
     /**
      * One counter row per tenant would make every submission and claim of the tenant wait for the
      * transaction that last changed it; each connection's own rows make none wait.
