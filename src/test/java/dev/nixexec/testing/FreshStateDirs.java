@@ -101,6 +101,21 @@ public final class FreshStateDirs {
         }
     }
 
+    /** {@link #remove} now if no PostgreSQL runs on the directory, else at this JVM's exit. */
+    public static void removeOnceStopped(Path state) {
+        boolean running;
+        try (Stream<Path> walk = Files.walk(state, 3)) {
+            running = walk.anyMatch(p -> p.getFileName().toString().equals("postmaster.pid"));
+        } catch (IOException | UncheckedIOException e) {
+            running = true;
+        }
+        if (running) {
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> remove(state), "test-state-removal"));
+        } else {
+            remove(state);
+        }
+    }
+
     private static void copy(Path template, Path state) throws IOException {
         Path binaries = template.resolve("postgres-binaries");
         List<Path> entries;

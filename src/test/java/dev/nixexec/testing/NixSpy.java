@@ -49,11 +49,15 @@ public class NixSpy implements QuarkusTestResourceLifecycleManager {
         }
     }
 
-    /** The application's state directory, removed once it stopped. */
+    /**
+     * The application's state directory, removed once its PostgreSQL stopped: at once after a
+     * {@code @QuarkusTest}, at this JVM's exit after an integration test, whose application (a
+     * process of its own) Quarkus stops only after its resources.
+     */
     @Override
     public void stop() {
         if (state != null) {
-            FreshStateDirs.remove(state);
+            FreshStateDirs.removeOnceStopped(state);
         }
     }
 
