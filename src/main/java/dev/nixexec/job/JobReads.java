@@ -140,7 +140,8 @@ public class JobReads {
      * entry for each version of every job's row cost every submission, claim and start two GIN
      * insertions), split so each part has an index: ended jobs through the search index, queued
      * ones through {@code jobs_queued}, building and running ones through {@code jobs_active}, the
-     * condition evaluated on each of the last two (a tenant's caps bound them).
+     * condition evaluated on each of the last two (a tenant's caps bound them; an operator's search
+     * across tenants evaluates it on every unfinished job).
      */
     private static String byStatus(String condition) {
         return " and ((status not in ('queued', 'building', 'running') and " + condition + ")"
