@@ -142,8 +142,9 @@ public class JobService {
     private volatile boolean stopping;
     /**
      * Queued jobs of all tenants, as last counted plus this node's submissions since: the count reads
-     * a row per tenant and connection ({@link QueuedCounts}), so it happens at most once a second and
-     * beside the submissions, or in the submission's transaction when the cap looks reached.
+     * a row per tenant and connection ({@link QueuedCounts}), a round trip that grows with the
+     * tenants, so it happens at most once a second and beside the submissions, or in the
+     * submission's transaction when the cap looks reached.
      */
     private long queuedEstimate;
     private long queuedCountedAt = System.nanoTime() - 2_000_000_000L;

@@ -24,8 +24,8 @@ class QueuedCounts {
     /**
      * Rows in use by an open transaction are passed over until the next fold, so the fold never
      * waits for a submission or a claim, nor one for the fold for longer than its own short
-     * transaction (a connection whose row was folded starts a new one). Each tenant's total row is written
-     * in tenant order: two folds at once wait for each other there, never in a cycle.
+     * transaction (a connection whose row was folded starts a new one). Each tenant's total row is
+     * written in tenant order: two folds at once wait for each other there, never in a cycle.
      */
     static final NamedStatement FOLD = NamedStatement.of("""
             WITH held AS (

@@ -71,8 +71,10 @@ class QueueBenchmark {
 
     /**
      * CPU seconds used so far by this JVM and by the embedded PostgreSQL (its postmaster and the
-     * processes it started), and the seconds the JIT compilers worked. On a machine shared with
-     * other work, jobs per CPU second compare two runs better than jobs per second of wall time.
+     * processes it started), the seconds the JIT compilers worked, and the machine's CPU seconds
+     * that other processes used and that the hypervisor stole. On a machine shared with other work,
+     * jobs per CPU second compare two runs better than jobs per second of wall time, and the last
+     * two tell a slow run's cause when it is visible from inside.
      */
     private record Cpu(double jvm, double postgres, double compiling, double others, double stolen) {
         Cpu minus(Cpu earlier) {
