@@ -26,6 +26,9 @@ final class NamedStatement {
     /** Sent ahead of a statement {@link #plannedOnce}, in the same round trip. */
     private static final String PLAN_ONCE = "SET LOCAL plan_cache_mode TO force_generic_plan;\n";
 
+    /** Sent ahead of a statement {@link #withPlainIndexScans}, in the same round trip. */
+    private static final String PLAIN_INDEX_SCANS = "SET LOCAL enable_bitmapscan TO off;\n";
+
     private final String jdbc;
     private final List<String> names;
 
@@ -50,6 +53,18 @@ final class NamedStatement {
      */
     NamedStatement plannedOnce() {
         return new NamedStatement(PLAN_ONCE + jdbc, names);
+    }
+
+    /**
+     * The same statement, planned without bitmap scans. A bitmap scan never marks the index
+     * entries of rows that are dead to every transaction, so each run of the statement visits
+     * every such row again until a vacuum removes it; a plain index scan marks each one the first
+     * time and later scans pass over it. For a scan of a partial index whose rows leave it at a
+     * high rate (jobs_active, every job that ended) that is the difference between the rows in the
+     * index and every row that was in it since the last vacuum.
+     */
+    NamedStatement withPlainIndexScans() {
+        return new NamedStatement(PLAIN_INDEX_SCANS + jdbc, names);
     }
 
     static NamedStatement of(String sql) {
