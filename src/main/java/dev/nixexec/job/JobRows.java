@@ -1,8 +1,9 @@
 package dev.nixexec.job;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.type.TypeFactory;
 import dev.nixexec.workspace.Artifact;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -18,6 +19,17 @@ import java.util.UUID;
  * {@link Job}, and a stored job as clients see it.
  */
 final class JobRows {
+
+    /*
+     * The JSON columns' types, resolved once: resolving a TypeReference's generic type on each
+     * read was a tenth of the JVM's samples of a submission (which reads its own view back).
+     */
+    static final JavaType STRINGS = TypeFactory.defaultInstance().constructCollectionType(List.class, String.class);
+    static final JavaType STRING_MAP = TypeFactory.defaultInstance().constructMapType(Map.class, String.class,
+            String.class);
+    static final JavaType OBJECT_MAP = TypeFactory.defaultInstance().constructMapType(Map.class, String.class,
+            Object.class);
+    static final JavaType ARTIFACTS = TypeFactory.defaultInstance().constructCollectionType(List.class, Artifact.class);
 
     private JobRows() {
     }
@@ -95,16 +107,16 @@ final class JobRows {
         JobView.ErrorView error = job.errorCode == null ? null : new JobView.ErrorView(job.errorCode, job.errorMessage);
         OutputEncoding encoding = job.encoding == null ? OutputEncoding.UTF_8
                 : OutputEncoding.byId(job.encoding).orElseThrow();
-        return new JobView(job.id, job.status, job.language, read(json, job.packages, new TypeReference<List<String>>() { }),
-                read(json, job.metadata, new TypeReference<Map<String, Object>>() { }), job.createdAt, job.startedAt,
+        return new JobView(job.id, job.status, job.language, read(json, job.packages, STRINGS),
+                read(json, job.metadata, OBJECT_MAP), job.createdAt, job.startedAt,
                 job.finishedAt, job.exitCode, job.signal, job.timedOut, job.limitHit, job.durationMs,
                 output(encoding, job.stdout, job.stdoutExact), output(encoding, job.stderr, job.stderrExact),
                 job.stdoutBytes, job.stderrBytes, job.stdoutTruncated, job.stderrTruncated, environment,
                 error, job.attempt, job.nodeId,
-                job.artifacts == null ? List.of() : read(json, job.artifacts, new TypeReference<List<Artifact>>() { }),
+                job.artifacts == null ? List.of() : read(json, job.artifacts, ARTIFACTS),
                 job.sessionId, job.cpuMs == null && job.maxRssBytes == null ? null
                         : new JobView.Usage(job.cpuMs, job.maxRssBytes),
-                job.args == null ? List.of() : read(json, job.args, new TypeReference<List<String>>() { }),
+                job.args == null ? List.of() : read(json, job.args, STRINGS),
                 encoding.id(), job.rerunOf);
     }
 
@@ -119,7 +131,15 @@ final class JobRows {
         return Base64.getEncoder().encodeToString(exact == null ? new byte[0] : exact);
     }
 
-    static <T> T read(ObjectMapper json, String text, TypeReference<T> type) {
+    static <T> T read(ObjectMapper json, String text, JavaType type) {
+        try {
+            return json.readValue(text, type);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static <T> T read(ObjectMapper json, String text, Class<T> type) {
         try {
             return json.readValue(text, type);
         } catch (JsonProcessingException e) {

@@ -1,7 +1,6 @@
 package dev.nixexec.job;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.nixexec.config.HostWorkspaces;
@@ -435,16 +434,16 @@ public class JobService {
                         + "; run the command again there (POST /v1/sessions/{id}/exec)");
             }
             return new Submission(original.language, original.code,
-                    JobRows.read(views.json(), original.packages, new TypeReference<List<String>>() { }),
-                    JobRows.read(views.json(), original.env, new TypeReference<Map<String, String>>() { }),
+                    JobRows.read(views.json(), original.packages, JobRows.STRINGS),
+                    JobRows.read(views.json(), original.env, JobRows.STRING_MAP),
                     original.stdin, Optional.of(Duration.ofMillis(original.timeoutMs)), original.network,
-                    JobRows.read(views.json(), original.metadata, new TypeReference<Map<String, Object>>() { }),
+                    JobRows.read(views.json(), original.metadata, JobRows.OBJECT_MAP),
                     Optional.ofNullable(original.hostWorkspace).map(Path::of),
                     inputs.submitted(original.id).orElse(JobFiles.NONE), Optional.empty(), Optional.empty(),
                     original.limits == null ? RequestedLimits.NONE
-                            : JobRows.read(views.json(), original.limits, new TypeReference<RequestedLimits>() { }),
+                            : JobRows.read(views.json(), original.limits, RequestedLimits.class),
                     original.args == null ? List.of()
-                            : JobRows.read(views.json(), original.args, new TypeReference<List<String>>() { }),
+                            : JobRows.read(views.json(), original.args, JobRows.STRINGS),
                     OutputEncoding.byId(original.encoding).orElse(OutputEncoding.UTF_8),
                     Optional.of(new RerunOf(original.id, Optional.ofNullable(original.nixpkgsRevision))));
         });

@@ -1,6 +1,5 @@
 package dev.nixexec.job;
 
-import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.nixexec.config.NixExecConfig;
 import dev.nixexec.execution.RequestedLimits;
@@ -511,15 +510,15 @@ public class JobTransitions {
                 .set("changed_channel", JobNotifications.CHANGED).map();
         return run(c -> CLAIM.with(values).query(c, rs -> new ClaimedJob(rs.getObject("id", UUID.class),
                 rs.getObject("tenant_id", UUID.class), rs.getInt("attempt"), rs.getString("language"),
-                rs.getString("code"), JobRows.read(json, rs.getString("packages"), new TypeReference<List<String>>() { }),
-                JobRows.read(json, rs.getString("env"), new TypeReference<Map<String, String>>() { }),
+                rs.getString("code"), JobRows.read(json, rs.getString("packages"), JobRows.STRINGS),
+                JobRows.read(json, rs.getString("env"), JobRows.STRING_MAP),
                 rs.getString("stdin"), Duration.ofMillis(rs.getLong("timeout_ms")), rs.getBoolean("network"),
-                JobRows.read(json, rs.getString("policy"), new TypeReference<TenantPolicy>() { }),
+                JobRows.read(json, rs.getString("policy"), TenantPolicy.class),
                 Optional.ofNullable(rs.getString("host_workspace")).map(Path::of), rs.getBoolean("has_files"),
                 Optional.ofNullable(rs.getObject("session_id", UUID.class)),
                 Optional.ofNullable(rs.getString("limits"))
-                        .map(text -> JobRows.read(json, text, new TypeReference<RequestedLimits>() { })).orElse(null),
-                JobRows.read(json, rs.getString("args"), new TypeReference<List<String>>() { }),
+                        .map(text -> JobRows.read(json, text, RequestedLimits.class)).orElse(null),
+                JobRows.read(json, rs.getString("args"), JobRows.STRINGS),
                 OutputEncoding.byId(rs.getString("encoding")).orElseThrow(),
                 Optional.ofNullable(rs.getString("required_nixpkgs_revision")))));
     }

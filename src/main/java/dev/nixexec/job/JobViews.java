@@ -1,6 +1,6 @@
 package dev.nixexec.job;
 
-import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.nixexec.tenant.Caller;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -25,7 +25,8 @@ public class JobViews {
 
     /** What was submitted and how it went, for review; env values only for roles that may see them. */
     public JobDetail detail(Job job, Caller caller) {
-        Map<String, String> env = new TreeMap<>(read(job.env, new TypeReference<Map<String, String>>() { }));
+        Map<String, String> stored = read(job.env, JobRows.STRING_MAP);
+        Map<String, String> env = new TreeMap<>(stored);
         return new JobDetail(view(job), job.keyId, job.code, job.stdin, List.copyOf(env.keySet()),
                 caller.role().seesEnvValues() ? Optional.of(env) : Optional.empty(), job.timeoutMs, job.network,
                 job.maxAttempts, job.claimedAt, job.cancelRequested);
@@ -41,7 +42,7 @@ public class JobViews {
         return JobRows.write(json, value);
     }
 
-    private <T> T read(String text, TypeReference<T> type) {
+    private <T> T read(String text, JavaType type) {
         return JobRows.read(json, text, type);
     }
 }
