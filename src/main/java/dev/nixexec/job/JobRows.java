@@ -21,8 +21,8 @@ import java.util.UUID;
 final class JobRows {
 
     /*
-     * The JSON columns' types, resolved once: resolving a TypeReference's generic type on each
-     * read was a tenth of the JVM's samples of a submission (which reads its own view back).
+     * The JSON columns' types, resolved once: a TypeReference's generic type was resolved again on
+     * every read, and every submission, claimed job and ended job reads several.
      */
     static final JavaType STRINGS = TypeFactory.defaultInstance().constructCollectionType(List.class, String.class);
     static final JavaType STRING_MAP = TypeFactory.defaultInstance().constructMapType(Map.class, String.class,
