@@ -147,7 +147,7 @@ final class NamedStatement {
 
         <T> List<T> query(Connection connection, Row<T> row) throws SQLException {
             try (PreparedStatement statement = prepare(connection)) {
-                // past a setting sent ahead of the statement (plannedOnce), which answers no rows
+                // past the settings sent ahead of the statement (plannedOnce, withPlainIndexScans), which answer no rows
                 boolean rows = statement.execute();
                 while (!rows && statement.getUpdateCount() != -1) {
                     rows = statement.getMoreResults();
