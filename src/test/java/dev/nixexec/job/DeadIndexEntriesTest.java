@@ -42,44 +42,52 @@ class DeadIndexEntriesTest {
 
     @Test
     void aFinishDoesNotReadEveryJobThatEnded(Database database) throws Exception {
-        try (Connection c = database.open()) {
-            JobFixture db = new JobFixture(c, ROOMY);
-            UUID tenant = db.tenant("{\"max_running\": 100000}");
-            try {
-                endedThenOneRunning(db, tenant, 0);
-                ClaimedJob running = db.transitions.claim(NODE, 1).getFirst();
-                analyze(c);
-                c.setAutoCommit(false);
-                long before = jobBlocksRead(c);
-                assertEquals(1, db.transitions.finish(NODE, List.of(
-                        new JobTransitions.Finish(running.id(), running.attempt(), OK, List.of()))).size());
-                long read = jobBlocksRead(c) - before;
-                c.commit();
-                assertTrue(read <= FEW, "a finish of one job read " + read + " blocks of the jobs table");
-            } finally {
-                endTransaction(c);
-                JobFixture.removeCommitted(database, tenant);
-            }
-        }
+        afterEnds(database, 0, (c, db) -> {
+            ClaimedJob running = db.transitions.claim(NODE, 1).getFirst();
+            analyze(c);
+            long read = jobBlocksReadBy(c, () -> assertEquals(1, db.transitions.finish(NODE, List.of(
+                    new JobTransitions.Finish(running.id(), running.attempt(), OK, List.of()))).size()));
+            assertTrue(read <= FEW, "a finish of one job read " + read + " blocks of the jobs table");
+        });
     }
 
     @Test
     void aClaimDoesNotReadEveryJobThatEnded(Database database) throws Exception {
+        afterEnds(database, 2, (c, db) -> {
+            db.transitions.claim(NODE, 1);
+            analyze(c);
+            // the first scan after the ends may visit each ended job's row once
+            assertEquals(1, db.transitions.claim(NODE, 1).size());
+            long read = jobBlocksReadBy(c, () -> assertEquals(1, db.transitions.claim(NODE, 1).size()));
+            assertTrue(read <= FEW, "a claim of one job read " + read + " blocks of the jobs table");
+        });
+    }
+
+    /** What a test does on its connection once the jobs ended. */
+    @FunctionalInterface
+    private interface Scenario {
+        void run(Connection c, JobFixture db) throws Exception;
+    }
+
+    /**
+     * On a connection of its own, a tenant's {@value #ENDED} jobs claimed and finished, committed,
+     * then one job more queued and {@code queued} after it; then {@code scenario}. The tenant's
+     * rows are removed after, whatever happened.
+     */
+    private static void afterEnds(Database database, int queued, Scenario scenario) throws Exception {
         try (Connection c = database.open()) {
             JobFixture db = new JobFixture(c, ROOMY);
             UUID tenant = db.tenant("{\"max_running\": 100000}");
             try {
-                endedThenOneRunning(db, tenant, 2);
-                db.transitions.claim(NODE, 1);
-                analyze(c);
-                // the first scan after the ends may visit each ended job's row once
-                assertEquals(1, db.transitions.claim(NODE, 1).size());
-                c.setAutoCommit(false);
-                long before = jobBlocksRead(c);
-                assertEquals(1, db.transitions.claim(NODE, 1).size());
-                long read = jobBlocksRead(c) - before;
-                c.commit();
-                assertTrue(read <= FEW, "a claim of one job read " + read + " blocks of the jobs table");
+                db.backlog(tenant, ENDED);
+                for (int done = 0; done < ENDED; ) {
+                    List<ClaimedJob> batch = db.transitions.claim(NODE, 200);
+                    assertTrue(!batch.isEmpty(), "the backlog was not claimed");
+                    done += db.transitions.finish(NODE, batch.stream()
+                            .map(j -> new JobTransitions.Finish(j.id(), j.attempt(), OK, List.of())).toList()).size();
+                }
+                db.backlog(tenant, 1 + queued);
+                scenario.run(c, db);
             } finally {
                 endTransaction(c);
                 JobFixture.removeCommitted(database, tenant);
@@ -87,19 +95,15 @@ class DeadIndexEntriesTest {
         }
     }
 
-    /**
-     * The tenant's {@value #ENDED} jobs claimed and finished, committed, then one job more queued and
-     * {@code queued} after it.
-     */
-    private static void endedThenOneRunning(JobFixture db, UUID tenant, int queued) throws SQLException {
-        db.backlog(tenant, ENDED);
-        for (int done = 0; done < ENDED; ) {
-            List<ClaimedJob> batch = db.transitions.claim(NODE, 200);
-            assertTrue(!batch.isEmpty(), "the backlog was not claimed");
-            done += db.transitions.finish(NODE, batch.stream()
-                    .map(j -> new JobTransitions.Finish(j.id(), j.attempt(), OK, List.of())).toList()).size();
-        }
-        db.backlog(tenant, 1 + queued);
+    /** Blocks of the jobs table {@code statement} read (found in the buffers or not), in a transaction of its own. */
+    private static long jobBlocksReadBy(Connection c, Runnable statement) throws SQLException {
+        c.setAutoCommit(false);
+        long before = jobBlocksRead(c);
+        statement.run();
+        long read = jobBlocksRead(c) - before;
+        c.commit();
+        c.setAutoCommit(true);
+        return read;
     }
 
     /** Whatever a failed test left open is rolled back: its locks would hold up the removal of its rows. */
