@@ -140,11 +140,7 @@ final class JobRows {
     }
 
     static <T> T read(ObjectMapper json, String text, Class<T> type) {
-        try {
-            return json.readValue(text, type);
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException(e);
-        }
+        return read(json, text, json.constructType(type));
     }
 
     static String write(ObjectMapper json, Object value) {

@@ -61,7 +61,8 @@ final class NamedStatement {
      * every such row again until a vacuum removes it; a plain index scan marks each one the first
      * time and later scans pass over it. For a scan of a partial index whose rows leave it at a
      * high rate (jobs_active, every job that ended) that is the difference between the rows in the
-     * index and every row that was in it since the last vacuum.
+     * index and every row that was in it since the last vacuum. The setting holds for the rest of
+     * the statement's transaction; a claim's and a finish's end with the statement.
      */
     NamedStatement withPlainIndexScans() {
         return new NamedStatement(PLAIN_INDEX_SCANS + jdbc, names);
