@@ -9,6 +9,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 
 /**
@@ -38,7 +40,17 @@ class IntakeCommits {
         T store(Runnable wrote);
     }
 
-    private record Pending<T>(Unit<T> unit, CompletableFuture<T> done) {
+    /** A submission waiting to be stored; its submitter is woken once it is stored or refused. */
+    private record Pending<T>(Unit<T> unit, CompletableFuture<T> done, Thread submitter) {
+        void succeed(T result) {
+            done.complete(result);
+            LockSupport.unpark(submitter);
+        }
+
+        void fail(Throwable e) {
+            done.completeExceptionally(e);
+            LockSupport.unpark(submitter);
+        }
     }
 
     /** A submission of a batch failed after it wrote: the batch is rolled back and stored one by one. */
@@ -49,46 +61,35 @@ class IntakeCommits {
     }
 
     private final ConcurrentLinkedQueue<Pending<?>> pending = new ConcurrentLinkedQueue<>();
-    private final Object places = new Object();
-    private int writing;
+    private final AtomicInteger freePlaces = new AtomicInteger(WRITERS);
 
     /** Stores one submission, with whatever others wait at the moment; its result, or what it threw. */
     <T> T store(Unit<T> unit) {
-        Pending<T> mine = new Pending<>(unit, new CompletableFuture<>());
+        Pending<T> mine = new Pending<>(unit, new CompletableFuture<>(), Thread.currentThread());
         pending.add(mine);
         // once queued, the submission may be stored by another writer: its submitter waits for
         // the answer even when interrupted, so what it answers is what was stored
         boolean interrupted = false;
-        while (true) {
-            synchronized (places) {
-                // an empty queue with this submission not done: another writer has it, and taking
-                // a place would find nothing to write, again and again: a spin that keeps a carrier
-                // from the writer's own virtual thread (the suite's submissions stalled for minutes)
-                while (!mine.done().isDone() && (writing >= WRITERS || pending.isEmpty())) {
-                    try {
-                        places.wait();
-                    } catch (InterruptedException e) {
-                        interrupted = true;
+        while (!mine.done().isDone()) {
+            // an empty queue with this submission not done: another writer has it and wakes this
+            // submitter when it is stored; taking a place would find nothing to write, again and
+            // again (a spin that once kept a carrier from the writer's own virtual thread)
+            if (!pending.isEmpty() && takePlace()) {
+                try {
+                    List<Pending<?>> batch = new ArrayList<>();
+                    for (Pending<?> p = pending.poll(); p != null; p = batch.size() + 1 < MAX_BATCH ? pending.poll() : null) {
+                        batch.add(p);
                     }
+                    if (!batch.isEmpty()) {
+                        write(batch);
+                    }
+                } finally {
+                    leavePlace();
                 }
-                if (mine.done().isDone()) {
-                    break;
-                }
-                writing++;
-            }
-            try {
-                List<Pending<?>> batch = new ArrayList<>();
-                for (Pending<?> p = pending.poll(); p != null; p = batch.size() + 1 < MAX_BATCH ? pending.poll() : null) {
-                    batch.add(p);
-                }
-                if (!batch.isEmpty()) {
-                    write(batch);
-                }
-            } finally {
-                synchronized (places) {
-                    writing--;
-                    places.notifyAll();
-                }
+            } else {
+                // woken when this submission is stored, or when a place is left with it first in line
+                LockSupport.park(this);
+                interrupted |= Thread.interrupted();
             }
         }
         if (interrupted) {
@@ -107,6 +108,30 @@ class IntakeCommits {
         }
     }
 
+    private boolean takePlace() {
+        for (int free = freePlaces.get(); free > 0; free = freePlaces.get()) {
+            if (freePlaces.compareAndSet(free, free - 1)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Frees a place and wakes the submitter first in line, who takes it (or, if a newcomer took it
+     * first, waits for that writer to leave and wake the first in line again). Only that one is
+     * woken: waking every waiter made each batch cost a wake-up of every submitter in the queue.
+     * A submitter that queues as the place is freed either sees the place free or is seen in line
+     * (both sides write, then read, a volatile).
+     */
+    private void leavePlace() {
+        freePlaces.incrementAndGet();
+        Pending<?> first = pending.peek();
+        if (first != null) {
+            LockSupport.unpark(first.submitter());
+        }
+    }
+
     private void write(List<Pending<?>> batch) {
         if (batch.size() == 1) {
             storeAlone(batch.getFirst());
@@ -121,7 +146,8 @@ class IntakeCommits {
                 }
                 return null;
             });
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
+            // each submission is answered, by its own transaction, whatever broke the batch
             batch.forEach(this::storeAlone);
             return;
         }
@@ -129,11 +155,14 @@ class IntakeCommits {
     }
 
     private <T> void storeAlone(Pending<T> p) {
+        T result;
         try {
-            p.done().complete(inNewTransaction(() -> p.unit().store(() -> { })));
+            result = inNewTransaction(() -> p.unit().store(() -> { }));
         } catch (RuntimeException | Error e) {
-            p.done().completeExceptionally(e);
+            p.fail(e);
+            return;
         }
+        p.succeed(result);
     }
 
     /** Runs {@code work} in a transaction of its own, committed when it returns (a unit test runs it as it is). */
@@ -146,12 +175,12 @@ class IntakeCommits {
         boolean[] wrote = {false};
         try {
             T result = p.unit().store(() -> wrote[0] = true);
-            return () -> p.done().complete(result);
+            return () -> p.succeed(result);
         } catch (Refusal | InvalidRequestException e) {
             if (wrote[0]) {
                 throw new StoreAlone(e);
             }
-            return () -> p.done().completeExceptionally(e);
+            return () -> p.fail(e);
         }
     }
 }
