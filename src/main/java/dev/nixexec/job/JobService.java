@@ -205,7 +205,6 @@ public class JobService {
         check.check(submission, idempotencyKey);
         // only an idempotency key's later use compares it; a job without one is never looked up by it
         String hash = idempotencyKey == null ? null : requestHash(submission);
-        Job job = row(id, caller, submission, idempotencyKey, hash);
         Optional<LocalSlots.Slot> slot = localSlots.take();
         Optional<Early> early = Optional.empty();
         boolean handedOver = false;
@@ -216,7 +215,8 @@ public class JobService {
                 TenantPolicy policy = tenants.policy(caller.tenantId());
                 PendingSubmission pending = new PendingSubmission();
                 handedOver = true;
-                if (slot.get().runPending(claimed(job, submission, policy), pending)) {
+                if (slot.get().runPending(claimed(row(id, caller, submission, idempotencyKey, hash), submission, policy),
+                        pending)) {
                     early = Optional.of(new Early(pending, policy));
                     metrics.startedEarly();
                 } else {

@@ -48,8 +48,11 @@ public enum JobStatus {
      */
     ERROR;
 
+    /** Its wire and column value, made once: statuses are named on every job's read and write. */
+    private final String id = name().toLowerCase(Locale.ROOT);
+
     public String id() {
-        return name().toLowerCase(Locale.ROOT);
+        return id;
     }
 
     public boolean terminal() {
@@ -58,7 +61,7 @@ public enum JobStatus {
 
     public static Optional<JobStatus> byId(String id) {
         for (JobStatus status : values()) {
-            if (status.id().equals(id)) {
+            if (status.id.equals(id)) {
                 return Optional.of(status);
             }
         }

@@ -1,6 +1,5 @@
 package dev.nixexec.job;
 
-import java.util.Arrays;
 import java.util.Optional;
 
 /**
@@ -23,6 +22,11 @@ public enum OutputEncoding {
     }
 
     public static Optional<OutputEncoding> byId(String id) {
-        return Arrays.stream(values()).filter(e -> e.id.equals(id)).findFirst();
+        for (OutputEncoding encoding : values()) {
+            if (encoding.id.equals(id)) {
+                return Optional.of(encoding);
+            }
+        }
+        return Optional.empty();
     }
 }

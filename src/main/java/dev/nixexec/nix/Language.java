@@ -88,7 +88,12 @@ public enum Language {
             return Optional.empty();
         }
         String wanted = id.toLowerCase(Locale.ROOT);
-        return Arrays.stream(values()).filter(l -> l.id.equals(wanted)).findFirst();
+        for (Language language : values()) {
+            if (language.id.equals(wanted)) {
+                return Optional.of(language);
+            }
+        }
+        return Optional.empty();
     }
 
     public static List<String> ids() {
