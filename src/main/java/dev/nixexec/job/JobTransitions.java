@@ -115,27 +115,14 @@ public class JobTransitions {
     // ---------------------------------------------------------------- insert (→ queued, or → building here)
 
     /**
-     * Submit: the tenant's queued cap, the job, its first event, its audit record, the wake-up of
-     * idle workers. Given a free slot of node {@code :node} (null: none), a job whose tenant may
-     * take it ({@link #MAY_TAKE}) and which would pass no job a worker could claim now is stored as
-     * claimed by that node, with the claim's event and audit record, and no wake-up: nobody else
-     * needs waking. Answers the tenant's queued count, whether it stored, and the claiming node.
+     * Submit's statement, around the CTE {@code here}: the node that takes the job at once, if any
+     * (one row with {@code node_id}, or none).
      */
-    static final NamedStatement INSERT = NamedStatement.of(withRule("""
+    private static final String INSERT_TEMPLATE = """
             WITH queued AS (
                 -- kept by triggers (migration V38): a few rows, where counting the jobs read every one
                 SELECT CAST(coalesce(sum(queued), 0) AS bigint) AS n FROM queued_job_counts WHERE tenant_id = :tenant
-            ), {fair_share}, here AS (
-                SELECT CAST(:node AS text) AS node_id
-                WHERE CAST(:node AS text) IS NOT NULL
-                  AND EXISTS (SELECT 1 FROM tenants t LEFT JOIN running r ON r.tenant_id = t.id
-                              CROSS JOIN (SELECT 1 AS k) c
-                              WHERE t.id = :tenant AND {may_take})
-                  AND NOT EXISTS (
-                      SELECT 1 FROM tenants t LEFT JOIN running r ON r.tenant_id = t.id CROSS JOIN (SELECT 1 AS k) c
-                      WHERE EXISTS (SELECT 1 FROM jobs q WHERE q.tenant_id = t.id AND q.status = 'queued' OFFSET 0)
-                        AND {may_take})
-            ), stored AS (
+            ), {here}, stored AS (
                 INSERT INTO jobs (id, tenant_id, key_id, status, language, code, packages, env, stdin,
                                   timeout_ms, network, host_workspace, metadata, idempotency_key,
                                   request_hash, max_attempts, created_at, run_after, node_id, attempt,
@@ -167,7 +154,37 @@ public class JobTransitions {
             SELECT (SELECT n FROM queued) AS queued, (SELECT count(*) FROM stored) AS stored,
                    (SELECT node_id FROM stored) AS claimed_by,
                    (SELECT count(pg_notify(:submitted_channel, '')) FROM stored WHERE node_id IS NULL) AS woken
-            """)).plannedOnce();
+            """;
+
+    /**
+     * Submit: the tenant's queued cap, the job, its first event, its audit record, the wake-up of
+     * idle workers. Given a free slot of node {@code :node} (null: none), a job whose tenant may
+     * take it ({@link #MAY_TAKE}) and which would pass no job a worker could claim now is stored as
+     * claimed by that node, with the claim's event and audit record, and no wake-up: nobody else
+     * needs waking. Answers the tenant's queued count, whether it stored, and the claiming node.
+     */
+    static final NamedStatement INSERT = NamedStatement.of(withRule(INSERT_TEMPLATE.replace("{here}", """
+            {fair_share}, here AS (
+                SELECT CAST(:node AS text) AS node_id
+                WHERE CAST(:node AS text) IS NOT NULL
+                  AND EXISTS (SELECT 1 FROM tenants t LEFT JOIN running r ON r.tenant_id = t.id
+                              CROSS JOIN (SELECT 1 AS k) c
+                              WHERE t.id = :tenant AND {may_take})
+                  AND NOT EXISTS (
+                      SELECT 1 FROM tenants t LEFT JOIN running r ON r.tenant_id = t.id CROSS JOIN (SELECT 1 AS k) c
+                      WHERE EXISTS (SELECT 1 FROM jobs q WHERE q.tenant_id = t.id AND q.status = 'queued' OFFSET 0)
+                        AND {may_take})
+            )""")))
+            .plannedOnce();
+
+    /**
+     * {@link #INSERT} for a submission no local slot waits for: the job is queued, and the claim
+     * rule is left out of the statement. PostgreSQL builds the executor state of every part of a
+     * plan on each run, used or not, and the rule's CTEs and subplans made most of the
+     * submission's cost in the database (perf, docs/benchmarks.md).
+     */
+    static final NamedStatement INSERT_QUEUED = NamedStatement.of(INSERT_TEMPLATE.replace("{here}",
+            "here AS (SELECT CAST(NULL AS text) AS node_id WHERE false)")).plannedOnce();
 
     // ---------------------------------------------------------------- claim (queued → building)
 
@@ -488,7 +505,8 @@ public class JobTransitions {
                 .set("default_cap", settings.defaultMaxRunning())
                 .set("window_seconds", (double) settings.contentionWindow().toSeconds())
                 .set("submitted_channel", JobNotifications.SUBMITTED).map();
-        return run(c -> INSERT.with(values).single(c, rs -> new Inserted(rs.getLong("queued"), rs.getLong("stored") == 1,
+        NamedStatement statement = handOffNode.isPresent() ? INSERT : INSERT_QUEUED;
+        return run(c -> statement.with(values).single(c, rs -> new Inserted(rs.getLong("queued"), rs.getLong("stored") == 1,
                 Optional.ofNullable(rs.getString("claimed_by")))));
     }
 
