@@ -15,6 +15,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -131,14 +132,14 @@ public class JobTransitions {
                 SELECT :id, :tenant, CAST(:key AS uuid), CASE WHEN h.node_id IS NULL THEN 'queued' ELSE 'building' END,
                        :language, :code, CAST(:packages AS jsonb), CAST(:env AS jsonb), :stdin, :timeout_ms, :network,
                        CAST(:host_workspace AS text), CAST(:metadata AS jsonb), CAST(:idempotency_key AS text),
-                       :request_hash, :max_attempts, :created_at, :created_at, h.node_id,
+                       :request_hash, :max_attempts, p.at, p.at, h.node_id,
                        CASE WHEN h.node_id IS NULL THEN 0 ELSE 1 END,
                        CASE WHEN h.node_id IS NOT NULL THEN now() + make_interval(secs => :lease_seconds) END,
-                       CASE WHEN h.node_id IS NOT NULL THEN CAST(:created_at AS timestamptz) END,
+                       CASE WHEN h.node_id IS NOT NULL THEN p.at END,
                        CAST(:session AS uuid), CAST(:limits AS jsonb), coalesce(CAST(:args AS jsonb), '[]'),
                        coalesce(CAST(:encoding AS text), 'utf-8'), CAST(:rerun_of AS uuid),
                        CAST(:required_revision AS text)
-                FROM (SELECT 1) one LEFT JOIN here h ON true
+                FROM (SELECT CAST(:created_at AS timestamptz) AS at) p LEFT JOIN here h ON true
                 WHERE (SELECT n FROM queued) < :max_queued
                 RETURNING id, tenant_id, key_id, node_id
             ), events AS (
@@ -480,6 +481,13 @@ public class JobTransitions {
 
     // ---------------------------------------------------------------- insert
 
+    /**
+     * A stored time as the intake's statement takes it: text, cast once in the statement. Bound as
+     * a date-time, the driver builds its timestamp formatter (calendars and all) for each new
+     * statement on its first such value, a twentieth of a submission's time in the JVM.
+     */
+    private static final DateTimeFormatter TIMESTAMP = DateTimeFormatter.ofPattern("uuuu-MM-dd HH:mm:ss.SSSSSSxxx");
+
     /** How a submission was stored: the tenant's queued jobs before it, and the node that claimed it here. */
     public record Inserted(long queuedBefore, boolean stored, Optional<String> claimedBy) {
     }
@@ -496,7 +504,7 @@ public class JobTransitions {
                 .set("env", job.env).set("stdin", job.stdin).set("timeout_ms", job.timeoutMs).set("network", job.network)
                 .set("host_workspace", job.hostWorkspace).set("metadata", job.metadata)
                 .set("idempotency_key", job.idempotencyKey).set("request_hash", job.requestHash)
-                .set("max_attempts", job.maxAttempts).set("created_at", job.createdAt).set("max_queued", maxQueued)
+                .set("max_attempts", job.maxAttempts).set("created_at", TIMESTAMP.format(job.createdAt)).set("max_queued", maxQueued)
                 .set("submitted", submitted).set("node", handOffNode.orElse(null)).set("session", job.sessionId)
                 .set("limits", job.limits)
                 .set("args", job.args).set("encoding", job.encoding).set("rerun_of", job.rerunOf)

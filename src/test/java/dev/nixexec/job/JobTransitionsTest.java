@@ -8,9 +8,12 @@ import dev.nixexec.testing.Database;
 import dev.nixexec.testing.DatabaseTest;
 import dev.nixexec.testing.ServiceJson;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -408,21 +411,55 @@ class JobTransitionsTest {
     }
 
     @Test
-    void theIntakeStatementIsPlannedOncePerConnection() throws Exception {
+    void bothIntakeStatementsArePlannedOncePerConnection() throws Exception {
         UUID tenant = db.tenant();
         for (int i = 0; i < 8; i++) {
             db.transitions.insert(db.job(tenant), 100, "{}", Optional.of("here"));
+            db.transitions.insert(db.job(tenant), 100, "{}", Optional.empty());
         }
         // the driver names a statement on its connection from its fifth use; PostgreSQL plans a
         // named statement for each execution's values ("custom") unless told to plan it once
-        try (Statement s = db.connection.createStatement(); ResultSet rs = s.executeQuery("""
-                SELECT generic_plans, custom_plans FROM pg_prepared_statements
-                WHERE statement LIKE '%INSERT INTO jobs (id%'
-                """)) {
-            assertTrue(rs.next(), "the intake statement is not prepared on the connection");
-            assertTrue(rs.getLong("generic_plans") >= 3, "it ran on a plan for any values only "
-                    + rs.getLong("generic_plans") + " times");
-            assertEquals(0L, rs.getLong("custom_plans"), "it was planned for its values");
+        // the hand-off's, with the claim rule, and the one for a job no local slot waits for
+        for (String statement : List.of("%running AS (%INSERT INTO jobs (id%", "%WHERE false), stored AS (%")) {
+            try (PreparedStatement s = db.connection.prepareStatement("""
+                    SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement LIKE ?
+                    """)) {
+                s.setString(1, statement);
+                try (ResultSet rs = s.executeQuery()) {
+                    assertTrue(rs.next(), "the intake statement " + statement + " is not prepared on the connection");
+                    assertTrue(rs.getLong("generic_plans") >= 3, "it ran on a plan for any values only "
+                            + rs.getLong("generic_plans") + " times");
+                    assertEquals(0L, rs.getLong("custom_plans"), "it was planned for its values");
+                    assertFalse(rs.next(), statement + " matched two statements");
+                }
+            }
+        }
+    }
+
+    /** The times a submission stores are the instants it was given, to the microsecond, whichever its offset. */
+    @Test
+    void bothIntakeStatementsStoreTheSubmissionsTimeExactly() throws Exception {
+        OffsetDateTime onTheMinute = OffsetDateTime.of(2026, 12, 3, 17, 5, 0, 1_000, ZoneOffset.ofHours(2));
+        // handed off first: a job queued before it would keep it from a free slot
+        Job handedOff = db.job(db.tenant());
+        handedOff.createdAt = onTheMinute.plusNanos(998_000);
+        assertEquals(Optional.of("here"), db.transitions.insert(handedOff, 10, "{}", Optional.of("here")).claimedBy());
+        Job queued = db.job(db.tenant());
+        queued.createdAt = onTheMinute;
+        assertTrue(db.transitions.insert(queued, 10, "{}", Optional.empty()).stored());
+        try (PreparedStatement s = db.connection.prepareStatement(
+                "SELECT created_at, run_after, claimed_at FROM jobs WHERE id = ?")) {
+            for (Job job : List.of(queued, handedOff)) {
+                s.setObject(1, job.id);
+                try (ResultSet rs = s.executeQuery()) {
+                    assertTrue(rs.next());
+                    assertEquals(job.createdAt.toInstant(), rs.getObject("created_at", OffsetDateTime.class).toInstant());
+                    assertEquals(job.createdAt.toInstant(), rs.getObject("run_after", OffsetDateTime.class).toInstant());
+                    OffsetDateTime claimedAt = rs.getObject("claimed_at", OffsetDateTime.class);
+                    assertEquals(job == handedOff ? job.createdAt.toInstant() : null,
+                            claimedAt == null ? null : claimedAt.toInstant());
+                }
+            }
         }
     }
 
