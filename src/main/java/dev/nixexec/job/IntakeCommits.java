@@ -80,6 +80,10 @@ class IntakeCommits {
                     for (Pending<?> p = pending.poll(); p != null; p = batch.size() + 1 < MAX_BATCH ? pending.poll() : null) {
                         batch.add(p);
                     }
+                    if (freePlaces.get() > 0) {
+                        // more than a batch waits: the other place need not stay empty meanwhile
+                        wakeFirstInLine();
+                    }
                     if (!batch.isEmpty()) {
                         write(batch);
                     }
@@ -126,6 +130,10 @@ class IntakeCommits {
      */
     private void leavePlace() {
         freePlaces.incrementAndGet();
+        wakeFirstInLine();
+    }
+
+    private void wakeFirstInLine() {
         Pending<?> first = pending.peek();
         if (first != null) {
             LockSupport.unpark(first.submitter());
