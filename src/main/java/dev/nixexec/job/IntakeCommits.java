@@ -16,9 +16,9 @@ import java.util.function.Supplier;
 /**
  * Group commit for intake: submissions that arrive together are stored in one transaction, so the
  * database sees one commit (and the service one transaction) for several jobs. There is no writer
- * thread and no timer: a submitter that finds a writer's place free writes every submission waiting
- * at that moment, its own among them, so a lone submission is stored at once on its own thread.
- * {@link #WRITERS} batches may be written at the same time.
+ * thread and no timer: a submitter that finds a writer's place free writes the submissions waiting
+ * at that moment, oldest first, up to {@link #MAX_BATCH} and its own among them, so a lone submission
+ * is stored at once on its own thread. {@link #WRITERS} batches may be written at the same time.
  *
  * <p>Each submission still runs its own statements, in arrival order, so a later one sees the
  * earlier ones of its batch (the tenant's cap, an idempotency key, the hand-off to a free slot) as
@@ -44,12 +44,19 @@ class IntakeCommits {
     private record Pending<T>(Unit<T> unit, CompletableFuture<T> done, Thread submitter) {
         void succeed(T result) {
             done.complete(result);
-            LockSupport.unpark(submitter);
+            wake();
         }
 
         void fail(Throwable e) {
             done.completeExceptionally(e);
-            LockSupport.unpark(submitter);
+            wake();
+        }
+
+        /** Not the writer's own thread: a permit left on it would cut short its next park, in any code. */
+        private void wake() {
+            if (submitter != Thread.currentThread()) {
+                LockSupport.unpark(submitter);
+            }
         }
     }
 
@@ -76,14 +83,15 @@ class IntakeCommits {
             // again (a spin that once kept a carrier from the writer's own virtual thread)
             if (!pending.isEmpty() && takePlace()) {
                 try {
-                    List<Pending<?>> batch = new ArrayList<>();
-                    for (Pending<?> p = pending.poll(); p != null; p = batch.size() + 1 < MAX_BATCH ? pending.poll() : null) {
-                        batch.add(p);
-                    }
+                    List<Pending<?>> batch = batch(mine);
                     if (freePlaces.get() > 0) {
-                        // more than a batch waits: the other place need not stay empty meanwhile
+                        // more than a batch waits, or a place left while this writer drained woke
+                        // the first in line then: the other place need not stay empty meanwhile
                         wakeFirstInLine();
                     }
+                    // other submitters' statements run on this thread: an interrupt meant for this
+                    // request must not break their connection (it is restored once this one is answered)
+                    interrupted |= Thread.interrupted();
                     if (!batch.isEmpty()) {
                         write(batch);
                     }
@@ -112,6 +120,27 @@ class IntakeCommits {
         }
     }
 
+    /**
+     * The submissions waiting, oldest first, up to {@link #MAX_BATCH}, and the writer's own among
+     * them even from behind a full batch: left in line, it would be the one woken when the other
+     * place is left, while its submitter is busy writing, and that place would stay empty.
+     */
+    private List<Pending<?>> batch(Pending<?> mine) {
+        List<Pending<?>> batch = new ArrayList<>(MAX_BATCH);
+        boolean withMine = false;
+        for (Pending<?> p; batch.size() < MAX_BATCH - 1 && (p = pending.poll()) != null; ) {
+            batch.add(p);
+            withMine |= p == mine;
+        }
+        Pending<?> last;
+        if (!withMine && pending.remove(mine)) {
+            batch.add(mine);
+        } else if ((last = pending.poll()) != null) {
+            batch.add(last);
+        }
+        return batch;
+    }
+
     private boolean takePlace() {
         for (int free = freePlaces.get(); free > 0; free = freePlaces.get()) {
             if (freePlaces.compareAndSet(free, free - 1)) {
@@ -122,11 +151,11 @@ class IntakeCommits {
     }
 
     /**
-     * Frees a place and wakes the submitter first in line, who takes it (or, if a newcomer took it
-     * first, waits for that writer to leave and wake the first in line again). Only that one is
-     * woken: waking every waiter made each batch cost a wake-up of every submitter in the queue.
-     * A submitter that queues as the place is freed either sees the place free or is seen in line
-     * (both sides write, then read, a volatile).
+     * Frees a place and wakes the submitter first in line, who takes it if anything still waits (or,
+     * if a newcomer took it first, waits for that writer to leave and wake the first in line again).
+     * Only that one is woken: waking every waiter made each batch cost a wake-up of every submitter
+     * in the queue. A submitter that queues as the place is freed either sees the place free or is
+     * behind a first in line that is woken (both sides write, then read, a volatile).
      */
     private void leavePlace() {
         freePlaces.incrementAndGet();

@@ -44,7 +44,7 @@ class IntakeCommitsTest {
         return Thread.ofPlatform().start(() -> answer.set(commits.store(unit)));
     }
 
-    /** Waiting for a monitor's notification or a unit's latch, not running or contending. */
+    /** Parked for its answer or a place, or waiting on a unit's latch: not running. */
     private static boolean parked(Thread thread) {
         Thread.State state = thread.getState();
         return state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING;
@@ -102,6 +102,65 @@ class IntakeCommitsTest {
             submitter.join(10_000);
         }
         assertEquals(List.of("A", "B", "C", "D"), answers.stream().map(AtomicReference::get).toList());
+    }
+
+    /** Submissions that waited while both places were taken are written in batches of up to {@link IntakeCommits#MAX_BATCH}. */
+    @Test
+    void aBatchHoldsUpToMaxBatchSubmissions() throws Exception {
+        ThreadLocal<int[]> units = new ThreadLocal<>();
+        List<Integer> sizes = Collections.synchronizedList(new ArrayList<>());
+        IntakeCommits counting = new IntakeCommits() {
+            @Override
+            <T> T inNewTransaction(Supplier<T> work) {
+                units.set(new int[1]);
+                T result = work.get();
+                sizes.add(units.get()[0]);
+                return result;
+            }
+        };
+        CountDownLatch aRuns = new CountDownLatch(1);
+        CountDownLatch bRuns = new CountDownLatch(1);
+        CountDownLatch go = new CountDownLatch(1);
+        List<Thread> submitters = new ArrayList<>();
+        for (CountDownLatch runs : List.of(aRuns, bRuns)) {
+            IntakeCommits.Unit<String> held = held("held", runs, go);
+            submitters.add(Thread.ofPlatform().start(() -> counting.store(wrote -> {
+                units.get()[0]++;
+                return held.store(wrote);
+            })));
+            assertTrue(runs.await(10, TimeUnit.SECONDS));
+        }
+        int waiting = IntakeCommits.MAX_BATCH + 8;
+        for (int i = 0; i < waiting; i++) {
+            Thread submitter = Thread.ofPlatform().start(() -> counting.store(wrote -> units.get()[0]++));
+            awaitParked(submitter);
+            submitters.add(submitter);
+        }
+        go.countDown();
+        for (Thread submitter : submitters) {
+            submitter.join(10_000);
+        }
+        assertEquals(2 + waiting, sizes.stream().mapToInt(Integer::intValue).sum(), "batches " + sizes);
+        assertEquals(IntakeCommits.MAX_BATCH, sizes.stream().mapToInt(Integer::intValue).max().orElseThrow(),
+                "batches " + sizes);
+    }
+
+    /**
+     * A writer stores its own submission: it must not leave itself a wake-up, which would cut short
+     * the next park of whatever its thread does after (a wait with a deadline, say).
+     */
+    @Test
+    void aStoredSubmissionLeavesNoWakeUpOnItsOwnThread() throws Exception {
+        AtomicReference<Long> parkedNanos = new AtomicReference<>();
+        Thread submitter = Thread.ofPlatform().start(() -> {
+            commits.store(wrote -> "A");
+            long start = System.nanoTime();
+            java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(200));
+            parkedNanos.set(System.nanoTime() - start);
+        });
+        submitter.join(10_000);
+        assertTrue(parkedNanos.get() >= TimeUnit.MILLISECONDS.toNanos(150),
+                "the park after a store returned after " + parkedNanos.get() / 1_000_000 + " ms");
     }
 
     /**
