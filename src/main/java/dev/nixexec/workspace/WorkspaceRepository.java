@@ -2,6 +2,7 @@ package dev.nixexec.workspace;
 
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.persistence.EntityManager;
+import jakarta.persistence.Query;
 import jakarta.persistence.Tuple;
 import java.time.Duration;
 import java.time.Instant;
@@ -45,6 +46,18 @@ class WorkspaceRepository {
     record ArtifactRow(String sha256, String contentType) {
     }
 
+    /**
+     * Who looks at a tenant's workspaces: its key (the nil id in local mode, which has none) and
+     * whether it reviews, so that it reads every workspace of the tenant, other keys' MCP
+     * sessions' too.
+     */
+    record Reader(UUID tenant, UUID key, boolean reviewer) {
+    }
+
+    /** The key a workspace belongs to: an MCP session's; none for an ordinary workspace of the tenant. */
+    record Ownership(Optional<UUID> ownerKey) {
+    }
+
     /** A workspace as clients see it; appended a WHERE over {@code w}. */
     private static final String VIEW = """
             SELECT w.id, w.name, w.quota_bytes, w.quota_files,
@@ -59,9 +72,15 @@ class WorkspaceRepository {
 
     /** Id before name: a workspace named like another's id is found by its name only. */
     private static final String BY_ID_OR_NAME = """
-            w.tenant_id = :tenant AND (w.id = :id OR w.name = :name)
+            w.tenant_id = :tenant AND (w.id = :id OR w.name = :name) AND %s
             ORDER BY (w.id = :id) DESC LIMIT 1
             """;
+
+    /** A workspace the reader may see: not another key's MCP session's, unless the reader reviews. */
+    private static final String SEEN = "(w.owner_key_id IS NULL OR w.owner_key_id = :key OR :reviewer)";
+
+    /** A workspace the key may change or run a job on: not another key's MCP session's. */
+    private static final String CHANGEABLE = "(w.owner_key_id IS NULL OR w.owner_key_id = :key)";
 
     /** Not referred to by a workspace file or an artifact, and not touched by a write for an hour. */
     private static final String UNREFERENCED_AND_IDLE = """
@@ -82,44 +101,56 @@ class WorkspaceRepository {
 
     // ---- workspaces
 
-    /** Creates a workspace in one statement; false if the tenant has one of that name. */
-    boolean insert(UUID id, UUID tenant, String name, Quota quota, boolean mcpSession) {
+    /** Creates an ordinary workspace of the tenant in one statement; false if the tenant has one of that name. */
+    boolean insert(UUID id, UUID tenant, String name, Quota quota) {
         return em.createNativeQuery("""
-                INSERT INTO workspaces (id, tenant_id, name, quota_bytes, quota_files, mcp_session)
-                VALUES (:id, :tenant, :name, :quota_bytes, :quota_files, :mcp_session)
+                INSERT INTO workspaces (id, tenant_id, name, quota_bytes, quota_files)
+                VALUES (:id, :tenant, :name, :quota_bytes, :quota_files)
                 ON CONFLICT (tenant_id, name) DO NOTHING
                 """).setParameter("id", id).setParameter("tenant", tenant).setParameter("name", name)
                 .setParameter("quota_bytes", quota.bytes()).setParameter("quota_files", quota.files())
-                .setParameter("mcp_session", mcpSession).executeUpdate() == 1;
+                .executeUpdate() == 1;
     }
 
-    /** The id of the session workspace of this name, made (with {@code quota}) or marked used, in one statement. */
-    UUID upsertSession(UUID tenant, String name, Quota quota) {
+    /**
+     * The id of the MCP session workspace of this name, made (with {@code quota}, belonging to
+     * {@code owner}, none in local mode) or marked used, in one statement.
+     */
+    UUID upsertSession(UUID tenant, String name, Quota quota, Optional<UUID> owner) {
         return (UUID) em.createNativeQuery("""
-                INSERT INTO workspaces (id, tenant_id, name, quota_bytes, quota_files, mcp_session)
-                VALUES (:id, :tenant, :name, :quota_bytes, :quota_files, true)
+                INSERT INTO workspaces (id, tenant_id, name, quota_bytes, quota_files, mcp_session, owner_key_id)
+                VALUES (:id, :tenant, :name, :quota_bytes, :quota_files, true, CAST(:owner AS uuid))
                 ON CONFLICT (tenant_id, name) DO UPDATE SET used_at = now()
                 RETURNING id
                 """, UUID.class).setParameter("id", UUID.randomUUID()).setParameter("tenant", tenant)
                 .setParameter("name", name).setParameter("quota_bytes", quota.bytes())
-                .setParameter("quota_files", quota.files()).getSingleResult();
+                .setParameter("quota_files", quota.files()).setParameter("owner", owner.map(UUID::toString).orElse(null))
+                .getSingleResult();
     }
 
-    Optional<WorkspaceView> view(UUID tenant, UUID id) {
-        return views(em.createNativeQuery(VIEW + "WHERE w.tenant_id = :tenant AND w.id = :id", Tuple.class)
-                .setParameter("tenant", tenant).setParameter("id", id).getResultList()).stream().findFirst();
+    Optional<WorkspaceView> view(Reader reader, UUID id) {
+        return views(seen(em.createNativeQuery(VIEW + "WHERE w.tenant_id = :tenant AND w.id = :id AND " + SEEN,
+                Tuple.class), reader).setParameter("id", id).getResultList()).stream().findFirst();
     }
 
-    List<WorkspaceView> views(UUID tenant) {
-        return views(em.createNativeQuery(VIEW + "WHERE w.tenant_id = :tenant ORDER BY w.name", Tuple.class)
-                .setParameter("tenant", tenant).getResultList());
+    List<WorkspaceView> views(Reader reader) {
+        return views(seen(em.createNativeQuery(VIEW + "WHERE w.tenant_id = :tenant AND " + SEEN + " ORDER BY w.name",
+                Tuple.class), reader).getResultList());
     }
 
-    /** The tenant's workspace with this id, or else this name, in one query. */
-    Optional<WorkspaceView> viewByIdOrName(UUID tenant, UUID id, String name) {
-        return views(em.createNativeQuery(VIEW + "WHERE " + BY_ID_OR_NAME, Tuple.class)
-                .setParameter("tenant", tenant).setParameter("id", id).setParameter("name", name).getResultList())
-                .stream().findFirst();
+    /** The reader's workspace with this id, or else this name, in one query. */
+    Optional<WorkspaceView> viewByIdOrName(Reader reader, UUID id, String name) {
+        return views(seen(em.createNativeQuery(VIEW + "WHERE " + BY_ID_OR_NAME.formatted(SEEN), Tuple.class), reader)
+                .setParameter("id", id).setParameter("name", name).getResultList()).stream().findFirst();
+    }
+
+    /** The tenant's workspace {@code id}'s owner, if the tenant has it; empty if it has not. */
+    Optional<Ownership> ownership(UUID tenant, UUID id) {
+        List<?> rows = em.createNativeQuery("""
+                SELECT coalesce(CAST(owner_key_id AS text), '') FROM workspaces WHERE id = :id AND tenant_id = :tenant
+                """).setParameter("id", id).setParameter("tenant", tenant).getResultList();
+        return rows.stream().map(String.class::cast).findFirst().map(owner -> new Ownership(
+                owner.isEmpty() ? Optional.empty() : Optional.of(UUID.fromString(owner))));
     }
 
     Optional<UUID> idByName(UUID tenant, String name) {
@@ -198,17 +229,17 @@ class WorkspaceRepository {
     // ---- files
 
     /** A workspace of the tenant and its files, in one statement (one snapshot); empty if there is none. */
-    Optional<WorkspaceService.Listing> listing(UUID tenant, UUID id) {
-        List<Tuple> rows = tuples(em.createNativeQuery("""
+    Optional<WorkspaceService.Listing> listing(Reader reader, UUID id) {
+        List<Tuple> rows = tuples(seen(em.createNativeQuery("""
                 SELECT w.id, w.name, w.quota_bytes, w.quota_files, w.version,
                        (SELECT v.job_id FROM workspace_versions v
                          WHERE v.workspace_id = w.id AND v.version = w.version) AS version_job_id,
                        w.created_at, w.updated_at,
                        f.path, f.size, f.sha256, f.updated_at AS file_updated_at
                   FROM workspaces w LEFT JOIN workspace_files f ON f.workspace_id = w.id
-                 WHERE w.id = :id AND w.tenant_id = :tenant
+                 WHERE w.id = :id AND w.tenant_id = :tenant AND %s
                  ORDER BY f.path
-                """, Tuple.class).setParameter("id", id).setParameter("tenant", tenant).getResultList());
+                """.formatted(SEEN), Tuple.class), reader).setParameter("id", id).getResultList());
         if (rows.isEmpty()) {
             return Optional.empty();
         }
@@ -313,11 +344,11 @@ class WorkspaceRepository {
 
     /**
      * A job's files, with the tenant's workspace of this id or else this name, in one statement;
-     * false if there is none. Marks the workspace used, which also holds its row until the
-     * submission commits: an expiry of an idle session workspace skips it meanwhile and
-     * afterwards sees the job.
+     * false if there is none the key may run a job on ({@link #CHANGEABLE}). Marks the workspace
+     * used, which also holds its row until the submission commits: an expiry of an idle session
+     * workspace skips it meanwhile and afterwards sees the job.
      */
-    boolean insertJobFiles(UUID jobId, UUID tenant, UUID workspaceId, String workspaceName, String inputs,
+    boolean insertJobFiles(UUID jobId, UUID tenant, UUID key, UUID workspaceId, String workspaceName, String inputs,
             String artifactPaths) {
         return em.createNativeQuery("""
                 WITH used AS (
@@ -327,7 +358,8 @@ class WorkspaceRepository {
                     RETURNING id)
                 INSERT INTO job_files (job_id, workspace_id, inputs, artifact_paths)
                 SELECT :job, used.id, CAST(:inputs AS jsonb), CAST(:artifact_paths AS jsonb) FROM used
-                """.formatted(BY_ID_OR_NAME.strip())).setParameter("tenant", tenant).setParameter("id", workspaceId)
+                """.formatted(BY_ID_OR_NAME.formatted(CHANGEABLE).strip())).setParameter("tenant", tenant)
+                .setParameter("key", key).setParameter("id", workspaceId)
                 .setParameter("name", workspaceName).setParameter("job", jobId).setParameter("inputs", inputs)
                 .setParameter("artifact_paths", artifactPaths).executeUpdate() == 1;
     }
@@ -407,6 +439,11 @@ class WorkspaceRepository {
     }
 
     // ---- rows
+
+    private static Query seen(Query query, Reader reader) {
+        return query.setParameter("tenant", reader.tenant()).setParameter("key", reader.key())
+                .setParameter("reviewer", reader.reviewer());
+    }
 
     private static List<WorkspaceView> views(List<?> rows) {
         return tuples(rows).stream().map(r -> new WorkspaceView(uuid(r, "id"), text(r, "name"), int64(r, "quota_bytes"),

@@ -19,7 +19,9 @@ import java.util.regex.Pattern;
 
 /**
  * Workspaces and their files as REST and MCP use them: every call scoped to the caller's tenant
- * (another tenant's workspace is "not found"), roles, names and paths checked, and every change
+ * (another tenant's workspace is "not found"), an MCP session's workspace to the key that opened
+ * the session (other keys do not see it; reviewers read it, never change it: a planted file would
+ * run in that session's next run_code, with its env), roles, names and paths checked, and every change
  * of a workspace's files one transaction that checks the workspace's and the tenant's quotas
  * ({@link #quotaProblem}, which the store-back of a run uses too) and makes a new version.
  */
@@ -59,20 +61,20 @@ public class WorkspaceService {
         }
         UUID id = UUID.randomUUID();
         // One statement, so two creates of one name at once give one workspace and one 409.
-        if (!repository.insert(id, caller.tenantId(), name, new WorkspaceRepository.Quota(bytes, files), false)) {
+        if (!repository.insert(id, caller.tenantId(), name, new WorkspaceRepository.Quota(bytes, files))) {
             throw new Refusal(Refusal.Kind.CONFLICT, "a workspace named '" + name + "' exists");
         }
-        return repository.view(caller.tenantId(), id).orElseThrow();
+        return repository.view(reader(caller), id).orElseThrow();
     }
 
     @Transactional
     public List<WorkspaceView> list(Caller caller) {
-        return repository.views(caller.tenantId());
+        return repository.views(reader(caller));
     }
 
     @Transactional
     public WorkspaceView get(Caller caller, UUID id) {
-        return repository.view(caller.tenantId(), id).orElseThrow(() -> notFound(id));
+        return repository.view(reader(caller), id).orElseThrow(() -> notFound(id));
     }
 
     /**
@@ -82,20 +84,24 @@ public class WorkspaceService {
     @Transactional
     public WorkspaceView find(Caller caller, String idOrName) {
         String wanted = idOrName == null ? "" : idOrName.strip();
-        return repository.viewByIdOrName(caller.tenantId(), parseId(wanted).orElse(NIL), wanted)
+        return repository.viewByIdOrName(reader(caller), parseId(wanted).orElse(NIL), wanted)
                 .orElseThrow(() -> new Refusal(Refusal.Kind.NOT_FOUND, "no workspace " + idOrName));
     }
 
     /**
      * Records a job's files with the caller's workspace of this id or name, in one statement (see
-     * {@link WorkspaceRepository#insertJobFiles}); 404 if there is none. {@code inputs} and
+     * {@link WorkspaceRepository#insertJobFiles}); 404 if there is none the caller sees, 403 if it
+     * is another key's MCP session's that the caller reviews. {@code inputs} and
      * {@code artifactPaths} are JSON.
      */
     @Transactional(Transactional.TxType.MANDATORY)
     void attach(Caller caller, String idOrName, UUID jobId, String inputs, String artifactPaths) {
         String wanted = idOrName == null ? "" : idOrName.strip();
-        if (!repository.insertJobFiles(jobId, caller.tenantId(), parseId(wanted).orElse(NIL), wanted, inputs,
-                artifactPaths)) {
+        UUID id = parseId(wanted).orElse(NIL);
+        if (!repository.insertJobFiles(jobId, caller.tenantId(), key(caller), id, wanted, inputs, artifactPaths)) {
+            repository.viewByIdOrName(reader(caller), id, wanted).ifPresent(seen -> {
+                throw notYours(seen.name());
+            });
             throw new Refusal(Refusal.Kind.NOT_FOUND, "no workspace " + idOrName);
         }
     }
@@ -107,33 +113,32 @@ public class WorkspaceService {
     @Transactional
     public UUID sessionId(Caller caller, String name) {
         requireWriter(caller);
-        return repository.upsertSession(caller.tenantId(), name, defaultQuota());
+        return repository.upsertSession(caller.tenantId(), name, defaultQuota(), Optional.ofNullable(caller.keyId()));
     }
 
     /**
      * An MCP session's own workspace, by the name the session derives from its id: the existing
-     * one (marked used), or a new one with the default quotas, marked as a session's so that it
-     * expires when idle ({@link SessionWorkspaceExpiry}). A session whose workspace expired gets
-     * a fresh one here.
+     * one (marked used), or a new one with the default quotas, the caller's key's, marked as a
+     * session's so that it expires when idle ({@link SessionWorkspaceExpiry}). A session whose
+     * workspace expired gets a fresh one here.
      */
     @Transactional
     public WorkspaceView session(Caller caller, String name) {
         Optional<UUID> existing = repository.idByName(caller.tenantId(), name);
         // not marked: the expiry deleted it meanwhile (it held the row), so make a new one
         if (existing.isPresent() && repository.markUsed(caller.tenantId(), existing.get())) {
-            return repository.view(caller.tenantId(), existing.get()).orElseThrow();
+            return repository.view(reader(caller), existing.get()).orElseThrow();
         }
         requireWriter(caller);
-        repository.insert(UUID.randomUUID(), caller.tenantId(), name, defaultQuota(), true);
-        return repository.view(caller.tenantId(), repository.idByName(caller.tenantId(), name).orElseThrow())
-                .orElseThrow();
+        UUID id = repository.upsertSession(caller.tenantId(), name, defaultQuota(), Optional.ofNullable(caller.keyId()));
+        return repository.view(reader(caller), id).orElseThrow();
     }
 
     /** Deletes the workspace with its files and versions; its contents go with the clean-up. */
     @Transactional
     public void delete(Caller caller, UUID id) {
         requireWriter(caller);
-        get(caller, id);
+        requireChangeable(caller, id);
         repository.delete(caller.tenantId(), List.of(id));
     }
 
@@ -152,7 +157,7 @@ public class WorkspaceService {
      */
     @Transactional
     public Listing files(Caller caller, UUID id) {
-        Listing listing = repository.listing(caller.tenantId(), id).orElseThrow(() -> notFound(id));
+        Listing listing = repository.listing(reader(caller), id).orElseThrow(() -> notFound(id));
         repository.markRead(id);
         return listing;
     }
@@ -173,7 +178,7 @@ public class WorkspaceService {
     @Transactional
     public WorkspaceFile write(Caller caller, UUID id, WorkspacePath path, byte[] content) {
         requireWriter(caller);
-        get(caller, id);
+        requireChangeable(caller, id);
         repository.lockForChange(caller.tenantId(), id);
         Map<String, FileEntry> files = repository.files(id);
         FileEntry entry = new FileEntry(ContentHash.of(content), content.length, false);
@@ -198,7 +203,7 @@ public class WorkspaceService {
     @Transactional
     public void deleteFile(Caller caller, UUID id, WorkspacePath path) {
         requireWriter(caller);
-        get(caller, id);
+        requireChangeable(caller, id);
         repository.lockForChange(caller.tenantId(), id);
         if (!repository.deleteFile(id, path.value())) {
             throw new Refusal(Refusal.Kind.NOT_FOUND, "no file " + path + " in workspace " + id);
@@ -266,6 +271,36 @@ public class WorkspaceService {
         } catch (RuntimeException e) {
             return Optional.empty();
         }
+    }
+
+    /**
+     * 404 unless the caller's tenant has the workspace and the caller sees it; 403 if it is
+     * another key's MCP session's, which a reviewer sees but may not change.
+     */
+    private void requireChangeable(Caller caller, UUID id) {
+        WorkspaceRepository.Ownership ownership = repository.ownership(caller.tenantId(), id)
+                .orElseThrow(() -> notFound(id));
+        if (ownership.ownerKey().isEmpty() || ownership.ownerKey().get().equals(caller.keyId())) {
+            return;
+        }
+        if (!caller.role().reviews()) {
+            throw notFound(id);
+        }
+        throw notYours(id.toString());
+    }
+
+    private static WorkspaceRepository.Reader reader(Caller caller) {
+        return new WorkspaceRepository.Reader(caller.tenantId(), key(caller), caller.role().reviews());
+    }
+
+    /** The caller's key; in local mode, which has none, the nil id, which owns nothing. */
+    private static UUID key(Caller caller) {
+        return caller.keyId() == null ? NIL : caller.keyId();
+    }
+
+    private static Refusal notYours(String workspace) {
+        return new Refusal(Refusal.Kind.FORBIDDEN, "workspace " + workspace + " is an MCP session's own: only the key "
+                + "that opened the session writes it or runs jobs on it; others may only read it for review");
     }
 
     private static void requireWriter(Caller caller) {

@@ -154,11 +154,13 @@ class McpSessionBindingTest {
         ToolResult listed = wire.call(a, 3, "list_workspace_files", Map.of());
         assertFalse(listed.raw().encode().contains(a.id()), listed.raw().encode());
         assertTrue(listed.text().startsWith("Workspace mcp-session-"), listed.text());
-        for (String reader : List.of(memberA, memberB, auditorC)) {
+        for (String reader : List.of(memberA, auditorC)) {
             String workspaces = as(reader).get("/v1/workspaces").then().statusCode(200).extract().asString();
             assertTrue(workspaces.contains("mcp-session-"), workspaces);
             assertFalse(workspaces.contains(a.id()), "the session id is listed: " + workspaces);
         }
+        // another member does not even see it (SessionWorkspaceOwnerTest)
+        assertFalse(as(memberB).get("/v1/workspaces").then().statusCode(200).extract().asString().contains("mcp-session-"));
         // the name stays the session's own: a second call finds the same workspace
         ToolResult again = wire.call(a, 4, "read_workspace_file", Map.of("path", "notes.txt"));
         assertFalse(again.isError(), again.text());
