@@ -29,6 +29,7 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.UUID;
@@ -421,7 +422,8 @@ public class JobService {
      * Submits the caller's job {@code id} again as a new job: the same request (language, code,
      * packages, env, stdin, timeout, network, metadata, files, args, encoding; no idempotency key),
      * to run on the nixpkgs revision the original ran on (any, when it never got an environment).
-     * The new job is checked as any submission is, against the tenant's policy of now.
+     * The new job is checked as any submission is, against the tenant's policy of now. A job with
+     * env values is rerun only by the key that submitted it or one that may read them (403 otherwise).
      */
     public Submitted rerun(Caller caller, UUID id) {
         if (!caller.role().canSubmit()) {
@@ -433,9 +435,16 @@ public class JobService {
                 throw new Refusal(Refusal.Kind.CONFLICT, "job " + id + " ran in session " + original.sessionId
                         + "; run the command again there (POST /v1/sessions/{id}/exec)");
             }
+            Map<String, String> env = JobRows.read(views.json(), original.env, JobRows.STRING_MAP);
+            // the rerun would run with those values, and its code may print them where the caller reads;
+            // the key that submitted the job sent them itself
+            if (!env.isEmpty() && !caller.role().seesEnvValues() && !Objects.equals(caller.keyId(), original.keyId)) {
+                throw new Refusal(Refusal.Kind.FORBIDDEN, "job " + id + " was submitted by another key with env "
+                        + "values, which a " + caller.role().id() + " key may not read, so it may not rerun the job "
+                        + "either; submit it again with env values of its own");
+            }
             return new Submission(original.language, original.code,
-                    JobRows.read(views.json(), original.packages, JobRows.STRINGS),
-                    JobRows.read(views.json(), original.env, JobRows.STRING_MAP),
+                    JobRows.read(views.json(), original.packages, JobRows.STRINGS), env,
                     original.stdin, Optional.of(Duration.ofMillis(original.timeoutMs)), original.network,
                     JobRows.read(views.json(), original.metadata, JobRows.OBJECT_MAP),
                     Optional.ofNullable(original.hostWorkspace).map(Path::of),
