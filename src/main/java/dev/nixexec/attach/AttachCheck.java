@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.nixexec.config.NixExecConfig;
 import dev.nixexec.limits.KeyLimits;
 import dev.nixexec.refusal.InvalidRequestException;
+import dev.nixexec.refusal.Refusal;
 import dev.nixexec.session.SessionShell;
 import dev.nixexec.session.SessionShells;
 import dev.nixexec.tenant.Caller;
@@ -123,6 +124,10 @@ public class AttachCheck {
             seat.get().close();
             refuse(context, 409, "Conflict", e.getMessage());
             return;
+        } catch (Refusal e) {
+            seat.get().close();
+            refuse(context, e.kind().status, title(e.kind()), e.getMessage());
+            return;
         } catch (RuntimeException e) {
             seat.get().close();
             LOG.errorf(e, "opening session %s for a shell failed", sessionId);
@@ -153,6 +158,17 @@ public class AttachCheck {
         } catch (IllegalArgumentException e) {
             return false;
         }
+    }
+
+    private static String title(Refusal.Kind kind) {
+        return switch (kind) {
+            case UNAUTHENTICATED -> "Unauthorized";
+            case FORBIDDEN -> "Forbidden";
+            case NOT_FOUND -> "Not Found";
+            case CONFLICT -> "Conflict";
+            case TOO_MANY -> "Too Many Requests";
+            case UNAVAILABLE -> "Service Unavailable";
+        };
     }
 
     private void unauthorized(RoutingContext context, String detail) {

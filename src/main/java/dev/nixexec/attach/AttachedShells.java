@@ -3,13 +3,13 @@ package dev.nixexec.attach;
 import dev.nixexec.audit.AuditLog;
 import dev.nixexec.config.NixExecConfig;
 import dev.nixexec.sandbox.BwrapShells;
-import dev.nixexec.sandbox.SandboxSpec;
 import dev.nixexec.sandbox.Shell;
 import dev.nixexec.sandbox.ShellEnd;
 import dev.nixexec.sandbox.TerminalSize;
 import dev.nixexec.session.SessionShell;
 import dev.nixexec.session.SessionShells;
 import dev.nixexec.tenant.Caller;
+import dev.nixexec.tenant.Tenants;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.scheduler.Scheduled;
 import io.quarkus.websockets.next.CloseReason;
@@ -31,7 +31,8 @@ import org.jboss.logging.Logger;
 /**
  * The shells attached on this node: a seat per shell within its tenant's cap, the hand-off from
  * {@link AttachCheck} to the endpoint, and each shell's life from the connection's open to its end
- * (audit records of both, the close code that says why it ended).
+ * (audit records of both, the close code that says why it ended). A shell lasts only as long as
+ * the tenant's policy allows it as it runs (narrowed below it: 4006).
  */
 @ApplicationScoped
 public class AttachedShells {
@@ -54,12 +55,15 @@ public class AttachedShells {
     private final BwrapShells shells;
     private final AuditLog audit;
     private final Instance<SessionShells> sessions;
+    private final Tenants tenants;
     private final ConcurrentHashMap<UUID, Integer> seats = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Accepted> accepted = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Attached> open = new ConcurrentHashMap<>();
 
-    public AttachedShells(NixExecConfig config, BwrapShells shells, AuditLog audit, Instance<SessionShells> sessions) {
+    public AttachedShells(NixExecConfig config, BwrapShells shells, AuditLog audit, Instance<SessionShells> sessions,
+            Tenants tenants) {
         this.sessions = sessions;
+        this.tenants = tenants;
         this.config = config;
         this.shells = shells;
         this.audit = audit;
@@ -160,6 +164,25 @@ public class AttachedShells {
         }
     }
 
+    /**
+     * A shell the tenant's policy no longer allows as it runs ends (4006): a policy change reaches
+     * every node's cache at once (the change's notification), so this reads no database while the
+     * policy stays.
+     */
+    @Scheduled(every = "1s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    void endShellsThePolicyNoLongerAllows() {
+        try {
+            for (Attached attached : open.values()) {
+                SessionShell session = attached.attach.session();
+                session.disallowedBy(tenants.policy(session.tenantId())).ifPresent(why -> attached.end(
+                        new CloseReason(ShellClose.POLICY_CHANGED, truncate("the tenant's policy changed: " + why))));
+            }
+        } catch (RuntimeException e) {
+            // the database is away: the policies cannot be read, the shells stay as they were built
+            LOG.warnf("the open shells could not be checked against their tenants' policies: %s", e.getMessage());
+        }
+    }
+
     /** Every shell ends with the service (1001). */
     @PreDestroy
     void stop() {
@@ -188,10 +211,8 @@ public class AttachedShells {
         void start() {
             SessionShell session = attach.session();
             record("shell_started", Map.of("session_id", session.sessionId().toString()));
-            SandboxSpec spec = session.sandbox();
-            SandboxSpec timed = spec.withLimits(spec.limits().withTimeout(config.attach().maxDuration()));
             try {
-                shell = shells.start(timed, TerminalSize.DEFAULT, config.attach().idleTimeout(),
+                shell = shells.start(session.sandbox(), TerminalSize.DEFAULT, config.attach().idleTimeout(),
                         bytes -> {
                             try {
                                 connection.sendBinaryAndAwait(Buffer.buffer(bytes));

@@ -6,12 +6,17 @@ import dev.nixexec.execution.ExecutionRequest;
 import dev.nixexec.nix.Environment;
 import dev.nixexec.nix.EnvironmentCache;
 import dev.nixexec.nix.EnvironmentException;
+import dev.nixexec.nix.PackageName;
+import dev.nixexec.nix.PackagePolicy;
 import dev.nixexec.refusal.FieldError;
 import dev.nixexec.refusal.InvalidRequestException;
 import dev.nixexec.refusal.Refusal;
+import dev.nixexec.sandbox.Limits;
 import dev.nixexec.sandbox.PersistentPaths;
 import dev.nixexec.sandbox.SandboxSpec;
 import dev.nixexec.tenant.Caller;
+import dev.nixexec.tenant.TenantPolicy;
+import dev.nixexec.tenant.Tenants;
 import dev.nixexec.workspace.StoreBack;
 import dev.nixexec.workspace.WorkspaceRun;
 import dev.nixexec.workspace.WorkspaceRuns;
@@ -19,6 +24,7 @@ import io.quarkus.narayana.jta.QuarkusTransaction;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -30,7 +36,9 @@ import org.jboss.logging.Logger;
  * {@link SessionShells} for the attach endpoint: the caller's ready session, its environment on
  * this node (from the cache, or built on the nixpkgs it was built on), its files materialised as
  * for an exec, and the sandbox of an interactive bash with the session's env, network, writable
- * paths and the service's limits (the longest timeout); closing stores the files back.
+ * paths and the service's limits within the tenant's policy of now, as an exec gets them (a shell
+ * lasts at most {@code nixexec.attach.max-duration} and the policy's longest timeout); closing
+ * stores the files back.
  */
 @ApplicationScoped
 public class SessionShellService implements SessionShells {
@@ -46,9 +54,11 @@ public class SessionShellService implements SessionShells {
     private final ExecutionEngine engine;
     private final EnvironmentCache environments;
     private final WorkspaceRuns workspaces;
+    private final Tenants tenants;
 
     SessionShellService(NixExecConfig config, SessionService sessions, SessionRepository repository, SessionRuns runs,
-            ExecutionEngine engine, EnvironmentCache environments, WorkspaceRuns workspaces) {
+            ExecutionEngine engine, EnvironmentCache environments, WorkspaceRuns workspaces, Tenants tenants) {
+        this.tenants = tenants;
         this.config = config;
         this.sessions = sessions;
         this.repository = repository;
@@ -77,8 +87,18 @@ public class SessionShellService implements SessionShells {
                     + session.status().id() + (session.error() == null ? "" : " (" + session.error() + ")")
                     + "; a shell opens in a ready session only")), false);
         }
+        TenantPolicy policy = tenants.policy(session.tenantId());
+        Optional<String> disallowed = disallowed(session, policy);
+        if (disallowed.isPresent()) {
+            throw new Refusal(Refusal.Kind.FORBIDDEN, "the tenant's policy does not allow a shell in session "
+                    + idOrName + ": " + disallowed.get());
+        }
         ExecutionEngine.ValidatedRequest request = engine.validate(new ExecutionRequest("bash", SHELL,
                 session.packages(), session.env(), "", Optional.of(config.sandbox().maxTimeout()), session.network()));
+        Duration duration = Optional.ofNullable(policy.maxTimeoutSeconds()).map(Duration::ofSeconds)
+                .filter(longest -> longest.compareTo(config.attach().maxDuration()) < 0)
+                .orElse(config.attach().maxDuration());
+        request = request.withLimits(policy.narrow(request.limits().withTimeout(duration)));
         Environment environment;
         try {
             environment = environments.get(request.environment());
@@ -105,6 +125,37 @@ public class SessionShellService implements SessionShells {
             throw e instanceof IOException io ? new IllegalStateException("cannot lay out the session's files", io)
                     : (RuntimeException) e;
         }
+    }
+
+    /** What of the session's shell the policy does not allow: what an exec in the session would be refused for. */
+    private static Optional<String> disallowed(SessionRepository.Row session, TenantPolicy policy) {
+        if (session.network() && !policy.networkAllowed()) {
+            return Optional.of("network is not allowed");
+        }
+        if (policy.languages() != null && !policy.languages().contains("bash")) {
+            return Optional.of("language bash is not allowed");
+        }
+        PackagePolicy packages = new PackagePolicy(Optional.ofNullable(policy.packageDenylist()).orElse(List.of()),
+                Optional.ofNullable(policy.packageAllowlist()));
+        return session.packages().stream().flatMap(name -> packages.rejection(PackageName.parse(name)).stream())
+                .findFirst();
+    }
+
+    /** A cap of the policy below the shell's limit, as {@code field is now N}. */
+    private static Optional<String> capBelow(Limits limits, TenantPolicy policy) {
+        if (policy.maxPids() != null && policy.maxPids() < limits.maxProcesses()) {
+            return Optional.of("max_pids is now " + policy.maxPids());
+        }
+        if (policy.maxCpuSeconds() != null && policy.maxCpuSeconds() < limits.effectiveCpuSeconds()) {
+            return Optional.of("max_cpu_seconds is now " + policy.maxCpuSeconds());
+        }
+        if (policy.maxMemoryBytes() != null && policy.maxMemoryBytes() < limits.memoryBytes()) {
+            return Optional.of("max_memory_bytes is now " + policy.maxMemoryBytes());
+        }
+        if (policy.maxTimeoutSeconds() != null && Duration.ofSeconds(policy.maxTimeoutSeconds()).compareTo(limits.timeout()) < 0) {
+            return Optional.of("max_timeout_seconds is now " + policy.maxTimeoutSeconds());
+        }
+        return Optional.empty();
     }
 
     @Override
@@ -139,6 +190,11 @@ public class SessionShellService implements SessionShells {
         @Override
         public SandboxSpec sandbox() {
             return spec;
+        }
+
+        @Override
+        public Optional<String> disallowedBy(TenantPolicy policy) {
+            return disallowed(session, policy).or(() -> capBelow(spec.limits(), policy));
         }
 
         @Override

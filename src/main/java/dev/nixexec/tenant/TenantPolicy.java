@@ -2,8 +2,10 @@ package dev.nixexec.tenant;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.nixexec.refusal.FieldError;
+import dev.nixexec.sandbox.Limits;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * What a tenant may ask for; a missing field means the service-wide default. {@code maxTimeoutSeconds},
@@ -34,6 +36,19 @@ public record TenantPolicy(List<String> languages, List<String> packageAllowlist
 
     public boolean networkAllowed() {
         return Boolean.TRUE.equals(network);
+    }
+
+    /**
+     * A run's limits within this policy's caps: one within them already stays as it is; one left at
+     * the service's default takes the smaller of that and the cap. The same for a job when it is
+     * claimed and for a shell when it attaches.
+     */
+    public Limits narrow(Limits l) {
+        long memory = Math.min(l.memoryBytes(), Optional.ofNullable(maxMemoryBytes).orElse(Long.MAX_VALUE));
+        int processes = Math.min(l.maxProcesses(), Optional.ofNullable(maxPids).orElse(Integer.MAX_VALUE));
+        long cpu = maxCpuSeconds == null ? l.cpuSeconds() : Math.min(l.effectiveCpuSeconds(), maxCpuSeconds);
+        long output = Math.min(l.maxOutputBytes(), Optional.ofNullable(maxOutputBytes).orElse(Long.MAX_VALUE));
+        return new Limits(l.timeout(), memory, processes, cpu, l.maxFileBytes(), l.tmpBytes(), l.workspaceBytes(), output);
     }
 
     /**

@@ -14,10 +14,8 @@ import dev.nixexec.job.JobView;
 import dev.nixexec.job.JobTransitions;
 import dev.nixexec.job.OutputEncoding;
 import dev.nixexec.job.PendingSubmission;
-import dev.nixexec.sandbox.Limits;
 import dev.nixexec.sandbox.OutputCapture;
 import dev.nixexec.sandbox.StreamName;
-import dev.nixexec.tenant.TenantPolicy;
 import dev.nixexec.session.SessionRuns;
 import dev.nixexec.workspace.StoreBack;
 import dev.nixexec.workspace.WorkspaceRun;
@@ -145,7 +143,9 @@ final class JobRun {
         try {
             request = deps.engine.validate(new ExecutionRequest(job.language(), job.code(), job.packages(), job.env(),
                     job.stdin(), Optional.of(job.timeout()), job.network(), job.limits(), job.args()));
-            request = request.withLimits(withinCaps(request.limits(), job.policy()));
+            // the tenant's caps as of the claim: a limit the job asked for was within them at intake (this
+            // only matters if the policy tightened since); one it left out takes the smaller of default and cap
+            request = request.withLimits(job.policy().narrow(request.limits()));
             if (job.hostWorkspace().isPresent()) {
                 Optional<Path> checked = job.hostWorkspace().flatMap(deps.hostWorkspaces::permit);
                 if (checked.isEmpty()) {
@@ -202,20 +202,6 @@ final class JobRun {
             subscription.get().cancel();
             endStopped();
         }
-    }
-
-    /**
-     * The run's limits narrowed to the tenant's caps as of the claim: a limit the job asked for was
-     * within them at intake (this only matters if the policy tightened since); one it left out takes
-     * the smaller of the service's default and the cap.
-     */
-    private static Limits withinCaps(Limits l, TenantPolicy policy) {
-        long memory = Math.min(l.memoryBytes(), Optional.ofNullable(policy.maxMemoryBytes()).orElse(Long.MAX_VALUE));
-        int processes = Math.min(l.maxProcesses(), Optional.ofNullable(policy.maxPids()).orElse(Integer.MAX_VALUE));
-        long cpu = policy.maxCpuSeconds() == null ? l.cpuSeconds()
-                : Math.min(l.effectiveCpuSeconds(), policy.maxCpuSeconds());
-        long output = Math.min(l.maxOutputBytes(), Optional.ofNullable(policy.maxOutputBytes()).orElse(Long.MAX_VALUE));
-        return new Limits(l.timeout(), memory, processes, cpu, l.maxFileBytes(), l.tmpBytes(), l.workspaceBytes(), output);
     }
 
     /**
