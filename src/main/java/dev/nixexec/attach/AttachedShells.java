@@ -9,6 +9,7 @@ import dev.nixexec.sandbox.TerminalSize;
 import dev.nixexec.session.SessionShell;
 import dev.nixexec.session.SessionShells;
 import dev.nixexec.tenant.Caller;
+import dev.nixexec.tenant.KeyWatch;
 import dev.nixexec.tenant.Tenants;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.scheduler.Scheduled;
@@ -32,7 +33,8 @@ import org.jboss.logging.Logger;
  * The shells attached on this node: a seat per shell within its tenant's cap, the hand-off from
  * {@link AttachCheck} to the endpoint, and each shell's life from the connection's open to its end
  * (audit records of both, the close code that says why it ended). A shell lasts only as long as
- * the tenant's policy allows it as it runs (narrowed below it: 4006).
+ * the key that attached it (revoked or expired: 4005) and the tenant's policy allows it as it
+ * runs (narrowed below it: 4006).
  */
 @ApplicationScoped
 public class AttachedShells {
@@ -55,14 +57,16 @@ public class AttachedShells {
     private final BwrapShells shells;
     private final AuditLog audit;
     private final Instance<SessionShells> sessions;
+    private final KeyWatch keys;
     private final Tenants tenants;
     private final ConcurrentHashMap<UUID, Integer> seats = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Accepted> accepted = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Attached> open = new ConcurrentHashMap<>();
 
     public AttachedShells(NixExecConfig config, BwrapShells shells, AuditLog audit, Instance<SessionShells> sessions,
-            Tenants tenants) {
+            KeyWatch keys, Tenants tenants) {
         this.sessions = sessions;
+        this.keys = keys;
         this.tenants = tenants;
         this.config = config;
         this.shells = shells;
@@ -198,6 +202,7 @@ public class AttachedShells {
         private final AtomicBoolean ending = new AtomicBoolean();
         private volatile CloseReason closeReason;
         private volatile Shell shell;
+        private KeyWatch.Watched key;
 
         Attached(WebSocketConnection connection, Accepted attach) {
             this.connection = connection;
@@ -211,6 +216,7 @@ public class AttachedShells {
         void start() {
             SessionShell session = attach.session();
             record("shell_started", Map.of("session_id", session.sessionId().toString()));
+            key = keys.watch(attach.caller(), reason -> end(new CloseReason(ShellClose.KEY_ENDED, reason)));
             try {
                 shell = shells.start(session.sandbox(), TerminalSize.DEFAULT, config.attach().idleTimeout(),
                         bytes -> {
@@ -228,6 +234,10 @@ public class AttachedShells {
             // the terminal is written by a platform thread: a native write pins a virtual thread's carrier
             Thread.ofPlatform().daemon().name("shell-input").start(this::writeInput);
             shell.ended().thenAccept(end -> finish(closeReason != null ? closeReason : ShellClose.of(end.cause()), end));
+            if (closeReason != null) {
+                // ended (its key, say) while the shell started
+                shell.end(closeReason.getMessage());
+            }
         }
 
         void input(byte[] bytes) {
@@ -286,6 +296,9 @@ public class AttachedShells {
                 }
                 record("shell_ended", detail);
             } finally {
+                if (key != null) {
+                    key.close();
+                }
                 attach.session().close();
                 attach.seat().close();
                 if (connection.isOpen()) {

@@ -10,6 +10,8 @@ final class ShellClose {
     static final int TIME_LIMIT = 4002;
     static final int LIMIT = 4003;
     static final int SESSION_DESTROYED = 4004;
+    /** The key that attached was revoked or expired. */
+    static final int KEY_ENDED = 4005;
     /** The tenant's policy changed and no longer allows the shell as it runs. */
     static final int POLICY_CHANGED = 4006;
 

@@ -1,10 +1,13 @@
 package dev.nixexec.job;
 
 import dev.nixexec.config.NixExecConfig;
+import dev.nixexec.refusal.Refusal;
 import dev.nixexec.tenant.Caller;
+import dev.nixexec.tenant.KeyWatch;
 import io.smallrye.mutiny.Multi;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -15,13 +18,16 @@ import java.util.concurrent.atomic.AtomicReference;
  * {@code get_job}), for the end of a job being submitted (REST {@code POST ?wait}), and following
  * a job's events until it ends (the REST and UI event streams, MCP {@code run_code}). Events are
  * read from the database, so the job may run on any node; a job that ends on this node is handed
- * over as stored.
+ * over as stored. Each wait holds its caller's key ({@link KeyWatch}): once the key is revoked or
+ * expires, a wait answers 401, and an event stream ends with a {@code closed} event saying why.
  */
 @ApplicationScoped
 public class JobWaits {
 
     /** How often a quiet event stream reads again in case a notification was missed. */
     private static final Duration STREAM_RECHECK = Duration.ofSeconds(1);
+    /** The last event of a stream cut short (its key was revoked or expired): its data is the reason. */
+    public static final String CLOSED = "closed";
 
     /** What a follower does with what it reads. */
     public interface Follower {
@@ -45,9 +51,11 @@ public class JobWaits {
     private final JobViews views;
     private final JobNotifications notifications;
     private final JobMetrics metrics;
+    private final KeyWatch keys;
 
     public JobWaits(NixExecConfig config, JobService intake, JobReads reads, JobViews views,
-            JobNotifications notifications, JobMetrics metrics) {
+            JobNotifications notifications, JobMetrics metrics, KeyWatch keys) {
+        this.keys = keys;
         this.config = config;
         this.intake = intake;
         this.reads = reads;
@@ -63,8 +71,8 @@ public class JobWaits {
         }
         WaitDeadline deadline = WaitDeadline.after(WaitDeadline.capped(wait, config.jobs().maxWait()));
         // watching before the first read: an end between the two cannot go unnoticed
-        try (JobWatch end = JobWatch.ofEnd(notifications, id)) {
-            return untilEnded(caller, end, null, deadline);
+        try (JobWatch end = JobWatch.ofEnd(notifications, id); KeyWatch.Watched key = keys.watch(caller, r -> end.wake())) {
+            return untilEnded(caller, key, end, null, deadline);
         }
     }
 
@@ -79,7 +87,7 @@ public class JobWaits {
         }
         UUID id = UUID.randomUUID();
         WaitDeadline deadline = WaitDeadline.after(WaitDeadline.capped(wait, config.jobs().maxWait()));
-        try (JobWatch end = JobWatch.ofEnd(notifications, id)) {
+        try (JobWatch end = JobWatch.ofEnd(notifications, id); KeyWatch.Watched key = keys.watch(caller, r -> end.wake())) {
             JobService.Submitted submitted = intake.submit(caller, submission, idempotencyKey, id);
             if (!submitted.job().id().equals(id)) {
                 // an earlier submission with this idempotency key: wait for that job instead
@@ -87,7 +95,7 @@ public class JobWaits {
                 return new JobService.Submitted(left.isZero() ? submitted.job()
                         : await(caller, submitted.job().id(), left), false);
             }
-            return new JobService.Submitted(untilEnded(caller, end, submitted.job(), deadline), true);
+            return new JobService.Submitted(untilEnded(caller, key, end, submitted.job(), deadline), true);
         }
     }
 
@@ -102,11 +110,14 @@ public class JobWaits {
         int after = afterSeq > 0 ? reads.resumeAfter(caller, id, afterSeq) : 0;
         return Multi.createFrom().emitter(emitter -> {
             Thread follower = Thread.ofVirtual().name("follow-" + id).start(() -> {
-                try (AutoCloseable counted = metrics.follower(); JobWatch watch = JobWatch.ofChanges(notifications, id)) {
-                    followEvents(caller, watch, after, WaitDeadline.NONE, STREAM_RECHECK, JobWatch.Next.AGAIN,
+                int[] last = {after};
+                try (AutoCloseable counted = metrics.follower(); JobWatch watch = JobWatch.ofChanges(notifications, id);
+                        KeyWatch.Watched key = keys.watch(caller, r -> watch.wake())) {
+                    followEvents(caller, key, watch, after, WaitDeadline.NONE, STREAM_RECHECK, JobWatch.Next.AGAIN,
                             new Follower() {
                                 @Override
                                 public void event(JobEvents.Event event) {
+                                    last[0] = event.seq();
                                     emitter.emit(event);
                                 }
 
@@ -123,6 +134,10 @@ public class JobWaits {
                             });
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
+                } catch (Refusal e) {
+                    // numbered as the last event sent, so that a resume (with another key) goes on from there
+                    emitter.emit(new JobEvents.Event(last[0], CLOSED, e.getMessage(), Instant.now()));
+                    emitter.complete();
                 } catch (Exception e) {
                     emitter.fail(e);
                 }
@@ -146,17 +161,21 @@ public class JobWaits {
      */
     public JobView follow(Caller caller, JobWatch watch, Duration wait, Duration recheck, Follower follower)
             throws InterruptedException {
-        return followEvents(caller, watch, 0, WaitDeadline.after(wait), recheck, JobWatch.Next.WAIT, follower)
-                .orElseGet(() -> reads.get(caller, watch.id()));
+        try (KeyWatch.Watched key = keys.watch(caller, r -> watch.wake())) {
+            return followEvents(caller, key, watch, 0, WaitDeadline.after(wait), recheck, JobWatch.Next.WAIT, follower)
+                    .orElseGet(() -> reads.get(caller, watch.id()));
+        }
     }
 
     /** Reads the job at each wake-up until it is terminal or the deadline passes; starts from {@code current} when given. */
-    private JobView untilEnded(Caller caller, JobWatch end, JobView current, WaitDeadline deadline) {
+    private JobView untilEnded(Caller caller, KeyWatch.Watched key, JobWatch end, JobView current,
+            WaitDeadline deadline) {
         AtomicReference<JobView> job = new AtomicReference<>(current);
         JobWatch.Next first = current == null ? JobWatch.Next.AGAIN
                 : current.terminal() ? JobWatch.Next.DONE : JobWatch.Next.WAIT;
         try {
             end.until(deadline, config.jobs().poll(), first, () -> {
+                key.check();
                 job.set(end.endedHere().orElseGet(() -> reads.get(caller, end.id())));
                 return job.get().terminal() ? JobWatch.Next.DONE : JobWatch.Next.WAIT;
             });
@@ -171,11 +190,12 @@ public class JobWaits {
      * Reads the job's events after {@code afterSeq} at each change until its result: the job as it
      * ended; empty when the deadline passed first or the follower stopped.
      */
-    private Optional<JobView> followEvents(Caller caller, JobWatch watch, int afterSeq, WaitDeadline deadline,
-            Duration recheck, JobWatch.Next first, Follower follower) throws InterruptedException {
+    private Optional<JobView> followEvents(Caller caller, KeyWatch.Watched key, JobWatch watch, int afterSeq,
+            WaitDeadline deadline, Duration recheck, JobWatch.Next first, Follower follower) throws InterruptedException {
         int[] seq = {afterSeq};
         AtomicReference<JobView> ended = new AtomicReference<>();
         watch.until(deadline, recheck, first, () -> {
+            key.check();
             List<JobEvents.Event> events = reads.events(caller, watch.id(), seq[0]);
             for (JobEvents.Event event : events) {
                 seq[0] = event.seq();

@@ -208,7 +208,7 @@ class OpenApiDocumentTest {
             assertEquals(Arrays.stream(closed.getValue()).map(v -> v.name().toLowerCase(Locale.ROOT)).toList(),
                     map(schemas, "NodeEnvironment", "properties", closed.getKey()).get("enum"), "a node environment's " + closed.getKey());
         }
-        assertEquals(List.of("lifecycle", "stdout", "stderr", "result"), map(schemas, "JobEventLine", "properties", "type").get("enum"));
+        assertEquals(List.of("lifecycle", "stdout", "stderr", "result", "closed"), map(schemas, "JobEventLine", "properties", "type").get("enum"));
     }
 
     @Test
