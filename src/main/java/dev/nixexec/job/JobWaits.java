@@ -1,7 +1,6 @@
 package dev.nixexec.job;
 
 import dev.nixexec.config.NixExecConfig;
-import dev.nixexec.refusal.Refusal;
 import dev.nixexec.tenant.Caller;
 import dev.nixexec.tenant.KeyWatch;
 import io.smallrye.mutiny.Multi;
@@ -134,7 +133,7 @@ public class JobWaits {
                             });
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
-                } catch (Refusal e) {
+                } catch (KeyWatch.KeyEnded e) {
                     // numbered as the last event sent, so that a resume (with another key) goes on from there
                     emitter.emit(new JobEvents.Event(last[0], CLOSED, e.getMessage(), Instant.now()));
                     emitter.complete();

@@ -39,16 +39,23 @@ public class KeyWatch {
         }
     };
 
+    /** What a wait of a key no longer live ends with: 401 over REST, a tool error over MCP. */
+    public static final class KeyEnded extends Refusal {
+        KeyEnded(String reason) {
+            super(Kind.UNAUTHENTICATED, reason);
+        }
+    }
+
     /** One thing a key holds open. */
     public interface Watched extends AutoCloseable {
 
         /** Why the key no longer holds it (revoked, expired), once it does not. */
         Optional<String> ended();
 
-        /** Throws 401 with the reason once the key no longer holds. */
+        /** Throws {@link KeyEnded} (401) with the reason once the key no longer holds. */
         default void check() {
             ended().ifPresent(reason -> {
-                throw new Refusal(Refusal.Kind.UNAUTHENTICATED, reason);
+                throw new KeyEnded(reason);
             });
         }
 
