@@ -202,7 +202,7 @@ public class AttachedShells {
         private final AtomicBoolean ending = new AtomicBoolean();
         private volatile CloseReason closeReason;
         private volatile Shell shell;
-        private KeyWatch.Watched key;
+        private volatile KeyWatch.Watched key;
 
         Attached(WebSocketConnection connection, Accepted attach) {
             this.connection = connection;
