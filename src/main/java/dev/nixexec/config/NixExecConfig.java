@@ -60,6 +60,16 @@ public interface NixExecConfig {
         /** The waits after each failed attempt; one attempt more than there are waits, then it has failed. */
         @WithDefault("1s,5s,30s,2m,10m")
         List<Duration> retryDelays();
+
+        /** Delivery attempts one node makes at once; each is independent of the others. */
+        @NonZero
+        @WithDefault("64")
+        int concurrency();
+
+        /** Delivery attempts one node makes at once to one receiving host, so one slow host cannot take every place. */
+        @NonZero
+        @WithDefault("4")
+        int concurrencyPerHost();
     }
 
     /**
