@@ -306,6 +306,24 @@ public interface NixExecConfig {
         @NonZero
         @WithDefault("32")
         int waitsPerKey();
+
+        /**
+         * Requests per second the keys of one tenant may make together, sustained: minting keys
+         * does not multiply a tenant's share.
+         */
+        @NonZero
+        @WithDefault("200")
+        int tenantRequestsPerSecond();
+
+        /** Requests the keys of one tenant may make at once, together, before the tenant's rate applies. */
+        @NonZero
+        @WithDefault("2000")
+        int tenantRequestBurst();
+
+        /** Waiting requests the keys of one tenant may have open at once, together. */
+        @NonZero
+        @WithDefault("64")
+        int waitsPerTenant();
     }
 
     interface Jobs {
