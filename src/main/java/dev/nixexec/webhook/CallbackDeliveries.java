@@ -44,6 +44,8 @@ public class CallbackDeliveries {
 
     private static final Logger LOG = Logger.getLogger(CallbackDeliveries.class);
     private static final int BATCH = 32;
+    /** The host of a row's {@code url} (IPv6 in brackets), lower case: the key of its host's places. */
+    private static final String HOST = "lower(substring(%s.url from '^[a-zA-Z]+://(\\[[^]]*\\]|[^/?#:]*)'))";
     /** The audit kind of every attempt. */
     public static final String AUDIT_KIND = AuditLog.WEBHOOK_DELIVERY;
 
@@ -76,9 +78,6 @@ public class CallbackDeliveries {
     record Due(UUID jobId, UUID tenantId, String url, int attempt, String host) {
     }
 
-    /** The host of a row's {@code url} (IPv6 in brackets), lower case: the key of its host's places. */
-    private static final String HOST = "lower(substring(%s.url from '^[a-zA-Z]+://(\\[[^]]*\\]|[^/?#:]*)'))";
-
     /** What one attempt came to. */
     sealed interface Attempt permits Answered, Broke, Refused {
     }
@@ -110,7 +109,7 @@ public class CallbackDeliveries {
         List<UUID> putBack = new ArrayList<>();
         for (Due d : due) {
             if (!slots.take(d.host())) {
-                // one batch held more for a host than it has places: those wait for the next poll
+                // one claim held more for a host than it has places: the rest is claimed again once one frees
                 putBack.add(d.jobId());
                 continue;
             }
