@@ -14,8 +14,8 @@ import java.util.Optional;
 import org.jboss.resteasy.reactive.server.ServerRequestFilter;
 
 /**
- * Bearer API keys on every {@code /v1} request, each within its key's request rate
- * ({@link KeyLimits}). With {@code nixexec.auth.enabled=false} (local single-user mode) every
+ * Bearer API keys on every {@code /v1} request, each within its key's and its tenant's request
+ * rates ({@link KeyLimits}). With {@code nixexec.auth.enabled=false} (local single-user mode) every
  * request acts as the operator of the default tenant.
  */
 @ApplicationScoped
@@ -60,6 +60,6 @@ public class Authentication {
             return Optional.of(Problems.response(401, "Unauthorized", "the API key is unknown or revoked", null));
         }
         callers.set(caller.get());
-        return limits.request(caller.get()).map(after -> Problems.of(limits.tooMany(after)));
+        return limits.request(caller.get()).map(Problems::of);
     }
 }

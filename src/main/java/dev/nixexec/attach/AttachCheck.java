@@ -18,7 +18,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Instance;
 import java.net.URI;
-import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -95,10 +94,11 @@ public class AttachCheck {
                 return;
             }
             caller = known.get();
-            Optional<Duration> after = limits.request(caller);
-            if (after.isPresent()) {
-                context.response().putHeader("Retry-After", Long.toString(after.get().toSeconds()));
-                refuse(context, 429, "Too Many Requests", limits.tooMany(after.get()).getMessage());
+            Optional<Refusal> tooMany = limits.request(caller);
+            if (tooMany.isPresent()) {
+                context.response().putHeader("Retry-After",
+                        Long.toString(tooMany.get().retryAfter().orElseThrow().toSeconds()));
+                refuse(context, 429, "Too Many Requests", tooMany.get().getMessage());
                 return;
             }
         }

@@ -60,6 +60,16 @@ public interface NixExecConfig {
         /** The waits after each failed attempt; one attempt more than there are waits, then it has failed. */
         @WithDefault("1s,5s,30s,2m,10m")
         List<Duration> retryDelays();
+
+        /** Delivery attempts one node makes at once; each is independent of the others. */
+        @NonZero
+        @WithDefault("64")
+        int concurrency();
+
+        /** Delivery attempts one node makes at once to one receiving host, so one slow host cannot take every place. */
+        @NonZero
+        @WithDefault("4")
+        int concurrencyPerHost();
     }
 
     /**
@@ -296,6 +306,24 @@ public interface NixExecConfig {
         @NonZero
         @WithDefault("32")
         int waitsPerKey();
+
+        /**
+         * Requests per second the keys of one tenant may make together, sustained: minting keys
+         * does not multiply a tenant's share.
+         */
+        @NonZero
+        @WithDefault("200")
+        int tenantRequestsPerSecond();
+
+        /** Requests the keys of one tenant may make at once, together, before the tenant's rate applies. */
+        @NonZero
+        @WithDefault("2000")
+        int tenantRequestBurst();
+
+        /** Waiting requests the keys of one tenant may have open at once, together. */
+        @NonZero
+        @WithDefault("64")
+        int waitsPerTenant();
     }
 
     interface Jobs {

@@ -14,9 +14,12 @@ import java.io.IOException;
 
 /**
  * Answers JSON-RPC bodies the MCP extension (1.13) cannot take with a JSON-RPC error instead of its
- * 500 or a dropped connection: a body that is not JSON, too deeply nested, not an object or an array
- * of objects, or sent as a form (whose decoder fails on long fields). Everything else passes on
- * untouched, after authentication (the security handlers run before routes).
+ * 500 or a dropped connection: a body that is not JSON, too deeply nested, not an object, or sent as
+ * a form (whose decoder fails on long fields). A batch (an array) is refused too: the extension runs
+ * every call of one for a single request of the key's rate, and MCP 2025-06-18 dropped batching
+ * anyway. Both transports' POSTs are guarded: {@code /mcp} and the SSE transport's
+ * {@code /mcp/messages/<id>}. Everything else passes on untouched, after authentication (the
+ * security handlers run before routes).
  */
 @ApplicationScoped
 public class McpBodyGuard {
@@ -27,9 +30,11 @@ public class McpBodyGuard {
             .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(MAX_DEPTH).build()).build();
 
     void install(@Observes Router router) {
-        router.post("/mcp").order(-10).handler(this::contentType);
-        router.post("/mcp").order(-9).handler(BodyHandler.create(false).setBodyLimit(MAX_BODY));
-        router.post("/mcp").order(-8).handler(this::shape);
+        for (String path : new String[] {"/mcp", "/mcp/messages/*"}) {
+            router.post(path).order(-10).handler(this::contentType);
+            router.post(path).order(-9).handler(BodyHandler.create(false).setBodyLimit(MAX_BODY));
+            router.post(path).order(-8).handler(this::shape);
+        }
     }
 
     /** A form body would go through the form decoder, which fails (500) on long fields; JSON-RPC is never a form. */
@@ -52,19 +57,15 @@ public class McpBodyGuard {
         ctx.next();
     }
 
-    /** Null when the body is one JSON object or an array of objects, else what is wrong with it. */
+    /** Null when the body is one JSON object, else what is wrong with it. */
     String problem(byte[] body) {
         try (JsonParser p = json.createParser(body)) {
             JsonToken first = p.nextToken();
             if (first == JsonToken.START_OBJECT) {
                 p.skipChildren();
             } else if (first == JsonToken.START_ARRAY) {
-                for (JsonToken t = p.nextToken(); t != JsonToken.END_ARRAY; t = p.nextToken()) {
-                    if (t != JsonToken.START_OBJECT) {
-                        return "Invalid Request: a batch holds JSON-RPC objects only";
-                    }
-                    p.skipChildren();
-                }
+                return "Invalid Request: batches are not supported (MCP 2025-06-18 removed them); "
+                        + "send one JSON-RPC message per request";
             } else {
                 return "Invalid Request: a JSON-RPC message is a JSON object";
             }

@@ -9,11 +9,10 @@ import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
-import java.time.Duration;
 import java.util.Optional;
 
 /**
- * Each {@code /mcp} request within its key's request rate ({@link KeyLimits}), as on {@code /v1}:
+ * Each {@code /mcp} request within its key's and its tenant's request rates ({@link KeyLimits}), as on {@code /v1}:
  * over it, 429 with Retry-After and a problem+json body before the MCP extension sees the request.
  * It runs after authentication (the security handlers run before routes), so the key is known.
  */
@@ -33,7 +32,7 @@ public class McpRequestLimit {
 
     private void check(RoutingContext ctx) {
         String path = ctx.normalizedPath();
-        Optional<Duration> refused = Optional.empty();
+        Optional<Refusal> refused = Optional.empty();
         if ((path.equals("/mcp") || path.startsWith("/mcp/")) && ctx.user() instanceof QuarkusHttpUser user
                 && user.getSecurityIdentity().getAttribute(CallerIdentity.CALLER) instanceof Caller caller) {
             refused = limits.request(caller);
@@ -42,10 +41,11 @@ public class McpRequestLimit {
             ctx.next();
             return;
         }
-        Refusal problem = limits.tooMany(refused.get());
+        Refusal problem = refused.get();
         JsonObject body = new JsonObject().put("type", "https://nix-exec.dev/problems/too-many-requests")
                 .put("title", "Too Many Requests").put("status", 429).put("detail", problem.getMessage());
         ctx.response().setStatusCode(429).putHeader("Content-Type", "application/problem+json")
-                .putHeader("Retry-After", Long.toString(refused.get().toSeconds())).end(body.toBuffer());
+                .putHeader("Retry-After", Long.toString(problem.retryAfter().orElseThrow().toSeconds()))
+                .end(body.toBuffer());
     }
 }

@@ -12,14 +12,17 @@ import dev.nixexec.tenant.Tenants;
 import dev.nixexec.tenant.WebhookSecrets;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.scheduler.Scheduled;
+import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.persistence.EntityManager;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -32,13 +35,17 @@ import org.jboss.logging.Logger;
  * to another), POSTs the job JSON signed ({@link WebhookSignature}) to the address
  * {@link CallbackAddresses} allows, and records the attempt: its audit record and the next
  * attempt or the end, in one transaction. Rows are written with the job at submission, so a
- * callback outlives restarts.
+ * callback outlives restarts. Attempts run independently of each other and of the poll, within
+ * the node's and each receiving host's places ({@link DeliverySlots}): a receiver that stalls holds
+ * only its own places, each until its attempt's deadline.
  */
 @ApplicationScoped
 public class CallbackDeliveries {
 
     private static final Logger LOG = Logger.getLogger(CallbackDeliveries.class);
     private static final int BATCH = 32;
+    /** The host of a row's {@code url} (IPv6 in brackets), lower case: the key of its host's places. */
+    private static final String HOST = "lower(substring(%s.url from '^[a-zA-Z]+://(\\[[^]]*\\]|[^/?#:]*)'))";
     /** The audit kind of every attempt. */
     public static final String AUDIT_KIND = AuditLog.WEBHOOK_DELIVERY;
 
@@ -49,6 +56,8 @@ public class CallbackDeliveries {
     private final Tenants tenants;
     private final WebhookSecrets secrets;
     private final AuditLog audit;
+    private final DeliverySlots slots;
+    private final ExecutorService attempts = Executors.newVirtualThreadPerTaskExecutor();
 
     public CallbackDeliveries(NixExecConfig config, EntityManager em, JobViews views, ObjectMapper json,
             Tenants tenants, WebhookSecrets secrets, AuditLog audit) {
@@ -59,10 +68,14 @@ public class CallbackDeliveries {
         this.tenants = tenants;
         this.secrets = secrets;
         this.audit = audit;
+        this.slots = new DeliverySlots(config.webhooks().concurrency(), config.webhooks().concurrencyPerHost());
     }
 
-    /** A claimed delivery: its {@code attempt} is this one's number, from 1. */
-    record Due(UUID jobId, UUID tenantId, String url, int attempt) {
+    /**
+     * A claimed delivery: its {@code attempt} is this one's number, from 1; {@code host} the URL's
+     * host in lower case, as {@link #HOST} reads it.
+     */
+    record Due(UUID jobId, UUID tenantId, String url, int attempt, String host) {
     }
 
     /** What one attempt came to. */
@@ -81,32 +94,67 @@ public class CallbackDeliveries {
     record Refused(String reason) implements Attempt {
     }
 
+    /**
+     * Claims what the node has places for and starts each attempt on its own; returns without
+     * waiting for them, so the next poll is not held up by a slow receiver.
+     */
     @Scheduled(every = "${nixexec.webhooks.poll:1s}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     void deliverDue() {
-        List<Due> due = QuarkusTransaction.requiringNew().call(this::claim);
-        if (due.isEmpty()) {
+        int free = slots.free();
+        if (free <= 0) {
             return;
         }
-        // a slow receiver holds up only its own delivery
-        try (ExecutorService attempts = Executors.newVirtualThreadPerTaskExecutor()) {
-            due.forEach(d -> attempts.submit(() -> deliver(d)));
+        Set<String> fullHosts = slots.fullHosts();
+        List<Due> due = QuarkusTransaction.requiringNew().call(() -> claim(Math.min(free, BATCH), fullHosts));
+        List<UUID> putBack = new ArrayList<>();
+        for (Due d : due) {
+            if (!slots.take(d.host())) {
+                // one claim held more for a host than it has places: the rest is claimed again once one frees
+                putBack.add(d.jobId());
+                continue;
+            }
+            attempts.execute(() -> {
+                try {
+                    deliver(d);
+                } finally {
+                    slots.release(d.host());
+                }
+            });
+        }
+        if (!putBack.isEmpty()) {
+            QuarkusTransaction.requiringNew().run(() -> putBack(putBack));
         }
     }
 
+    @PreDestroy
+    void stop() {
+        // an attempt cut short is leased: another node, or this one after a restart, makes it again
+        attempts.shutdownNow();
+    }
+
     @SuppressWarnings("unchecked")
-    private List<Due> claim() {
+    private List<Due> claim(int limit, Set<String> fullHosts) {
         List<Object[]> rows = em.createNativeQuery("""
                 UPDATE job_callbacks c SET attempts = c.attempts + 1,
                        next_attempt_at = now() + make_interval(secs => ?1)
                 FROM (SELECT cb.job_id FROM job_callbacks cb JOIN jobs j ON j.id = cb.job_id
                       WHERE cb.finished_at IS NULL AND cb.next_attempt_at <= now()
                         AND j.status IN ('succeeded', 'failed', 'timed_out', 'cancelled', 'error')
+                        AND %s <> ALL (string_to_array(?3, ' '))
                       ORDER BY cb.next_attempt_at LIMIT ?2 FOR UPDATE OF cb SKIP LOCKED) due
                 WHERE c.job_id = due.job_id
-                RETURNING c.job_id, c.tenant_id, c.url, c.attempts""")
+                RETURNING c.job_id, c.tenant_id, c.url, c.attempts, %s""".formatted(HOST.formatted("cb"), HOST.formatted("c")))
                 .setParameter(1, config.webhooks().attemptTimeout().multipliedBy(2).toMillis() / 1000.0)
-                .setParameter(2, BATCH).getResultList();
-        return rows.stream().map(r -> new Due((UUID) r[0], (UUID) r[1], (String) r[2], ((Number) r[3]).intValue())).toList();
+                .setParameter(2, limit).setParameter(3, String.join(" ", fullHosts)).getResultList();
+        return rows.stream().map(r -> new Due((UUID) r[0], (UUID) r[1], (String) r[2], ((Number) r[3]).intValue(),
+                (String) r[4])).toList();
+    }
+
+    /** Undoes the claim of deliveries that got no place: due again at once, their attempt not counted. */
+    private void putBack(List<UUID> jobIds) {
+        em.createNativeQuery("UPDATE job_callbacks SET attempts = attempts - 1, next_attempt_at = now() "
+                + "WHERE job_id = ANY (CAST(string_to_array(?1, ' ') AS uuid[]))")
+                .setParameter(1, String.join(" ", jobIds.stream().map(UUID::toString).toList())).executeUpdate();
     }
 
     private void deliver(Due due) {

@@ -27,7 +27,7 @@ import javax.net.ssl.SSLSocket;
  * One HTTP/1.1 POST over a connection made to the address {@link CallbackAddresses} checked, not
  * to a name looked up again; TLS still checks the certificate against the URL's host. Only the
  * status line is read: a redirect is a status like any other, never followed. The whole attempt
- * ends by its deadline.
+ * (connect, TLS handshake, write and read) ends by its deadline.
  */
 final class CallbackPost {
 
@@ -41,19 +41,57 @@ final class CallbackPost {
     static int send(CallbackUrl url, InetAddress address, byte[] body, Map<String, String> headers, Duration timeout)
             throws IOException {
         long deadline = System.nanoTime() + timeout.toNanos();
-        try (Socket plain = new Socket()) {
-            plain.connect(new InetSocketAddress(address, url.port()), remainingMillis(deadline));
-            plain.setSoTimeout(remainingMillis(deadline));
-            Socket socket = url.https() ? tls(plain, url) : plain;
+        try (Socket plain = new Socket(); Watchdog watchdog = new Watchdog(plain, timeout)) {
             try {
-                OutputStream out = socket.getOutputStream();
-                out.write(head(url, body.length, headers).getBytes(StandardCharsets.ISO_8859_1));
-                out.write(body);
-                out.flush();
-                return status(socket, new BufferedInputStream(socket.getInputStream()), deadline);
-            } finally {
-                socket.close();
+                plain.connect(new InetSocketAddress(address, url.port()), remainingMillis(deadline));
+                plain.setSoTimeout(remainingMillis(deadline));
+                Socket socket = url.https() ? tls(plain, url) : plain;
+                try {
+                    OutputStream out = socket.getOutputStream();
+                    out.write(head(url, body.length, headers).getBytes(StandardCharsets.ISO_8859_1));
+                    out.write(body);
+                    out.flush();
+                    return status(socket, new BufferedInputStream(socket.getInputStream()), deadline);
+                } finally {
+                    socket.close();
+                }
+            } catch (IOException e) {
+                if (watchdog.fired()) {
+                    throw new SocketTimeoutException("the attempt's timeout passed");
+                }
+                throw e;
             }
+        }
+    }
+
+    /**
+     * Closes the socket when the attempt's deadline passes. A socket's timeout bounds its reads
+     * only: a receiver that accepts and never reads would hold a write (and the TLS handshake's
+     * writes) for as long as it liked.
+     */
+    private static final class Watchdog implements AutoCloseable {
+        private final Thread thread;
+        private volatile boolean fired;
+
+        Watchdog(Socket socket, Duration timeout) {
+            thread = Thread.ofVirtual().name("callback-deadline").start(() -> {
+                try {
+                    Thread.sleep(timeout);
+                    fired = true;
+                    socket.close();
+                } catch (InterruptedException | IOException e) {
+                    // the attempt ended first, or the socket was closed already
+                }
+            });
+        }
+
+        boolean fired() {
+            return fired;
+        }
+
+        @Override
+        public void close() {
+            thread.interrupt();
         }
     }
 

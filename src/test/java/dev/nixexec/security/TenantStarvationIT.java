@@ -25,6 +25,8 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.response.Response;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
 import jakarta.inject.Inject;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -45,8 +47,10 @@ import org.junit.jupiter.api.TestMethodOrder;
 /**
  * One tenant or key cannot starve the others: on a node of 2 slots a tenant with long jobs leaves
  * one slot to a tenant that is also using the service; a key over its request rate, or with too
- * many waiting requests open, is told 429 with Retry-After while other keys go on. A fresh
- * database (this profile's own start), so the first test sees a tenant truly alone.
+ * many waiting requests open, is told 429 with Retry-After while other keys go on; so is a tenant
+ * whose many keys together are over the tenant's rate or waits; a JSON-RPC batch does not carry
+ * many calls in one request. A fresh database (this profile's own start), so the first test sees
+ * a tenant truly alone.
  */
 @QuarkusTest
 @WithTestResource(NixSpy.class)
@@ -54,13 +58,20 @@ import org.junit.jupiter.api.TestMethodOrder;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class TenantStarvationIT {
     private static final int WAITS = 3;
+    private static final int TENANT_WAITS = 4;
+    private static final int KEY_BURST = 40;
+    private static final int TENANT_BURST = 60;
 
     public static class Contended implements QuarkusTestProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
             return Map.of("nixexec.node.concurrency", "2", "nixexec.limits.reserved-slots", "1",
                     "nixexec.limits.contention-window", "5m", "nixexec.limits.requests-per-second", "2",
-                    "nixexec.limits.request-burst", "40", "nixexec.limits.waits-per-key", Integer.toString(WAITS));
+                    "nixexec.limits.request-burst", Integer.toString(KEY_BURST),
+                    "nixexec.limits.waits-per-key", Integer.toString(WAITS),
+                    "nixexec.limits.tenant-requests-per-second", "3",
+                    "nixexec.limits.tenant-request-burst", Integer.toString(TENANT_BURST),
+                    "nixexec.limits.waits-per-tenant", Integer.toString(TENANT_WAITS));
         }
     }
 
@@ -205,5 +216,117 @@ class TenantStarvationIT {
             assertEquals(200, wait.get().statusCode());
         }
         as(waiter).get("/v1/jobs/" + id + "?wait=1").then().statusCode(200); // its waits were given back
+    }
+
+    @Test
+    @Order(5)
+    void keysMintedByOneTenantShareTheTenantsRate() {
+        String crowd = Api.tenant("crowd", Map.of());
+        List<String> keys = new ArrayList<>();
+        for (int i = 0; i < 12; i++) {
+            keys.add(key(crowd, "member"));
+        }
+        String other = key(Api.tenant("other", Map.of()), "member");
+        // without a tenant-wide rate twelve keys make twelve bursts: 480 requests at once
+        Response last = null;
+        int answered = 0;
+        for (int i = 0; i < keys.size() * KEY_BURST; i++) {
+            last = as(keys.get(i % keys.size())).get("/v1/jobs");
+            if (last.statusCode() != 200) {
+                break;
+            }
+            answered++;
+        }
+        assertTooMany(last);
+        assertTrue(answered < 2 * TENANT_BURST, answered + " requests answered");
+        assertTrue(last.jsonPath().getString("detail").contains("tenant"), last.asString());
+        // the tenant's rate holds on /mcp too, whichever of its keys asks
+        Response mcp = as(keys.getLast()).accept("application/json, text/event-stream")
+                .body("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}").post("/mcp");
+        for (int i = 0; i < 20 && mcp.statusCode() == 200; i++) {
+            mcp = as(keys.get(i % keys.size())).accept("application/json, text/event-stream")
+                    .body("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}").post("/mcp");
+        }
+        assertTooMany(mcp);
+        assertTrue(mcp.jsonPath().getString("detail").contains("tenant"), mcp.asString());
+        as(other).get("/v1/jobs").then().statusCode(200);
+    }
+
+    @Test
+    @Order(6)
+    void keysMintedByOneTenantShareTheTenantsWaits() throws Exception {
+        // a job that never runs (its tenant may run none) keeps every wait on it open
+        String crowd = Api.tenant("crowd-waits", Map.of("max_running", 0));
+        String first = key(crowd, "member");
+        String second = key(crowd, "member");
+        String id = read(as(first).body(Map.of("language", "bash", "code", "true")).post("/v1/jobs")
+                .then().statusCode(201).extract().asString(), "id");
+        HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+        HttpRequest.Builder waitRequest = HttpRequest.newBuilder(base.resolve("/v1/jobs/" + id + "?wait=60"));
+        List<HttpRequest> requests = new ArrayList<>();
+        for (int i = 0; i < WAITS; i++) {
+            requests.add(waitRequest.copy().header("Authorization", "Bearer " + first).build());
+        }
+        for (int i = WAITS; i < TENANT_WAITS; i++) {
+            requests.add(waitRequest.copy().header("Authorization", "Bearer " + second).build());
+        }
+        List<CompletableFuture<HttpResponse<String>>> open = new ArrayList<>();
+        requests.forEach(r -> open.add(http.sendAsync(r, HttpResponse.BodyHandlers.ofString())));
+        // the second key has a wait to spare, its tenant has none once every open wait is in;
+        // a probe holds a place while it waits, so an open wait refused meanwhile asks again
+        Response more = null;
+        for (int i = 0; i < 15; i++) {
+            for (int w = 0; w < open.size(); w++) {
+                if (open.get(w).isDone() && open.get(w).join().statusCode() == 429) {
+                    open.set(w, http.sendAsync(requests.get(w), HttpResponse.BodyHandlers.ofString()));
+                }
+            }
+            more = as(second).get("/v1/jobs/" + id + "?wait=1");
+            if (more.statusCode() != 200 && open.stream().noneMatch(CompletableFuture::isDone)) {
+                break;
+            }
+        }
+        assertTooMany(more);
+        assertTrue(more.jsonPath().getString("detail").contains("tenant"), more.asString());
+        // another tenant's key still waits
+        String patient = key(Api.tenant("patient", Map.of()), "member");
+        String other = read(as(patient).body(Map.of("language", "bash", "code", "true")).post("/v1/jobs")
+                .then().statusCode(201).extract().asString(), "id");
+        as(patient).get("/v1/jobs/" + other + "?wait=1").then().statusCode(200);
+
+        as(first).post("/v1/jobs/" + id + "/cancel").then().statusCode(202);
+        for (CompletableFuture<HttpResponse<String>> wait : open) {
+            assertEquals(200, wait.get().statusCode());
+        }
+        as(second).get("/v1/jobs/" + id + "?wait=1").then().statusCode(200); // the tenant's waits were given back
+    }
+
+    @Test
+    @Order(7)
+    void aJsonRpcBatchCannotCarryManyCallsInOneRequest() {
+        String tenant = Api.tenant("batcher", Map.of());
+        String member = key(tenant, "member");
+        McpWire wire = new McpWire(base);
+        McpWire.Session session = wire.open(member);
+        JsonArray batch = new JsonArray();
+        for (int i = 0; i < 300; i++) {
+            batch.add(McpWire.toolCall(i, "submit_job", Map.of("language", "bash", "code", "echo " + i)));
+        }
+        HttpResponse<String> answer = McpWire.send(wire.mcp(member, session.id())
+                .POST(HttpRequest.BodyPublishers.ofString(batch.encode())).build());
+        assertEquals(400, answer.statusCode(), answer.body());
+        JsonObject error = new JsonObject(answer.body()).getJsonObject("error");
+        assertEquals(-32600, error.getInteger("code"), answer.body());
+        assertTrue(error.getString("message").contains("batches are not supported"), answer.body());
+        // the SSE transport's message endpoint takes no batch either
+        try (McpWire.SseSession sse = wire.openSse(member)) {
+            HttpResponse<String> sseAnswer = McpWire.send(HttpRequest.newBuilder(base.resolve(sse.endpoint()))
+                    .header("Content-Type", "application/json").header("Authorization", "Bearer " + member)
+                    .POST(HttpRequest.BodyPublishers.ofString(batch.encode())).build());
+            assertEquals(400, sseAnswer.statusCode(), sseAnswer.body());
+            assertEquals(-32600, new JsonObject(sseAnswer.body()).getJsonObject("error").getInteger("code"));
+        }
+        // the refusals were answered: nothing of either batch is still on its way in
+        assertEquals(List.of(), as(member).get("/v1/jobs").then().statusCode(200).extract().jsonPath().getList("items"));
     }
 }

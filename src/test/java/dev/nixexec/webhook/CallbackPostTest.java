@@ -1,9 +1,15 @@
 package dev.nixexec.webhook;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import dev.nixexec.job.CallbackUrl;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
@@ -13,6 +19,7 @@ import org.junit.jupiter.api.Test;
  * DNS rebinding: a delivery goes to the address {@link CallbackAddresses} checked, never to what a
  * second lookup of the name would give. A real POST to a real receiver on loopback, under a name
  * that does not resolve at all ({@code .invalid}, RFC 2606): any lookup at connect time would fail.
+ * And a receiver that stops reading cannot hold an attempt past its deadline.
  */
 class CallbackPostTest {
 
@@ -45,6 +52,31 @@ class CallbackPostTest {
             assertEquals(307, status);
             assertEquals(1, receiver.count());
             assertEquals(0, internal.count(), "the redirect target was never asked");
+        }
+    }
+
+    @Test
+    void aReceiverThatNeverReadsCannotHoldTheWritePastTheDeadline() throws Exception {
+        try (ServerSocket stalled = new ServerSocket()) {
+            stalled.setReceiveBufferSize(4096);
+            stalled.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            // accepted and never read: 32 MiB fill the buffers on both sides long before the end
+            Thread accepting = Thread.ofVirtual().start(() -> {
+                try (Socket held = stalled.accept()) {
+                    Thread.sleep(Duration.ofMinutes(1));
+                } catch (Exception e) {
+                    // the test is over
+                }
+            });
+            try {
+                CallbackUrl url = CallbackUrl.parse("http://127.0.0.1:" + stalled.getLocalPort() + "/hook");
+                SocketTimeoutException timedOut = assertTimeoutPreemptively(Duration.ofSeconds(10),
+                        () -> assertThrows(SocketTimeoutException.class, () -> CallbackPost.send(url,
+                                InetAddress.getLoopbackAddress(), new byte[32 << 20], Map.of(), Duration.ofSeconds(1))));
+                assertEquals("the attempt's timeout passed", timedOut.getMessage());
+            } finally {
+                accepting.interrupt();
+            }
         }
     }
 }
