@@ -46,7 +46,7 @@ public class RequestTargetCheck {
     }
 
     /** Why the raw path cannot be taken as written, if it cannot. */
-    static Optional<FieldError> pathProblem(String raw) {
+    private static Optional<FieldError> pathProblem(String raw) {
         if (raw == null) {
             return Optional.empty();
         }
@@ -80,11 +80,13 @@ public class RequestTargetCheck {
             return Optional.empty(); // the resource's own parameter handling answers it
         }
         for (Map.Entry<String, String> parameter : parameters) {
-            Optional<String> problem = UntrustedText.problem(parameter.getKey())
-                    .or(() -> UntrustedText.problem(parameter.getValue()));
-            if (problem.isPresent()) {
-                String name = UntrustedText.problem(parameter.getKey()).isPresent() ? "query" : parameter.getKey();
-                return Optional.of(new FieldError(name, "query parameter " + problem.get()));
+            Optional<String> inName = UntrustedText.problem(parameter.getKey());
+            if (inName.isPresent()) {
+                return Optional.of(new FieldError("query", "a parameter name " + inName.get()));
+            }
+            Optional<String> inValue = UntrustedText.problem(parameter.getValue());
+            if (inValue.isPresent()) {
+                return Optional.of(new FieldError(parameter.getKey(), "query parameter " + inValue.get()));
             }
         }
         return Optional.empty();

@@ -17,7 +17,7 @@ import java.util.Set;
 public final class UntrustedText {
 
     /** Members that are labels wherever they appear: sessions, specs, profiles, keys, tenants, workspaces. */
-    static final Set<String> LABELS = Set.of("name", "description", "agent");
+    private static final Set<String> LABELS = Set.of("name", "description", "agent");
     /** A job's metadata is the caller's own free-form JSON: its members are no labels of ours. */
     private static final String FREE_FORM = "metadata";
 
@@ -41,7 +41,7 @@ public final class UntrustedText {
     }
 
     /** Why {@code text} is not a label, if it is not: not text, or a control character in it. */
-    public static Optional<String> labelProblem(String text) {
+    private static Optional<String> labelProblem(String text) {
         Optional<String> problem = problem(text);
         if (problem.isPresent()) {
             return problem;
@@ -52,7 +52,7 @@ public final class UntrustedText {
     }
 
     /** C0, DEL and C1. */
-    public static boolean isControl(int c) {
+    private static boolean isControl(int c) {
         return c < 0x20 || c >= 0x7f && c <= 0x9f;
     }
 
