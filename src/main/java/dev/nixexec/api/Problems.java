@@ -77,21 +77,36 @@ public class Problems {
     }
 
     @ServerExceptionMapper
+    public Response unreadableBody(BodyText.UnreadableBody e) {
+        return unreadable(e.reading());
+    }
+
+    /**
+     * Jackson failing anywhere but on the request body — writing an answer, reading what was stored —
+     * is the server's error, never the caller's: a 500, logged. (One mapper per type Quarkus maps
+     * itself to a 400.)
+     */
+    @ServerExceptionMapper
     public Response mismatched(com.fasterxml.jackson.databind.exc.MismatchedInputException e) {
-        return unreadable(e);
+        return jsonFailed(e);
     }
 
     @ServerExceptionMapper
     public Response malformed(com.fasterxml.jackson.core.JsonParseException e) {
-        return unreadable(e);
+        return jsonFailed(e);
+    }
+
+    @ServerExceptionMapper
+    public Response jsonFailed(com.fasterxml.jackson.core.JsonProcessingException e) {
+        LOG.error("JSON failed outside the request body", e);
+        return response(500, "Internal Server Error", "unexpected error; see the service log", null);
     }
 
     /**
      * Says where the body went wrong without Jackson's own message, which names our Java types
      * ({@code dev.nixexec...}, {@code java.lang.String}) and is no part of the contract.
      */
-    @ServerExceptionMapper
-    public Response unreadable(com.fasterxml.jackson.core.JsonProcessingException e) {
+    private static Response unreadable(com.fasterxml.jackson.core.JsonProcessingException e) {
         String detail;
         if (e instanceof com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException unknown) {
             detail = "unknown field '" + unknown.getPropertyName() + "'";

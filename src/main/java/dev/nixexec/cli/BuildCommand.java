@@ -39,13 +39,14 @@ final class BuildCommand extends ClientCommand {
         if (client.json) {
             ClientOptions.printJson(terminal.out(), build);
         } else {
-            terminal.out().println(noWait ? build.path("id").asText() : build.path("store_path").asText(""));
+            terminal.out().println(Printable.line(noWait ? build.path("id").asText() : build.path("store_path").asText("")));
             terminal.out().flush();
         }
         if ("failed".equals(build.path("status").asText())) {
             JsonNode error = build.path("error");
-            terminal.err().println("nix-exec: build " + build.path("id").asText() + " failed: " + error.path("code").asText("error")
-                    + ": " + CommandFailure.oneLine(error.path("message").asText()));
+            terminal.err().println("nix-exec: build " + Printable.line(build.path("id").asText()) + " failed: "
+                    + Printable.line(error.path("code").asText("error"))
+                    + ": " + Printable.line(error.path("message").asText()));
             return Exit.COULD_NOT_RUN.code;
         }
         return Exit.OK.code;

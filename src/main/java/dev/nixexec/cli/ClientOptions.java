@@ -41,7 +41,7 @@ final class ClientOptions {
 
     /** Prints a JSON answer on one line. */
     static void printJson(PrintStream out, Object value) {
-        out.println(new String(Server.write(value), java.nio.charset.StandardCharsets.UTF_8));
+        out.println(Printable.json(new String(Server.write(value), java.nio.charset.StandardCharsets.UTF_8)));
         out.flush();
     }
 }

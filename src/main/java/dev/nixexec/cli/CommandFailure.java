@@ -6,11 +6,7 @@ final class CommandFailure extends RuntimeException {
     final Exit exit;
 
     CommandFailure(Exit exit, String message) {
-        super(oneLine(message), null, false, false);
+        super(Printable.line(message), null, false, false);
         this.exit = exit;
-    }
-
-    static String oneLine(String text) {
-        return text == null ? "" : text.strip().replaceAll("\\s*[\\r\\n]+\\s*", " ");
     }
 }

@@ -65,7 +65,7 @@ final class CreateCommand extends ClientCommand {
         if (client.json) {
             ClientOptions.printJson(terminal.out(), session);
         } else {
-            terminal.out().println(session.path("id").asText());
+            terminal.out().println(Printable.line(session.path("id").asText()));
             terminal.out().flush();
         }
         return SessionBuild.exit(session, terminal);

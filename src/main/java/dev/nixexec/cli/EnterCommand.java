@@ -139,7 +139,7 @@ final class EnterCommand extends ClientCommand {
         if (exit.isPresent()) {
             return exit.getAsInt() & 0xff;
         }
-        terminal.err().println("nix-exec: the shell ended: " + end.code() + " " + CommandFailure.oneLine(end.reason()));
+        terminal.err().println("nix-exec: the shell ended: " + end.code() + " " + Printable.line(end.reason()));
         return Exit.SHELL_LOST.code;
     }
 

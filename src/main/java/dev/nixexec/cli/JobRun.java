@@ -26,9 +26,9 @@ final class JobRun {
             if (!ended.get()) {
                 try {
                     server.post("/v1/jobs/" + Server.segment(id) + "/cancel", java.util.Map.of());
-                    terminal.err().println("nix-exec: job " + id + " cancelled");
+                    terminal.err().println("nix-exec: job " + Printable.line(id) + " cancelled");
                 } catch (CommandFailure e) {
-                    terminal.err().println("nix-exec: could not cancel job " + id + ": " + e.getMessage());
+                    terminal.err().println("nix-exec: could not cancel job " + Printable.line(id) + ": " + e.getMessage());
                 }
             }
         });
@@ -61,7 +61,7 @@ final class JobRun {
 
     /** The job's end as an exit code: the program's own, or one of {@link Exit} saying why there is none. */
     static int exit(JsonNode job, PrintStream err) {
-        String id = job.path("id").asText();
+        String id = Printable.line(job.path("id").asText());
         return switch (job.path("status").asText()) {
             case "succeeded" -> 0;
             case "failed" -> job.path("exit_code").isInt() ? job.path("exit_code").asInt() & 0xff : 1;
@@ -75,8 +75,8 @@ final class JobRun {
             }
             default -> {
                 JsonNode error = job.path("error");
-                err.println("nix-exec: job " + id + " could not run: " + error.path("code").asText("error") + ": "
-                        + CommandFailure.oneLine(error.path("message").asText()));
+                err.println("nix-exec: job " + id + " could not run: " + Printable.line(error.path("code").asText("error")) + ": "
+                        + Printable.line(error.path("message").asText()));
                 yield Exit.COULD_NOT_RUN.code;
             }
         };

@@ -26,9 +26,10 @@ final class LogsCommand extends ClientCommand {
             }
             String text = event.path("payload").path("text").asText();
             switch (event.path("type").asText()) {
-                case "stdout" -> terminal.out().writeBytes(text.getBytes(StandardCharsets.UTF_8));
-                case "stderr" -> terminal.err().writeBytes(text.getBytes(StandardCharsets.UTF_8));
-                case "lifecycle" -> terminal.err().println("nix-exec: job " + job + " " + event.path("payload").path("status").asText());
+                case "stdout" -> terminal.out().writeBytes(Printable.output(text).getBytes(StandardCharsets.UTF_8));
+                case "stderr" -> terminal.err().writeBytes(Printable.output(text).getBytes(StandardCharsets.UTF_8));
+                case "lifecycle" -> terminal.err().println("nix-exec: job " + Printable.line(job) + " "
+                        + Printable.line(event.path("payload").path("status").asText()));
                 default -> { }
             }
             terminal.out().flush();

@@ -48,14 +48,14 @@ public final class NixExecCommand implements Callable<Integer> {
                 err.flush();
                 return failure.exit.code;
             }
-            err.println("nix-exec: " + failed.getCommandName() + " failed: " + CommandFailure.oneLine(String.valueOf(error)));
+            err.println("nix-exec: " + failed.getCommandName() + " failed: " + Printable.line(String.valueOf(error)));
             err.flush();
             return Exit.SERVER_ERROR.code;
         });
         line.setParameterExceptionHandler((error, args) -> {
             PrintWriter err = error.getCommandLine().getErr();
             String command = error.getCommandLine().getCommandSpec().qualifiedName();
-            err.println("nix-exec: " + CommandFailure.oneLine(error.getMessage()) + " (see " + command + " --help)");
+            err.println("nix-exec: " + Printable.line(error.getMessage()) + " (see " + command + " --help)");
             err.flush();
             return Exit.USAGE.code;
         });

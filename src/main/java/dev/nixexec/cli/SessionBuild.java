@@ -27,7 +27,7 @@ final class SessionBuild {
         JsonNode error = session.path("error");
         String why = error.isObject() ? error.path("code").asText("error") + ": " + error.path("message").asText()
                 : error.asText("the build failed");
-        terminal.err().println("nix-exec: session " + session.path("id").asText() + " failed: " + CommandFailure.oneLine(why));
+        terminal.err().println("nix-exec: session " + Printable.line(session.path("id").asText()) + " failed: " + Printable.line(why));
         return Exit.COULD_NOT_RUN.code;
     }
 }

@@ -25,7 +25,8 @@ final class StatusCommand extends ClientCommand {
             if (value.isNull()) {
                 continue;
             }
-            terminal.out().println(field.getKey() + ": " + (value.isValueNode() ? value.asText() : value.toString()));
+            terminal.out().println(Printable.line(field.getKey()) + ": "
+                    + Printable.line(value.isValueNode() ? value.asText() : value.toString()));
         }
         terminal.out().flush();
         return Exit.OK.code;

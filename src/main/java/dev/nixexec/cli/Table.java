@@ -3,7 +3,7 @@ package dev.nixexec.cli;
 import java.io.PrintStream;
 import java.util.List;
 
-/** Rows in aligned columns, the first row a header; cells keep no line breaks. */
+/** Rows in aligned columns, the first row a header; cells are one line each, control characters escaped. */
 final class Table {
 
     private Table() {
@@ -32,6 +32,6 @@ final class Table {
     }
 
     private static String cell(String value) {
-        return value == null || value.isEmpty() || value.equals("null") ? "-" : CommandFailure.oneLine(value);
+        return value == null || value.isEmpty() || value.equals("null") ? "-" : Printable.line(value);
     }
 }

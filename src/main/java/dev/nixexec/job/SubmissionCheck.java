@@ -29,6 +29,12 @@ import java.util.Optional;
 public class SubmissionCheck {
 
     private static final int MAX_IDEMPOTENCY_KEY = 200;
+    /**
+     * Levels of objects and arrays in a job's metadata, itself the first. Far below what JSON
+     * readers and writers take (Jackson's 1,000), so that a job's list, export or MCP answer that
+     * wraps the metadata in a few levels more can always be written.
+     */
+    private static final int MAX_METADATA_DEPTH = 32;
 
     private final NixExecConfig config;
     private final ExecutionEngine engine;
@@ -48,6 +54,11 @@ public class SubmissionCheck {
             // PostgreSQL jsonb cannot hold \u0000 in a key or a string
             throw new InvalidRequestException(List.of(new FieldError("metadata",
                     "contains a NUL character (U+0000) in a key or a string")), false);
+        }
+        int depth = depth(submission.metadata());
+        if (depth > MAX_METADATA_DEPTH) {
+            throw new InvalidRequestException(List.of(new FieldError("metadata", "nests " + depth
+                    + " levels of objects and arrays; at most " + MAX_METADATA_DEPTH + " are kept")), false);
         }
         engine.validate(submission.execution());
         int metadataBytes = views.write(submission.metadata()).getBytes(StandardCharsets.UTF_8).length;
@@ -128,6 +139,15 @@ public class SubmissionCheck {
     /** Whether a requested value exceeds a cap; a missing value or cap exceeds nothing. */
     private static boolean over(Long requested, Long cap) {
         return requested != null && cap != null && requested > cap;
+    }
+
+    /** Levels of maps and lists, the value itself the first; text and numbers are none. */
+    static int depth(Object value) {
+        return switch (value) {
+            case Map<?, ?> map -> 1 + map.values().stream().mapToInt(SubmissionCheck::depth).max().orElse(0);
+            case List<?> list -> 1 + list.stream().mapToInt(SubmissionCheck::depth).max().orElse(0);
+            case null, default -> 0;
+        };
     }
 
     static boolean holdsNul(Object value) {

@@ -108,6 +108,17 @@ final class McpWire {
         }
     }
 
+    /**
+     * A tools/call whose arguments are written as JSON text by hand: escapes such as {@code \\ud800}
+     * reach the server as sent, where a Java string would be re-encoded (a lone surrogate as {@code ?}).
+     */
+    ToolResult callWithJsonArguments(Session session, Object id, String tool, String arguments) {
+        String message = toolCall(id, tool, Map.of("ARGUMENTS", "")).encode()
+                .replace("{\"ARGUMENTS\":\"\"}", arguments);
+        return ToolResult.of(answer(send(mcp(session.key(), session.id())
+                .POST(HttpRequest.BodyPublishers.ofString(message)).build()), id));
+    }
+
     ToolResult call(Session session, Object id, String tool, Map<String, Object> arguments) {
         return ToolResult.of(answer(post(session.key(), session.id(), toolCall(id, tool, arguments)), id));
     }
