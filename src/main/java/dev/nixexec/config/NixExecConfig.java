@@ -465,6 +465,25 @@ public interface NixExecConfig {
 
         @WithDefault("65536")
         int maxEnvBytes();
+
+        /**
+         * Ranges a networked run may reach although they are private, shared, link-local or
+         * otherwise not the internet (refused by default: docs/sandbox.md, "Network"), as IPv4 CIDRs.
+         */
+        Optional<List<String>> networkAllowedRanges();
+
+        /**
+         * The name servers a networked run's /etc/resolv.conf lists; the default is the user-mode
+         * stack's own, which asks the node's resolvers.
+         */
+        @WithDefault("10.0.2.3")
+        List<String> networkDns();
+
+        /**
+         * The network namespace (a path such as /run/netns/egress) a networked run's traffic leaves
+         * from; default: the service's own.
+         */
+        Optional<Path> networkEgressNamespace();
     }
 
     interface Executor {
@@ -501,6 +520,10 @@ public interface NixExecConfig {
 
         @WithDefault("bwrap")
         String bwrapCommand();
+
+        /** The user-mode network stack of networked runs. */
+        @WithDefault("slirp4netns")
+        String slirp4netnsCommand();
 
         @WithDefault("x86_64-linux")
         String system();

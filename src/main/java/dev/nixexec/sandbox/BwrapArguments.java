@@ -57,7 +57,8 @@ public final class BwrapArguments {
                 "--uid", Integer.toString(SANDBOX_UID), "--gid", Integer.toString(SANDBOX_UID),
                 "--hostname", "sandbox"));
         if (spec.network()) {
-            a.addAll(List.of("--share-net", "--ro-bind-try", "/etc/resolv.conf", "/etc/resolv.conf"));
+            // the run keeps its own network namespace (--unshare-all): UserModeNetwork gives it one
+            a.addAll(List.of("--ro-bind", etcDir.resolve(RESOLV_CONF).toString(), "/etc/" + RESOLV_CONF));
         }
         a.addAll(store.bwrapOptions());
         // bubblewrap's /dev is a tmpfs of no set size (--size applies to --tmpfs only): read-only
@@ -121,9 +122,17 @@ public final class BwrapArguments {
         return env;
     }
 
-    /** The synthetic /etc files: a user and group for the sandbox uid, localhost only. */
-    public static Map<String, String> etcFiles() {
-        return Map.of(
+    /** A networked run's resolver configuration, among {@link #etcFiles}. */
+    static final String RESOLV_CONF = "resolv.conf";
+
+    /**
+     * The synthetic /etc files: a user and group for the sandbox uid, localhost only, and for a
+     * networked run the name servers it asks.
+     */
+    public static Map<String, String> etcFiles(List<String> nameServers) {
+        StringBuilder resolv = new StringBuilder();
+        nameServers.forEach(server -> resolv.append("nameserver ").append(server).append('\n'));
+        return Map.of(RESOLV_CONF, resolv.toString(),
                 "passwd", "root:x:0:0:root:/var/empty:/bin/sh\nsandbox:x:" + SANDBOX_UID + ":" + SANDBOX_UID
                         + ":sandbox:" + WORKSPACE + ":/bin/sh\nnobody:x:65534:65534:nobody:/var/empty:/bin/false\n",
                 "group", "root:x:0:\nsandbox:x:" + SANDBOX_UID + ":\nnogroup:x:65534:\n",

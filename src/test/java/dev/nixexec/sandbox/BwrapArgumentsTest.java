@@ -83,9 +83,16 @@ class BwrapArgumentsTest {
         assertEquals(jobWithoutSession, shell);
     }
 
+    /** A networked run keeps its own namespace (the user-mode stack joins it) and asks the resolver of its own etc files. */
     @Test
-    void networkOnlyWhenAsked() {
-        assertTrue(argv(spec(Map.of(), true), StoreMount.WHOLE_STORE).contains("--share-net"));
+    void aNetworkedRunKeepsItsOwnNamespace() {
+        List<String> argv = argv(spec(Map.of(), true), StoreMount.WHOLE_STORE);
+        assertFalse(argv.contains("--share-net"), argv.toString());
+        assertTrue(argv.contains("--unshare-all"), argv.toString());
+        int resolv = argv.indexOf("/etc/resolv.conf");
+        assertEquals(List.of("--ro-bind", "/jobs/1/etc/resolv.conf"), argv.subList(resolv - 2, resolv));
+        assertEquals("nameserver 10.0.2.3\nnameserver 198.51.100.53\n",
+                BwrapArguments.etcFiles(List.of("10.0.2.3", "198.51.100.53")).get("resolv.conf"));
     }
 
     @Test
