@@ -79,9 +79,14 @@ public record EnvironmentRequest(Language language, List<PackageName> packages, 
         if (!setPackages.isEmpty()) {
             wired.add(language.interpreter());
         }
+        List<List<String>> base = new ArrayList<>(BASE);
+        if (caBundle) {
+            base.add(CA_BUNDLE);
+        }
         List<Map<String, Object>> topLevel = new ArrayList<>();
         for (PackageName p : rest) {
-            if (!(p.segments().size() == 1 && wired.contains(p.value()))) {
+            // the base has it already
+            if (!(p.segments().size() == 1 && wired.contains(p.value())) && !base.contains(p.segments())) {
                 topLevel.add(Map.of("name", p.value(), "path", p.segments()));
             }
         }
@@ -95,10 +100,6 @@ public record EnvironmentRequest(Language language, List<PackageName> packages, 
         request.put("set_packages", setPackages);
         request.put("packages", topLevel);
         request.put("language_sets", languageSets);
-        List<List<String>> base = new ArrayList<>(BASE);
-        if (caBundle) {
-            base.add(CA_BUNDLE);
-        }
         request.put("base", base);
         return request;
     }

@@ -73,6 +73,9 @@ class EnvironmentRequestTest {
         assertEquals(List.of(), own.get("packages"));
         Map<String, Object> plain = request(Language.PYTHON, "python3").toNixRequest("x86_64-linux");
         assertEquals(List.of(Map.of("name", "python3", "path", List.of("python3"))), plain.get("packages"));
+        // and a tool the base has is not asked for twice
+        Map<String, Object> everyday = request(Language.BASH, "gnugrep", "jq", "coreutils").toNixRequest("x86_64-linux");
+        assertEquals(List.of(Map.of("name", "jq", "path", List.of("jq"))), everyday.get("packages"));
     }
 
     @Test
