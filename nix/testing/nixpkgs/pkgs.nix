@@ -114,6 +114,20 @@ let
 
   gnugrep = hostBins "gnugrep-host" [ "/bin/grep" ];
   gnused = hostBins "gnused-host" [ "/bin/sed" ];
+  findutils = hostBins "findutils-host" [ "/usr/bin/find" "/usr/bin/xargs" ];
+  diffutils = hostBins "diffutils-host" [ "/usr/bin/diff" "/usr/bin/cmp" "/usr/bin/diff3" "/usr/bin/sdiff" ];
+  gnutar = hostBins "gnutar-host" [ "/bin/tar" ];
+  # Debian's gunzip and zcat are /bin/sh scripts running gzip -d and -cd: the same, on the store sh.
+  gzip = hostPackageWith "gzip-host" { inherit busybox; } ''
+    cp -L /bin/gzip $out/bin/gzip
+    printf '#!%s/bin/sh\nexec %s/bin/gzip -d "$@"\n' $busybox $out > $out/bin/gunzip
+    printf '#!%s/bin/sh\nexec %s/bin/gzip -cd "$@"\n' $busybox $out > $out/bin/zcat
+    chmod +x $out/bin/gunzip $out/bin/zcat
+  '';
+  # Debian installs mawk as its awk (gawk is optional there): the fixture's gawk is an awk, not GNU's.
+  gawk = hostPackage "gawk-host" ''
+    cp -L /usr/bin/mawk $out/bin/awk
+  '';
   jq = hostBins "jq-host" [ "/usr/bin/jq" ];
   gnumake = hostBins "gnumake-host" [ "/usr/bin/make" ];
 
@@ -632,7 +646,7 @@ in {
   inherit buildEnv runCommand glibc busybox coreutils cacert bash hello nodejs
     python3 python3Packages perl perlPackages lua5_4 lua5_4Packages
     ruby rubyPackages broken slow manyPaths manyMorePaths
-    gnugrep gnused jq gnumake curl netcat dig git binutils gcc
+    gnugrep gnused findutils diffutils gnutar gzip gawk jq gnumake curl netcat dig git binutils gcc
     ghc haskellPackages octave octavePackages;
   python311 = python3;
   python311Packages = python3Packages;

@@ -235,7 +235,10 @@ public interface NixExecConfig {
             @WithDefault("false")
             boolean enabled();
 
-            /** Directories under which a root may be mounted; none: no root is. */
+            /**
+             * Directories under which a root may be mounted, and from which run_code's files and
+             * writable_files may come (local mode); none: neither is mounted.
+             */
             Optional<List<Path>> allowedPrefixes();
         }
     }

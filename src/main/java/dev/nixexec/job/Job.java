@@ -34,6 +34,10 @@ public class Job extends PanacheEntityBase {
     public boolean network;
     @Column(name = "host_workspace")
     public String hostWorkspace;
+    /** The host paths mounted at their own paths (local mode; JSON list), or null. */
+    @Column(name = "host_mounts")
+    @JdbcTypeCode(SqlTypes.JSON)
+    public String hostMounts;
     @JdbcTypeCode(SqlTypes.JSON)
     public String metadata;
     /** The artifacts the run returned (JSON list), set by the worker before the result. */

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.type.TypeFactory;
+import dev.nixexec.config.HostMount;
 import dev.nixexec.workspace.Artifact;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -30,6 +31,7 @@ final class JobRows {
     static final JavaType OBJECT_MAP = TypeFactory.defaultInstance().constructMapType(Map.class, String.class,
             Object.class);
     static final JavaType ARTIFACTS = TypeFactory.defaultInstance().constructCollectionType(List.class, Artifact.class);
+    static final JavaType HOST_MOUNTS = TypeFactory.defaultInstance().constructCollectionType(List.class, HostMount.class);
 
     private JobRows() {
     }
@@ -49,6 +51,7 @@ final class JobRows {
         job.timeoutMs = rs.getLong("timeout_ms");
         job.network = rs.getBoolean("network");
         job.hostWorkspace = rs.getString("host_workspace");
+        job.hostMounts = rs.getString("host_mounts");
         job.metadata = rs.getString("metadata");
         job.artifacts = rs.getString("artifacts");
         job.idempotencyKey = rs.getString("idempotency_key");
@@ -129,6 +132,11 @@ final class JobRows {
             return text;
         }
         return Base64.getEncoder().encodeToString(exact == null ? new byte[0] : exact);
+    }
+
+    /** A job's stored host mounts; none when the column is null. */
+    static List<HostMount> hostMounts(ObjectMapper json, String text) {
+        return text == null ? List.of() : read(json, text, HOST_MOUNTS);
     }
 
     static <T> T read(ObjectMapper json, String text, JavaType type) {

@@ -1,5 +1,6 @@
 package dev.nixexec.sandbox;
 
+import dev.nixexec.config.HostMount;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -81,6 +82,12 @@ public final class BwrapArguments {
             a.addAll(List.of("--size", Long.toString(spec.limits().workspaceBytes()), "--tmpfs", WORKSPACE));
         }
         a.addAll(List.of("--ro-bind", codeDir.toString(), CODE_DIR));
+        // after /tmp and /workspace, which a host path may lie under (its mount point is made in
+        // the sandbox's own tmpfs); never under /workspace (HostWorkspaces), so nothing is created
+        // in a directory that is stored back
+        for (HostMount mount : spec.hostMounts()) {
+            a.addAll(List.of(mount.writable() ? "--bind" : "--ro-bind", mount.path().toString(), mount.path().toString()));
+        }
         for (String file : List.of("passwd", "group", "hosts", "nsswitch.conf")) {
             a.addAll(List.of("--ro-bind", etcDir.resolve(file).toString(), "/etc/" + file));
         }

@@ -155,6 +155,15 @@ final class JobRun {
                 }
                 request = request.withHostWorkspace(checked.get());
             }
+            if (!job.hostMounts().isEmpty()) {
+                try {
+                    deps.hostWorkspaces.recheck(job.hostMounts());
+                } catch (HostWorkspaces.Refused e) {
+                    end(error("workspace_refused", e.field() + ": " + e.getMessage()));
+                    return;
+                }
+                request = request.withHostMounts(job.hostMounts());
+            }
             if (job.sessionId().isPresent()) {
                 session = deps.sessions.context(job.sessionId().get());
                 if (session.isEmpty()) {

@@ -37,7 +37,7 @@ class BwrapArgumentsTest {
     void argumentsFollowTheCodeFileEachItsOwnWord() {
         SandboxSpec spec = new SandboxSpec(ENV, List.of(ENV), "main.py", new byte[0], List.of("python3"), Map.of(),
                 new byte[0], LIMITS, false, java.util.Optional.empty(), java.util.Optional.empty(),
-                java.util.Optional.empty(), List.of("a b", "--bind", "$(x)"));
+                java.util.Optional.empty(), List.of("a b", "--bind", "$(x)"), List.of());
         List<String> argv = argv(spec, StoreMount.WHOLE_STORE);
         assertEquals(List.of(ENV + "/bin/python3", "/code/main.py", "a b", "--bind", "$(x)"),
                 argv.subList(argv.indexOf("--") + 1, argv.size()));
