@@ -41,6 +41,11 @@ final class ServeCommand implements Callable<Integer> {
         for (ServeFlag flag : ServeFlag.ALL) {
             spec.addOption(OptionSpec.builder(flag.spellings()).paramLabel(flag.label())
                     .description(flag.description()).type(String.class).build());
+            // earlier names still work, out of the help, which shows nix-exec's
+            for (String alias : flag.aliases()) {
+                spec.addOption(OptionSpec.builder(ServeFlag.spellings(alias)).paramLabel(flag.label())
+                        .hidden(true).type(String.class).build());
+            }
         }
         spec.addOption(OptionSpec.builder(SET).paramLabel("SETTING=VALUE").type(Map.class)
                 .auxiliaryTypes(String.class, String.class)
@@ -82,6 +87,11 @@ final class ServeCommand implements Callable<Integer> {
         Map<String, String> yamlFlags = new LinkedHashMap<>();
         for (ServeFlag flag : ServeFlag.ALL) {
             String value = flags.matchedOptionValue(flag.flag(), null);
+            for (String alias : flag.aliases()) {
+                if (value == null) {
+                    value = flags.matchedOptionValue("-" + alias, null);
+                }
+            }
             if (value == null) {
                 continue;
             }

@@ -40,9 +40,13 @@ record ServeFlag(String name, String label, String yamlKey, String property, Str
         return "-" + name;
     }
 
-    /** Every spelling: one dash and two, the name and its aliases. */
+    /** Its spellings: one dash and two. */
     String[] spellings() {
-        return java.util.stream.Stream.concat(java.util.stream.Stream.of(name), aliases.stream())
-                .flatMap(n -> java.util.stream.Stream.of("-" + n, "--" + n)).toArray(String[]::new);
+        return new String[] {"-" + name, "--" + name};
+    }
+
+    /** An alias's spellings, e.g. {@code -max-output} and {@code --max-output}. */
+    static String[] spellings(String alias) {
+        return new String[] {"-" + alias, "--" + alias};
     }
 }
