@@ -100,6 +100,6 @@ public final class NixExecCommand implements Callable<Integer> {
         }
         Map<String, String> settings = ServeCommand.properties(parsed, "");
         Map<String, String> file = ServeCommand.checkConfigFile(settings);
-        return StdioServer.run(settings, file);
+        return StdioServer.run(settings, file, parsed.matchedOptions().stream().map(o -> o.shortestName()).toList());
     }
 }

@@ -62,18 +62,19 @@ final class StdioServer {
 
     /**
      * Serves MCP on stdin/stdout until stdin ends. {@code settings} are the flags' properties,
-     * {@code file} what the YAML file sets (for the state directory).
+     * {@code flags} the flags given, {@code file} what the YAML file sets (for the state directory).
      */
-    static int run(Map<String, String> settings, Map<String, String> file) throws InterruptedException {
+    static int run(Map<String, String> settings, Map<String, String> file, java.util.List<String> flags)
+            throws InterruptedException {
         // stdout is the protocol's alone: whatever else would print there (the framework) goes to stderr
         OutputStream protocol = new FileOutputStream(FileDescriptor.out);
         System.setOut(new PrintStream(new FileOutputStream(FileDescriptor.err), true, StandardCharsets.UTF_8));
         Consumer<String> log = line -> System.err.println("nix-exec: " + Printable.line(line));
         String server = System.getenv("NIXEXEC_SERVER");
         if (server != null && !server.isBlank()) {
-            if (!settings.isEmpty()) {
+            if (!flags.isEmpty()) {
                 log.accept("relaying to " + server + " (NIXEXEC_SERVER): the service's flags are that server's to set, "
-                        + "ignored here: " + String.join(", ", settings.keySet()));
+                        + "ignored here: " + String.join(" ", flags));
             }
             McpRelay.Upstream team = new McpRelay.Upstream(mcpUri(server),
                     Optional.ofNullable(System.getenv("NIXEXEC_KEY")).filter(key -> !key.isBlank()));

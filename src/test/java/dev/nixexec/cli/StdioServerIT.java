@@ -63,8 +63,10 @@ class StdioServerIT {
         env.put("NIXEXEC_KEY", memberKey("stdio"));
         String sdk = typeScriptClient("relay-sdk", env, List.of());
         assertTrue(sdk.contains("server relay-sdk nix-exec"), sdk);
-        String python = pythonClient("relay-python", env, List.of());
+        // nix-exec's README's args: the service's flags are the server's, and said to be ignored
+        String python = pythonClient("relay-python", env, List.of("-log-level", "debug", "-timeout", "60s"));
         assertTrue(python.contains("server relay-python nix-exec"), python);
+        assertTrue(python.contains("the service's flags are that server's to set, ignored here: -log-level -timeout"), python);
 
         env.put("NIXEXEC_KEY", "nx_not_a_key");
         try (StdioSession wrongKey = StdioSession.start(env, List.of())) {
