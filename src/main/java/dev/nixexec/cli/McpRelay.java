@@ -259,11 +259,18 @@ final class McpRelay {
                         connection.disconnect();
                         return;
                     }
+                    long opened = System.nanoTime();
                     try (InputStream events = connection.getInputStream()) {
                         readEvents(events, this::emit);
                     }
+                    if (System.nanoTime() - opened < 1_000_000_000L) {
+                        // a stream the server ends at once is not reopened in a busy loop
+                        Thread.sleep(1_000);
+                    }
                 } catch (IOException e) {
                     return; // the service is gone: the next request finds out and recovers
+                } catch (InterruptedException e) {
+                    return;
                 }
             }
         });
