@@ -49,13 +49,15 @@ final class StdioServer {
     private static final long START_SECONDS = 300;
 
     private final Map<String, String> settings;
+    private final java.util.List<String> flags;
     private final Path stateDir;
     private final Consumer<String> log;
     private FileChannel held;
     private Thread service;
 
-    private StdioServer(Map<String, String> settings, Path stateDir, Consumer<String> log) {
+    private StdioServer(Map<String, String> settings, java.util.List<String> flags, Path stateDir, Consumer<String> log) {
         this.settings = settings;
+        this.flags = flags;
         this.stateDir = stateDir;
         this.log = log;
     }
@@ -80,7 +82,7 @@ final class StdioServer {
                     Optional.ofNullable(System.getenv("NIXEXEC_KEY")).filter(key -> !key.isBlank()));
             return new McpRelay(team, lost -> Optional.empty(), log).run(System.in, protocol);
         }
-        StdioServer local = new StdioServer(settings, stateDir(settings, file, System.getenv()), log);
+        StdioServer local = new StdioServer(settings, flags, stateDir(settings, file, System.getenv()), log);
         int code = new McpRelay(local.connect(), local::reconnect, log).run(System.in, protocol);
         local.stop();
         return code;
@@ -135,6 +137,10 @@ final class StdioServer {
         while (true) {
             Optional<McpRelay.Upstream> running = running();
             if (running.isPresent()) {
+                if (held == null && !flags.isEmpty()) {
+                    log.accept("relaying to the service another nix-exec runs on " + stateDir
+                            + ", as that one configured it: this one's flags are not applied: " + String.join(" ", flags));
+                }
                 return running.get();
             }
             if (held == null && lock()) {

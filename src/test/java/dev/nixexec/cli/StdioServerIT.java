@@ -133,6 +133,7 @@ class StdioServerIT {
                 second.request("initialize", initializeParams());
                 second.notify("notifications/initialized");
                 assertFalse(second.stderr().contains("starting the service"), second.stderr());
+                assertTrue(second.stderr().matches("(?s).*this one.s flags are not applied: [^\\n]*-timeout.*"), second.stderr());
 
                 JsonNode denied = first.request("tools/call", runCode("echo no", "jq"));
                 assertTrue(denied.path("result").path("isError").asBoolean(), denied.toString());
