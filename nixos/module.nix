@@ -41,7 +41,7 @@ let
       QUARKUS_DATASOURCE_PASSWORD="$(< "$CREDENTIALS_DIRECTORY/db-password")"
       export QUARKUS_DATASOURCE_PASSWORD
     ''}
-    exec ${lib.getExe cfg.package}
+    exec ${lib.getExe cfg.package} serve
   '';
 
   # Typed defaults for the nix-exec keys; any other key of the YAML shape is accepted freely.

@@ -2,30 +2,42 @@ package dev.nixexec.cli;
 
 import io.quarkus.runtime.annotations.QuarkusMain;
 import java.io.PrintWriter;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /**
- * The {@code nix-exec} command (docs/cli.md): no arguments or {@code serve} starts the service;
- * every other command is a client of a running server and returns before Quarkus would start,
- * so a client command costs a JVM start, not a service start.
+ * The {@code nix-exec} command (docs/cli.md): with no command, an MCP server on stdin/stdout
+ * ({@link StdioServer}); {@code serve} starts the HTTP service; every other command is a client
+ * of a running server and returns before Quarkus would start, so a client command costs a JVM
+ * start, not a service start. The jar run bare, without the launcher script (as Quarkus' dev mode
+ * and integration tests run it), serves.
  */
 @QuarkusMain
 @Command(name = "nix-exec", mixinStandardHelpOptions = true, versionProvider = NixExecCommand.Version.class,
-        description = "Runs untrusted code in Nix environments and bubblewrap sandboxes: the service, and its client.",
+        description = {"Runs untrusted code in Nix environments and bubblewrap sandboxes: the service, and its client.",
+                "With no command: an MCP server on stdin/stdout (relayed to $NIXEXEC_SERVER, else a local-mode service"
+                        + " in this process), taking serve's flags, e.g. nix-exec -log-level debug -timeout 60s."},
         subcommands = {RunCommand.class, CreateCommand.class, ExecCommand.class, EnterCommand.class, ListCommand.class,
                 StatusCommand.class, DestroyCommand.class, BuildCommand.class, CatalogCommand.class, JobsCommand.class,
                 LogsCommand.class, CompletionCommand.class},
         footer = {"", "Client commands take --server URL ($NIXEXEC_SERVER), --key KEY ($NIXEXEC_KEY) and --json."})
 public final class NixExecCommand implements Callable<Integer> {
 
+    /** Set by the launcher script (src/main/launcher/nix-exec): run as the command, not as the bare jar. */
+    static final String LAUNCHER = "dev.nixexec.launcher";
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
     public static void main(String... args) {
         CommandLine line = commandLine();
         int code = line.execute(args);
         CommandLine.ParseResult parsed = line.getParseResult();
         boolean served = parsed != null && !parsed.isUsageHelpRequested() && !parsed.isVersionHelpRequested()
-                && (!parsed.hasSubcommand() || parsed.subcommand().commandSpec().name().equals("serve")
+                && (!parsed.hasSubcommand() && System.getProperty(LAUNCHER) == null
+                        || parsed.hasSubcommand() && parsed.subcommand().commandSpec().name().equals("serve")
                         && !parsed.subcommand().isUsageHelpRequested() && !parsed.subcommand().isVersionHelpRequested());
         if (!served || code != Exit.OK.code) {
             // the service ends itself (and in dev mode is restarted through main): only a client exits here
@@ -35,6 +47,7 @@ public final class NixExecCommand implements Callable<Integer> {
 
     static CommandLine commandLine() {
         CommandLine line = new CommandLine(new NixExecCommand());
+        ServeCommand.addFlags(line.getCommandSpec());
         line.addSubcommand("serve", new CommandLine(ServeCommand.spec()));
         java.util.Map<String, String> exits = new java.util.LinkedHashMap<>();
         for (Exit exit : Exit.values()) {
@@ -76,9 +89,17 @@ public final class NixExecCommand implements Callable<Integer> {
         }
     }
 
-    /** No command: serve. */
+    /** No command: the MCP stdio server, or, for the bare jar, the service. */
     @Override
-    public Integer call() {
-        return commandLine().execute("serve");
+    public Integer call() throws InterruptedException {
+        CommandLine.ParseResult parsed = spec.commandLine().getParseResult();
+        if (System.getProperty(LAUNCHER) == null) {
+            java.util.List<String> serve = new java.util.ArrayList<>(java.util.List.of("serve"));
+            serve.addAll(parsed.originalArgs());
+            return commandLine().execute(serve.toArray(String[]::new));
+        }
+        Map<String, String> settings = ServeCommand.properties(parsed, "");
+        Map<String, String> file = ServeCommand.checkConfigFile(settings);
+        return StdioServer.run(settings, file, parsed.matchedOptions().stream().map(o -> o.shortestName()).toList());
     }
 }

@@ -280,6 +280,13 @@ public interface NixExecConfig {
          */
         @WithDefault("false")
         boolean localModeAllowNonLoopbackBind();
+
+        /**
+         * Local mode: every request on every path must carry {@code Authorization: Bearer} this
+         * secret, or gets 401. nix-exec's stdio server sets a random one for its in-process
+         * service, so other users of this machine cannot use it through its loopback port.
+         */
+        Optional<String> localModeSecret();
     }
 
     /**
