@@ -10,6 +10,17 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 class Hello(BaseHTTPRequestHandler):
     def do_GET(self):
+        if self.path.startswith("/bytes/"):
+            # a bulk download for the network benchmark
+            size = int(self.path[len("/bytes/"):])
+            self.send_response(200)
+            self.send_header("Content-Length", str(size))
+            self.end_headers()
+            chunk = b"x" * 65536
+            while size > 0:
+                self.wfile.write(chunk[:size])
+                size -= len(chunk)
+            return
         body = ("hello from %s\n" % self.connection.getsockname()[0]).encode()
         self.send_response(200)
         self.send_header("Content-Length", str(len(body)))

@@ -36,6 +36,7 @@ public class UserModeNetwork {
 
     private final Optional<Path> slirp4netns;
     private final Optional<Path> nsenter;
+    private final Optional<Path> unshare;
     private final Optional<Path> ip;
     private final String slirp4netnsName;
     private final List<Ipv4Range> allowed;
@@ -47,6 +48,7 @@ public class UserModeNetwork {
         this.slirp4netnsName = config.executor().slirp4netnsCommand();
         this.slirp4netns = ExecutableLookup.find(slirp4netnsName);
         this.nsenter = ExecutableLookup.find("nsenter");
+        this.unshare = ExecutableLookup.find("unshare");
         this.ip = ExecutableLookup.find("ip");
         NixExecConfig.Sandbox sandbox = config.sandbox();
         List<Ipv4Range> ranges = new ArrayList<>();
@@ -86,8 +88,8 @@ public class UserModeNetwork {
             return Optional.of("runs with network need slirp4netns (" + slirp4netnsName
                     + "), which is not installed or not on PATH (on Debian: apt-get install slirp4netns)");
         }
-        if (nsenter.isEmpty() || ip.isEmpty()) {
-            return Optional.of("runs with network need nsenter (util-linux) and ip (iproute2) on PATH");
+        if (nsenter.isEmpty() || unshare.isEmpty() || ip.isEmpty()) {
+            return Optional.of("runs with network need nsenter and unshare (util-linux) and ip (iproute2) on PATH");
         }
         if (egress.isPresent() && !Files.exists(egress.get())) {
             return Optional.of("nixexec.sandbox.network-egress-namespace " + egress.get() + " does not exist");
@@ -135,7 +137,11 @@ public class UserModeNetwork {
         long deadline = System.nanoTime() + READY_WAIT.toNanos();
         long sandboxPid = awaitSandbox(bwrapPid, deadline, launcherAlive);
         Path netns = Path.of("/proc", Long.toString(sandboxPid), "ns", "net");
-        List<String> argv = new ArrayList<>();
+        // slirp4netns's --enable-sandbox pivots into a new root and detaches the old one; where the
+        // node's mounts are shared (systemd's default, /run/netns), that unmount propagated back and
+        // took the node's `ip netns` mounts with it. A private mount namespace of its own keeps it in.
+        List<String> argv = new ArrayList<>(List.of(unshare.orElseThrow().toString(), "--mount", "--propagation",
+                "private", "--"));
         egress.ifPresent(e -> argv.addAll(List.of(nsenter.orElseThrow().toString(), "--net=" + e, "--")));
         argv.addAll(List.of(slirp4netns.orElseThrow().toString(), "--configure", "--mtu=" + MTU,
                 "--disable-host-loopback", "--enable-sandbox", "--enable-seccomp", "--exit-fd=0"));

@@ -12,8 +12,11 @@ import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -54,8 +57,11 @@ class OwnInternetIT {
             """.formatted(TestInternet.WEB, TestInternet.ALLOWED_PRIVATE, TestInternet.PRIVATE, TestInternet.METADATA,
             TestInternet.WEB);
 
+    @ConfigProperty(name = "nixexec-test.internet.egress")
+    String egress;
+
     @Test
-    void aNetworkedJobReachesTheInternetAndNothingElse() {
+    void aNetworkedJobReachesTheInternetAndNothingElse() throws Exception {
         String member = key(tenant("own-internet", Map.of("network", true)), "member");
         String job = as(member).body(Map.of("language", "python", "code", PROBE, "network", "full"))
                 .post("/v1/jobs?wait=120").then().statusCode(200).extract().asString();
@@ -74,5 +80,9 @@ class OwnInternetIT {
                 // the run's own loopback has nothing listening
                 "127.0.0.1 ECONNREFUSED",
                 "udp PING") + "\n", read(job, "stdout"), job);
+        // the relay's own sandbox unmounts its old root: that must not reach the node's mounts
+        // (it once took every `ip netns` mount of the node with it)
+        assertEquals(true, Files.readString(Path.of("/proc/self/mountinfo")).contains("/run/netns/" + egress + " "),
+                "the egress namespace is still mounted on the node");
     }
 }

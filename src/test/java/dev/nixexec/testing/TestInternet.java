@@ -23,7 +23,8 @@ import java.util.concurrent.TimeUnit;
  * holds documentation addresses and the servers of {@code net/internet.py}: HTTP on port 8000 of
  * {@link #WEB}, {@link #ALLOWED_PRIVATE}, {@link #PRIVATE} and {@link #METADATA}, UDP echo on 7007
  * and DNS for {@code *.example.test} on {@link #WEB}. The egress namespace answers HTTP on its own
- * loopback (port 8000), which the user-mode stack must not offer.
+ * loopback (port 8000), which the user-mode stack must not offer. {@code nixexec-test.internet.egress}
+ * names the egress namespace, for a benchmark's baseline run there.
  */
 public class TestInternet implements QuarkusTestResourceLifecycleManager {
 
@@ -64,7 +65,8 @@ public class TestInternet implements QuarkusTestResourceLifecycleManager {
             }
             serve(inet, script, "inet", WEB);
             serve(egress, script, "egress");
-            return Map.of("nixexec.sandbox.network-egress-namespace", "/run/netns/" + egress,
+            return Map.of("nixexec-test.internet.egress", egress,
+                    "nixexec.sandbox.network-egress-namespace", "/run/netns/" + egress,
                     "nixexec.sandbox.network-dns", WEB,
                     "nixexec.sandbox.network-allowed-ranges", "10.9.9.0/24");
         } catch (IOException e) {
