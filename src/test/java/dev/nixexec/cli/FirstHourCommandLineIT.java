@@ -156,8 +156,8 @@ class FirstHourCommandLineIT {
             script.destroyForcibly();
         }
         // a raw terminal passes "\n" as it is (the next line starts where this one ended); a restored one
-        // makes it "\r\n"
-        assertTrue(Pattern.compile("nix-exec: the shell ended: [^\r\n]*\r\n").matcher(screen).find(),
+        // makes it "\r\n"; and the line is one of its own, not after the shell's prompt
+        assertTrue(Pattern.compile("\r\nnix-exec: the shell ended: [^\r\n]*\r\n").matcher(screen).find(),
                 "the last line did not end in a restored terminal:\n" + screen.toString().replace("\r", "\\r"));
     }
 }
