@@ -49,9 +49,14 @@ let
     ${if executable then ''chmod +x "$out/$path"'' else ""}
   '';
 
-  # `exec` wrapper scripts; their shebang must point into the store.
+  # `exec` wrapper scripts; their shebang must point into the store. The
+  # store glibc looks for locales under the host's /usr/lib/locale, which no
+  # sandbox has: LOCPATH points it at C.UTF-8 (the LANG every job gets), as
+  # nixpkgs' glibc has it, so Perl warns of no missing locale and Ruby reads
+  # UTF-8 by default.
   wrapper = exports: target: ''
     #!${busybox}/bin/sh
+    export LOCPATH="''${LOCPATH:-${cUtf8Locale}/lib/locale}"
     ${exports}
     exec ${target} "$@"
   '';
@@ -89,6 +94,12 @@ let
              libnss_files.so.2 libnss_dns.so.2; do
       cp -L /lib/x86_64-linux-gnu/$l $out/lib/$l
     done
+  '';
+
+  # The host's compiled C.UTF-8 locale (glibc 2.35+ has it, but not built in).
+  cUtf8Locale = runCommand "c-utf8-locale-host" { } ''
+    mkdir -p $out/lib/locale
+    cp -a /usr/lib/locale/C.utf8 $out/lib/locale/
   '';
 
   # Static busybox: the shell for wrapper scripts.

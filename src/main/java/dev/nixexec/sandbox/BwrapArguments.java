@@ -19,6 +19,9 @@ public final class BwrapArguments {
     /** Where a job with network finds its CA bundle, inside its environment. */
     public static final String CA_BUNDLE = "etc/ssl/certs/ca-bundle.crt";
     public static final String CODE_DIR = "/code";
+    /** Ruby's unbuffered stdout ({@code STDOUT.sync}), which no variable or flag sets: a file beside the code. */
+    static final String RUBY_PRELUDE_FILE = ".stdout-sync.rb";
+    static final String RUBY_PRELUDE = CODE_DIR + "/" + RUBY_PRELUDE_FILE;
     private static final long DEV_SHM_BYTES = 16 * 1024 * 1024;
 
     private BwrapArguments() {
@@ -121,12 +124,26 @@ public final class BwrapArguments {
         env.put("USER", "sandbox");
         env.put("LOGNAME", "sandbox");
         env.putIfAbsent("LANG", "C.UTF-8");
+        unbuffered(env);
         if (spec.network()) {
             // the environment's CA bundle (nixpkgs' cacert), where OpenSSL, curl, git and Nix look
             env.putIfAbsent("SSL_CERT_FILE", spec.environmentPath() + "/" + CA_BUNDLE);
             env.putIfAbsent("NIX_SSL_CERT_FILE", spec.environmentPath() + "/" + CA_BUNDLE);
         }
         return env;
+    }
+
+    /**
+     * Output written before a kill (timeout, memory, CPU) must reach the pipe: interpreters that
+     * buffer stdout when it is not a terminal are told not to, by variables rather than by touching
+     * the code, so nested interpreters (a bash job's python) follow and line numbers stay. The
+     * caller's own setting of a variable wins; Ruby's is added to the caller's RUBYOPT.
+     */
+    private static void unbuffered(Map<String, String> env) {
+        env.putIfAbsent("PYTHONUNBUFFERED", "1");
+        env.putIfAbsent("PERL5OPT", "-M5;$|=1");
+        env.putIfAbsent("LUA_INIT", "io.stdout:setvbuf('no')");
+        env.merge("RUBYOPT", "-r" + RUBY_PRELUDE, (own, ours) -> ours + " " + own);
     }
 
     /** A networked run's resolver configuration, among {@link #etcFiles}. */

@@ -390,10 +390,10 @@ public class LauncherPool {
                     "--cpu=" + key.cpuCeilingSeconds() + ":" + (key.cpuCeilingSeconds() + 1),
                     "--fsize=" + key.maxFileBytes(), "--core=0", "--nofile=1024"));
             if (uid.isPresent()) {
-                // RLIMIT_NPROC counts per uid, so it is a per-run limit only with a per-run uid. A
-                // shell ends at its process limit, which only the cgroup tells (pids.events): the
-                // rlimit, which the kernel checks first, is set above it then.
-                boolean cgroupTells = terminal.isPresent() && cgroup.isPresent();
+                // RLIMIT_NPROC counts per uid, so it is a per-run limit only with a per-run uid. Which
+                // limit stopped a fork only the pids cgroup tells (pids.events), and the kernel checks
+                // the rlimit first: with a pids cgroup the rlimit is set above it, a second bound only.
+                boolean cgroupTells = cgroup.isPresent() && cgroups.limitsProcesses();
                 argv.add("--nproc=" + (cgroupTells ? 2L * key.maxProcesses() : key.maxProcesses()));
             }
             if (cgroup.isEmpty()) {
@@ -429,7 +429,8 @@ public class LauncherPool {
 
     private void prepareRunDir(Path runDir, OptionalInt uid) throws IOException {
         Files.createDirectory(runDir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-        Files.createDirectory(runDir.resolve("code"));
+        Files.writeString(Files.createDirectory(runDir.resolve("code")).resolve(BwrapArguments.RUBY_PRELUDE_FILE),
+                "STDOUT.sync = true\n");
         Path etc = Files.createDirectory(runDir.resolve("etc"));
         for (Map.Entry<String, String> file : etcFiles.entrySet()) {
             Files.writeString(etc.resolve(file.getKey()), file.getValue());

@@ -70,6 +70,19 @@ class BwrapArgumentsTest {
         assertEquals(ENV + "/bin", env.get("PATH"));
     }
 
+    /** Interpreters write through (docs/sandbox.md); the caller's own setting wins, and its RUBYOPT follows the prelude. */
+    @Test
+    void interpretersAreToldNotToBufferUnlessTheCallerSaysOtherwise() {
+        Map<String, String> env = BwrapArguments.environment(spec(Map.of(), false));
+        assertEquals("1", env.get("PYTHONUNBUFFERED"));
+        assertEquals("-M5;$|=1", env.get("PERL5OPT"));
+        assertEquals("io.stdout:setvbuf('no')", env.get("LUA_INIT"));
+        assertEquals("-r/code/.stdout-sync.rb", env.get("RUBYOPT"));
+        Map<String, String> own = BwrapArguments.environment(spec(Map.of("PERL5OPT", "-Mstrict", "RUBYOPT", "-w"), false));
+        assertEquals("-Mstrict", own.get("PERL5OPT"));
+        assertEquals("-r/code/.stdout-sync.rb -w", own.get("RUBYOPT"));
+    }
+
     /** A job gets a new session; only a shell on the service's own terminal keeps it, and nothing else changes. */
     @Test
     void onlyAShellOnItsOwnTerminalKeepsItsSession() {
