@@ -21,6 +21,11 @@ public class Job extends PanacheEntityBase {
     public UUID tenantId;
     @Column(name = "key_id")
     public UUID keyId;
+    /** The submitting key's name and role as they were at submission (migration V65). */
+    @Column(name = "key_name")
+    public String keyName;
+    @Column(name = "key_role")
+    public String keyRole;
     public String status;
     public String language;
     public String code;

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.type.TypeFactory;
+import dev.nixexec.audit.KeyRef;
 import dev.nixexec.workspace.Artifact;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -40,6 +41,8 @@ final class JobRows {
         job.id = rs.getObject("id", UUID.class);
         job.tenantId = rs.getObject("tenant_id", UUID.class);
         job.keyId = rs.getObject("key_id", UUID.class);
+        job.keyName = rs.getString("key_name");
+        job.keyRole = rs.getString("key_role");
         job.status = rs.getString("status");
         job.language = rs.getString("language");
         job.code = rs.getString("code");
@@ -117,7 +120,12 @@ final class JobRows {
                 job.sessionId, job.cpuMs == null && job.maxRssBytes == null ? null
                         : new JobView.Usage(job.cpuMs, job.maxRssBytes),
                 job.args == null ? List.of() : read(json, job.args, STRINGS),
-                encoding.id(), job.rerunOf);
+                encoding.id(), job.rerunOf, key(job));
+    }
+
+    /** The submitting key, or null for a job of local mode (no key). */
+    static KeyRef key(Job job) {
+        return job.keyId == null ? null : new KeyRef(job.keyId, job.keyName, job.keyRole);
     }
 
     /**

@@ -93,7 +93,7 @@ public class AuditPageResource {
         List<Pages.EventRow> rows = entries.stream().map(e -> new Pages.EventRow(UiFormat.time(e.at()),
                 tenants.getOrDefault(e.tenantId(), caller.tenantId().equals(e.tenantId()) ? ownName : e.tenantId().toString()),
                 e.kind(), e.jobId() == null ? null : e.jobId().toString(), jobLink(e, operator),
-                e.keyId() == null ? "–" : e.keyId().toString(), UiFormat.orDash(e.nodeId()), write(e.detail()))).toList();
+                UiFormat.recordKey(e.key()), UiFormat.orDash(e.nodeId()), write(e.detail()))).toList();
         List<String> kindNames = audit.kindsOutsideJobs(operator && wantedTenant == null ? null
                 : error == null ? tenantId : caller.tenantId());
         List<Pages.Option> kinds = kindNames.stream().map(k -> new Pages.Option(k, k, k.equals(wantedKind))).toList();

@@ -31,7 +31,7 @@ record JobPageView(String id, String status, boolean live, List<Pages.Field> sum
         List<Pages.AuditRow> trail = audit == null ? null : audit.stream()
                 .sorted(Comparator.comparingLong(AuditLog.Entry::id))
                 .map(e -> new Pages.AuditRow(time(e.at()), e.kind(), orDash(e.nodeId()),
-                        e.keyId() == null ? "–" : e.keyId().toString(), write(json, e.detail()))).toList();
+                        UiFormat.recordKey(e.key()), write(json, e.detail()))).toList();
         return new JobPageView(job.id().toString(), job.status(), !job.terminal(), summary(detail, json),
                 environment(job.environment()), job.packages(), envRows, detail.env().isEmpty(), detail.code(),
                 detail.stdin(), outputs, trail);
@@ -42,7 +42,8 @@ record JobPageView(String id, String status, boolean live, List<Pages.Field> sum
         List<Pages.Field> summary = new ArrayList<>();
         summary.add(new Pages.Field("Status", job.status()));
         summary.add(new Pages.Field("Language", job.language()));
-        summary.add(new Pages.Field("Submitted by key", detail.keyId() == null ? "local mode" : detail.keyId().toString()));
+        summary.add(new Pages.Field("Submitted by", job.key() == null ? "local mode"
+                : job.key().label() + " · key " + job.key().id()));
         summary.add(new Pages.Field("Node", orDash(job.nodeId())));
         summary.add(new Pages.Field("Attempt", job.attempt() + " of " + detail.maxAttempts()));
         summary.add(new Pages.Field("Created", time(job.createdAt())));

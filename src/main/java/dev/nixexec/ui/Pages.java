@@ -9,7 +9,7 @@ final class Pages {
     }
 
     /** The signed-in reviewer, shown in the header; {@code csrf} goes into every form. */
-    record User(String role, String tenant, String csrf, boolean reviews, boolean admin, boolean local) {
+    record User(String role, String tenant, String key, String csrf, boolean reviews, boolean admin, boolean local) {
     }
 
     record Option(String value, String label, boolean selected) {
@@ -21,8 +21,8 @@ final class Pages {
     }
 
     /** {@code href} carries the tenant for an operator's view of another tenant's job; {@code tenant} is shown to operators. */
-    record JobRow(String id, String href, String tenant, String status, String language, String packages, String created,
-            String duration, String exit, String node) {
+    record JobRow(String id, String href, String tenant, String key, String status, String language, String packages,
+            String created, String duration, String exit, String node) {
     }
 
     /**
