@@ -176,21 +176,28 @@ public class AuditLog {
      * The records with their keys named: one statement for every key of the page (a key's name and
      * role never change, so a look-up now reads what they were when the record was written).
      */
-    @SuppressWarnings("unchecked")
     private List<Entry> entries(List<AuditEvent> events) {
-        List<UUID> ids = events.stream().map(e -> e.keyId).filter(java.util.Objects::nonNull).distinct().toList();
-        Map<UUID, KeyRef> keys = new java.util.HashMap<>();
-        if (!ids.isEmpty()) {
-            List<Object[]> rows = AuditEvent.getEntityManager()
-                    .createNativeQuery("SELECT id, name, role FROM api_keys WHERE id = ANY(CAST(:ids AS uuid[]))")
-                    .setParameter("ids", ids.stream().map(UUID::toString).toArray(String[]::new)).getResultList();
-            for (Object[] row : rows) {
-                UUID id = (UUID) row[0];
-                keys.put(id, new KeyRef(id, (String) row[1], (String) row[2]));
-            }
-        }
+        Map<UUID, KeyRef> keys = keys(events.stream().map(e -> e.keyId).filter(java.util.Objects::nonNull).toList());
         return events.stream().map(e -> entry(e, e.keyId == null ? null
                 : keys.getOrDefault(e.keyId, new KeyRef(e.keyId, null, "unknown")))).toList();
+    }
+
+    /** The keys of these ids, named, in one statement (ids of no key are left out). */
+    @Transactional
+    @SuppressWarnings("unchecked")
+    public Map<UUID, KeyRef> keys(java.util.Collection<UUID> ids) {
+        Map<UUID, KeyRef> keys = new java.util.HashMap<>();
+        if (ids.isEmpty()) {
+            return keys;
+        }
+        List<Object[]> rows = AuditEvent.getEntityManager()
+                .createNativeQuery("SELECT id, name, role FROM api_keys WHERE id = ANY(CAST(:ids AS uuid[]))")
+                .setParameter("ids", ids.stream().distinct().map(UUID::toString).toArray(String[]::new)).getResultList();
+        for (Object[] row : rows) {
+            UUID id = (UUID) row[0];
+            keys.put(id, new KeyRef(id, (String) row[1], (String) row[2]));
+        }
+        return keys;
     }
 
     @SuppressWarnings("unchecked")

@@ -32,9 +32,13 @@ final class Pages {
     record ArtifactRow(String name, String size, String contentType, String href, boolean image, boolean svg) {
     }
 
-    /** An audit record that is not a job's, for the audit page. */
-    /** {@code job} and {@code jobHref} are null but for a job's record (a webhook delivery); the link carries an operator's tenant. */
-    record EventRow(String at, String tenant, String kind, String job, String jobHref, String key, String node, String detail) {
+    /**
+     * An audit record that is not a job's, for the audit page, as {@link AuditEventText} words it:
+     * {@code object}/{@code href} null when it names none; links carry an operator's tenant;
+     * {@code detail} is the record's data (JSON) behind a disclosure.
+     */
+    record EventRow(String at, String tenant, String kind, String who, String what, String object, String href,
+            String detail) {
     }
 
     record Field(String name, String value) {
