@@ -127,6 +127,8 @@ public class Job extends PanacheEntityBase {
     /** The nixpkgs revision this job must run on (a rerun's): a worker that pins another ends it nixpkgs_changed. */
     @Column(name = "required_nixpkgs_revision")
     public String requiredNixpkgsRevision;
+    /** {@code session} for a session's environment build (migration V67), else null. */
+    public String build;
 
     public JobStatus jobStatus() {
         return JobStatus.byId(status).orElseThrow();

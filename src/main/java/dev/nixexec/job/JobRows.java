@@ -94,6 +94,7 @@ final class JobRows {
         job.stderrExact = rs.getBytes("stderr_exact");
         job.rerunOf = rs.getObject("rerun_of", UUID.class);
         job.requiredNixpkgsRevision = rs.getString("required_nixpkgs_revision");
+        job.build = rs.getString("build");
         return job;
     }
 
@@ -110,8 +111,11 @@ final class JobRows {
         JobView.ErrorView error = job.errorCode == null ? null : new JobView.ErrorView(job.errorCode, job.errorMessage);
         OutputEncoding encoding = job.encoding == null ? OutputEncoding.UTF_8
                 : OutputEncoding.byId(job.encoding).orElseThrow();
+        Map<String, Object> metadata = read(json, job.metadata, OBJECT_MAP);
+        String build = job.build != null ? job.build
+                : Boolean.TRUE.equals(metadata.get(JobView.ENVIRONMENT_BUILD_MARK)) ? "environment" : null;
         return new JobView(job.id, job.status, job.language, read(json, job.packages, STRINGS),
-                read(json, job.metadata, OBJECT_MAP), job.createdAt, job.startedAt,
+                metadata, job.createdAt, job.startedAt,
                 job.finishedAt, job.exitCode, job.signal, job.timedOut, job.limitHit, job.durationMs,
                 output(encoding, job.stdout, job.stdoutExact), output(encoding, job.stderr, job.stderrExact),
                 job.stdoutBytes, job.stderrBytes, job.stdoutTruncated, job.stderrTruncated, environment,
@@ -120,7 +124,7 @@ final class JobRows {
                 job.sessionId, job.cpuMs == null && job.maxRssBytes == null ? null
                         : new JobView.Usage(job.cpuMs, job.maxRssBytes),
                 job.args == null ? List.of() : read(json, job.args, STRINGS),
-                encoding.id(), job.rerunOf, key(job));
+                encoding.id(), job.rerunOf, key(job), build);
     }
 
     /** The submitting key, or null for a job of local mode (no key). */

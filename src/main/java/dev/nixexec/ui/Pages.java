@@ -22,7 +22,12 @@ final class Pages {
 
     /** {@code href} carries the tenant for an operator's view of another tenant's job; {@code tenant} is shown to operators. */
     record JobRow(String id, String href, String tenant, String key, String status, String language, String packages,
-            String created, String duration, String exit, String node) {
+            String created, String duration, String exit, String node, String build) {
+    }
+
+    /** An attached shell of a session: its replay's link, who opened it, how long, how much each way, how it ended. */
+    record ShellRow(String href, String started, String key, String duration, String typed, String shown, String ended,
+            boolean truncated) {
     }
 
     /**
@@ -42,6 +47,10 @@ final class Pages {
     }
 
     record Field(String name, String value) {
+    }
+
+    /** A limit of a job's run: what was asked for ("default" when nothing was) beside what the run used; {@code hit} when it ended the run. */
+    record LimitRow(String name, String asked, String used, boolean hit) {
     }
 
     record Output(String name, String text, boolean truncated, String note) {

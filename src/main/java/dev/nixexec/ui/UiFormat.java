@@ -25,10 +25,20 @@ final class UiFormat {
 
     /** A row of an operator's list across tenants: the link carries the job's tenant. */
     static Pages.JobRow jobRow(JobView j, String href, String tenant) {
+        return jobRow(j, href, tenant, false);
+    }
+
+    /** A row whose job may be known as a session's environment build by the caller (a session's page). */
+    static Pages.JobRow jobRow(JobView j, String href, String tenant, boolean sessionBuild) {
         return new Pages.JobRow(j.id().toString(), href, tenant, key(j.key()), j.status(), j.language(), String.join(" ", j.packages()),
                 time(j.createdAt()), j.durationMs() == null ? "" : duration(j.durationMs()),
                 j.exitCode() == null ? (j.error() == null ? "" : j.error().code()) : j.exitCode().toString(),
-                orEmpty(j.nodeId()));
+                orEmpty(j.nodeId()), sessionBuild || j.build() != null ? build(j.build()) : null);
+    }
+
+    /** What an environment build is called on the pages. */
+    static String build(String kind) {
+        return "environment".equals(kind) ? "environment build" : "session's environment build";
     }
 
     /**
