@@ -52,9 +52,11 @@ final class AuditEventText {
             case "shell_started" -> new Described(who, "opened a shell in a session", sessionLabel, sessionHref);
             case "shell_ended" -> new Described(who, shellEnded(d), "shell recording",
                     d.get("recording_id") == null ? sessionHref : "/ui/shells/" + text(d.get("recording_id")) + tenantSuffix);
-            case AuditLog.WEBHOOK_DELIVERY -> new Described(who, "delivered the result callback, attempt "
+            case AuditLog.WEBHOOK_DELIVERY -> new Described(who, "result callback, attempt "
                     + text(d.get("attempt")) + ", to " + text(d.get("host")) + ":" + text(d.get("port")) + ": "
-                    + text(d.get("outcome")) + (d.get("status") == null ? "" : " (HTTP " + text(d.get("status")) + ")"),
+                    + text(d.get("outcome")) + (d.get("status") == null ? "" : " (HTTP " + text(d.get("status")) + ")")
+                    + (d.get("refused") == null ? "" : ": " + text(d.get("refused")))
+                    + (d.get("exception") == null ? "" : ": " + text(d.get("exception"))),
                     e.jobId() == null ? null : "job " + shortId(e.jobId().toString()),
                     e.jobId() == null ? null : "/ui/jobs/" + e.jobId() + tenantSuffix);
             default -> new Described(who, e.kind().replace('_', ' ') + fields(d),

@@ -67,7 +67,7 @@ class AuditEventTextTest {
         AuditEventText.Described delivery = AuditEventText.of(entry("webhook_delivery", null, job,
                 Map.of("host", "hooks.example", "port", 443, "attempt", 2, "outcome", "delivered", "status", 204)), Map.of(), "");
         assertEquals(new AuditEventText.Described("the service",
-                "delivered the result callback, attempt 2, to hooks.example:443: delivered (HTTP 204)",
+                "result callback, attempt 2, to hooks.example:443: delivered (HTTP 204)",
                 "job " + job.toString().substring(0, 8), "/ui/jobs/" + job), delivery);
     }
 
