@@ -98,7 +98,7 @@ final class AuditEventText {
         if (d.get("bytes_out") instanceof Number out) {
             parts.add(UiFormat.bytes(out.longValue()) + " shown");
         }
-        if (d.get("reason") != null) {
+        if (d.get("reason") != null && !d.get("reason").equals("exit " + text(d.get("exit_code")))) {
             parts.add(text(d.get("reason")));
         }
         return "closed a shell" + (parts.isEmpty() ? "" : ": " + String.join(" · ", parts));

@@ -71,7 +71,7 @@ record JobPageView(String id, String status, boolean live, List<Pages.Field> sum
         summary.add(new Pages.Field("Status", job.status()));
         summary.add(new Pages.Field("Language", job.language()));
         summary.add(new Pages.Field("Submitted by", job.key() == null ? "local mode"
-                : job.key().label() + " · key " + job.key().id()));
+                : job.key().label() + " · id " + job.key().id()));
         summary.add(new Pages.Field("Node", orDash(job.nodeId())));
         summary.add(new Pages.Field("Attempt", job.attempt() + " of " + detail.maxAttempts()));
         summary.add(new Pages.Field("Created", time(job.createdAt())));

@@ -138,7 +138,9 @@ public class SessionPagesResource {
     }
 
     private static String ended(ShellRecordings.Recording r) {
-        return (r.exitCode() == null ? "" : "exit " + r.exitCode() + " · ") + r.closeReason();
+        // an exited shell's close reason is "exit N" already
+        String exit = r.exitCode() == null || r.closeReason().equals("exit " + r.exitCode()) ? "" : "exit " + r.exitCode() + " · ";
+        return exit + r.closeReason();
     }
 
     private static String suffix(Caller signedIn, Caller acting) {

@@ -99,7 +99,7 @@ class KeyNamesTest {
         String label = keyName + " (member)";
 
         String page = auditor.request().get("/ui/jobs/" + id).then().statusCode(200).extract().asString();
-        assertTrue(page.contains(label + " · key " + key[0]), page);
+        assertTrue(page.contains(label + " · id " + key[0]), page);
         String trail = page.substring(page.indexOf("id=\"audit-trail\""));
         assertTrue(trail.contains("<td class=\"mono\">" + label + "</td>"), trail);
         assertTrue(page.contains("auditor)"), "the header names the signed-in key's role");

@@ -60,7 +60,7 @@ class AuditEventTextTest {
         ended.put("exit_code", 0);
         ended.put("recording_id", recording.toString());
         AuditEventText.Described shell = AuditEventText.of(entry("shell_ended", BOT, null, ended), Map.of(), "");
-        assertEquals("closed a shell: exit 0 · 1 min 5 s · 12 B typed · 2.0 KiB shown · exit 0", shell.what());
+        assertEquals("closed a shell: exit 0 · 1 min 5 s · 12 B typed · 2.0 KiB shown", shell.what());
         assertEquals("/ui/shells/" + recording, shell.href());
 
         UUID job = UUID.randomUUID();

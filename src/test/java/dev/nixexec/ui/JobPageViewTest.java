@@ -72,7 +72,7 @@ class JobPageViewTest {
         assertTrue(page.live());
         assertFalse(page.envValuesHidden());
         assertEquals(List.of(new Pages.EnvRow("A", "secret")), page.env());
-        assertEquals("ci-bot (member) · key " + key, fields(page.summary()).get("Submitted by"));
+        assertEquals("ci-bot (member) · id " + key, fields(page.summary()).get("Submitted by"));
         assertFalse(fields(page.summary()).containsKey("Signal"));
         assertFalse(fields(page.summary()).containsKey("Metadata"));
         assertEquals("–", fields(page.environment()).get("Store path"));
