@@ -69,6 +69,7 @@ class AuditReviewTest {
                 "limit_hit"));
         String page = AuditUiTest.signIn(key(tenantId, "auditor")).request().get("/ui/jobs/" + id).then().statusCode(200)
                 .extract().asString();
+        assertTrue(page.contains("id=\"limits\""), "the page has a table of limits and usage");
         String limits = page.substring(page.indexOf("id=\"limits\""), page.indexOf("</table>", page.indexOf("id=\"limits\"")));
         assertTrue(limits.contains("<tr class=\"hit\"><td>Memory</td><td class=\"over\">64.0 MiB</td>"), limits);
         assertTrue(limits.contains("peak · reached"), limits);
