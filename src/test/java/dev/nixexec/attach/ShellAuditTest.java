@@ -114,6 +114,9 @@ class ShellAuditTest {
         assertTrue(commandPage.contains("A command of <a href=\"/ui/sessions/" + session + "\">its session</a>"), commandPage);
         String buildPage = auditor.request().get("/ui/jobs/" + buildJob).then().statusCode(200).extract().asString();
         assertTrue(buildPage.contains("<h1>Environment build"), buildPage);
+        String list = auditor.request().get("/ui/jobs").then().statusCode(200).extract().asString();
+        assertTrue(list.contains(buildJob + "</a> <span class=\"badge\">session&#39;s environment build</span>"),
+                "the job list marks the build: " + list);
         assertEquals("session", read(Api.as(member).get("/v1/jobs/" + buildJob).then().statusCode(200).extract()
                 .asString(), "build"));
 
