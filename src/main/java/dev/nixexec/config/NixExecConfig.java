@@ -171,6 +171,14 @@ public interface NixExecConfig {
         @NonZero
         @WithDefault("1048576")
         long maxPendingInputBytes();
+
+        /**
+         * The most of a shell's recording kept (what was shown and typed, asciicast v2): past it,
+         * the first and last halves are kept and the gap marked, as with a job's output.
+         */
+        @NonZero
+        @WithDefault("1048576")
+        long maxRecordingBytes();
     }
 
     /** Workspaces, inline input files and artifacts (docs/workspaces.md). */

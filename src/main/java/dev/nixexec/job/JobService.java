@@ -295,6 +295,8 @@ public class JobService {
         job.id = id;
         job.tenantId = caller.tenantId();
         job.keyId = caller.keyId();
+        job.keyName = caller.keyName();
+        job.keyRole = caller.keyId() == null ? null : caller.role().id();
         job.status = JobStatus.QUEUED.id();
         job.language = s.language().toLowerCase(java.util.Locale.ROOT);
         job.code = s.code();

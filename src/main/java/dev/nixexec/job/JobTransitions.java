@@ -124,12 +124,12 @@ public class JobTransitions {
                 -- kept by triggers (migration V38): a few rows, where counting the jobs read every one
                 SELECT CAST(coalesce(sum(queued), 0) AS bigint) AS n FROM queued_job_counts WHERE tenant_id = :tenant
             ), {here}, stored AS (
-                INSERT INTO jobs (id, tenant_id, key_id, status, language, code, packages, env, stdin,
+                INSERT INTO jobs (id, tenant_id, key_id, key_name, key_role, status, language, code, packages, env, stdin,
                                   timeout_ms, network, host_workspace, host_mounts, metadata, idempotency_key,
                                   request_hash, max_attempts, created_at, run_after, node_id, attempt,
                                   lease_until, claimed_at, session_id, limits, args, encoding, rerun_of,
                                   required_nixpkgs_revision)
-                SELECT :id, :tenant, CAST(:key AS uuid), CASE WHEN h.node_id IS NULL THEN 'queued' ELSE 'building' END,
+                SELECT :id, :tenant, CAST(:key AS uuid), CAST(:key_name AS text), CAST(:key_role AS text), CASE WHEN h.node_id IS NULL THEN 'queued' ELSE 'building' END,
                        :language, :code, CAST(:packages AS jsonb), CAST(:env AS jsonb), :stdin, :timeout_ms, :network,
                        CAST(:host_workspace AS text), CAST(:host_mounts AS jsonb), CAST(:metadata AS jsonb),
                        CAST(:idempotency_key AS text),
@@ -502,7 +502,7 @@ public class JobTransitions {
     @Transactional(Transactional.TxType.MANDATORY)
     public Inserted insert(Job job, int maxQueued, String submitted, Optional<String> handOffNode) {
         Map<String, Object> values = NamedStatement.values().set("id", job.id).set("tenant", job.tenantId)
-                .set("key", job.keyId).set("language", job.language).set("code", job.code).set("packages", job.packages)
+                .set("key", job.keyId).set("key_name", job.keyName).set("key_role", job.keyRole).set("language", job.language).set("code", job.code).set("packages", job.packages)
                 .set("env", job.env).set("stdin", job.stdin).set("timeout_ms", job.timeoutMs).set("network", job.network)
                 .set("host_workspace", job.hostWorkspace).set("host_mounts", job.hostMounts)
                 .set("metadata", job.metadata)
