@@ -107,20 +107,22 @@ public class UserModeNetwork {
 
         @Override
         public void close() {
-            // its exit fd is its stdin: closing it ends the relay cleanly; a relay that lingers is killed
+            // its exit fd is its stdin: closing it ends the relay cleanly. Its exit is awaited off the
+            // run's path (the result does not wait for it); a relay that lingers is killed.
             try {
                 relay.getOutputStream().close();
             } catch (IOException e) {
                 // closed already
             }
-            try {
-                if (!relay.waitFor(1, java.util.concurrent.TimeUnit.SECONDS)) {
+            Thread.ofVirtual().name("network-relay-end").start(() -> {
+                try {
+                    if (!relay.waitFor(1, java.util.concurrent.TimeUnit.SECONDS)) {
+                        relay.destroyForcibly();
+                    }
+                } catch (InterruptedException e) {
                     relay.destroyForcibly();
                 }
-            } catch (InterruptedException e) {
-                relay.destroyForcibly();
-                Thread.currentThread().interrupt();
-            }
+            });
         }
     }
 
