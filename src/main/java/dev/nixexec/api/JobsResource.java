@@ -33,6 +33,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 import org.jboss.resteasy.reactive.RestStreamElementType;
 import org.eclipse.microprofile.openapi.annotations.enums.SecuritySchemeType;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
@@ -46,6 +48,7 @@ import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 @SecurityScheme(securitySchemeName = "bearer", type = SecuritySchemeType.HTTP, scheme = "bearer",
         bearerFormat = "nx_ API key", description = "Authorization: Bearer <API key>; the key's role decides what it may do")
 @SecurityRequirement(name = "bearer")
+@Tag(name = "Jobs", description = "Submitting, reading, following and cancelling code runs")
 @Path("/v1/jobs")
 @Produces(MediaType.APPLICATION_JSON)
 public class JobsResource {
@@ -71,6 +74,7 @@ public class JobsResource {
         this.limits = limits;
     }
 
+    @Operation(summary = "Submit a job", description = "Runs code in a language with optional packages, env, stdin, files, limits and timeout. 201 with the queued job; with `wait` the finished job (200) if it ends in time. An `Idempotency-Key` makes a retry answer the stored job.")
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @RunOnVirtualThread
@@ -108,6 +112,7 @@ public class JobsResource {
      * (its own transaction); a refused one stores nothing and answers its problem in its place.
      * 201 when any job was stored, else 200. No {@code Idempotency-Key}: it names one request.
      */
+    @Operation(summary = "Submit several jobs", description = "Up to 100 submissions, each checked and stored on its own; each answer is the new job's id or the problem that refused it, in order.")
     @POST
     @Path("batch")
     @Consumes(MediaType.APPLICATION_JSON)
@@ -152,6 +157,7 @@ public class JobsResource {
      * A new job with the same request as job {@code id}, on the nixpkgs revision it ran on; the new
      * job's {@code rerun_of} names it.
      */
+    @Operation(summary = "Rerun a job", description = "A new job with the same request as this one, on the nixpkgs revision it ran on; its `rerun_of` names the original.")
     @POST
     @Path("{id}/rerun")
     @RunOnVirtualThread
@@ -161,6 +167,7 @@ public class JobsResource {
         return Response.status(201).entity(job).header("Location", "/v1/jobs/" + job.id()).build();
     }
 
+    @Operation(summary = "Read a job", description = "The job with its status, output, exit code, usage and artifacts; `wait` long-polls until it is terminal.")
     @GET
     @Path("{id}")
     @RunOnVirtualThread
@@ -176,6 +183,7 @@ public class JobsResource {
         return wait.isPositive() ? limits.startWait(caller.get()) : () -> { };
     }
 
+    @Operation(summary = "Cancel a job", description = "Asks the job to stop: a queued job is cancelled at once, a running one is killed. 202; the job ends `cancelled`.")
     @POST
     @Path("{id}/cancel")
     @RunOnVirtualThread
@@ -196,6 +204,7 @@ public class JobsResource {
             description = "JobListRow rows, or whole JobView objects with fields=full") List<?> items, String nextCursor) {
     }
 
+    @Operation(summary = "List jobs", description = "Newest first, filtered by status, language, time and a full-text query over code, output and metadata; paged by `cursor`.")
     @GET
     @RunOnVirtualThread
     public ListBody list(@QueryParam("status") String status, @QueryParam("language") String language,
@@ -223,6 +232,7 @@ public class JobsResource {
      * the id is the event's sequence number, so {@code Last-Event-ID} resumes. Events come from the
      * database, so any API node can follow a job that runs on another.
      */
+    @Operation(summary = "Follow a job (Server-Sent Events)", description = "Its status changes, stdout and stderr as they are printed, and finally the result; `Last-Event-ID` resumes. With `Accept: application/x-ndjson` the same events come one JSON object a line.")
     @GET
     @Path("{id}/events")
     @io.smallrye.common.annotation.Blocking
@@ -242,6 +252,7 @@ public class JobsResource {
     @Path("{id}/events")
     @io.smallrye.common.annotation.Blocking
     // below the event stream for a client that accepts anything (curl, */*): it came first
+    @Operation(summary = "Follow a job (NDJSON)", description = "The same events as the Server-Sent Events stream, one JSON object a line; `Last-Event-ID` resumes.")
     @Produces(JobEventLine.NDJSON + ";qs=0.5")
     @RestStreamElementType(MediaType.APPLICATION_JSON)
     public Multi<JobEventLine> eventLines(@PathParam("id") String id, @HeaderParam("Last-Event-ID") String lastEventId) {
