@@ -233,7 +233,7 @@ public class JobService {
             early.ifPresent(e -> e.pending().decide(stored.claimedHere().isPresent()));
             Submitted submitted = stored.submitted();
             if (submitted.created()) {
-                metrics.submitted(submitted.job().language());
+                metrics.submitted(submitted.job().language(), caller.tenantId());
                 if (stored.claimedHere().isPresent()) {
                     if (early.isEmpty()) {
                         // from here the slot is the run's to give back, whatever happens
