@@ -11,6 +11,7 @@ import dev.nixexec.job.JobView;
 import dev.nixexec.limits.KeyLimits;
 import dev.nixexec.refusal.FieldError;
 import dev.nixexec.refusal.InvalidRequestException;
+import dev.nixexec.refusal.JsonShape;
 import dev.nixexec.session.ProfileSubmissions;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import io.smallrye.mutiny.Multi;
@@ -63,10 +64,12 @@ public class JobsResource {
     private final CallerContext caller;
     private final KeyLimits limits;
     private final ProfileSubmissions profiles;
+    private final SubmitShape shape;
 
     public JobsResource(JobService jobs, JobReads reads, JobWaits waits, CallerContext caller, KeyLimits limits,
-            ProfileSubmissions profiles) {
+            ProfileSubmissions profiles, SubmitShape shape) {
         this.profiles = profiles;
+        this.shape = shape;
         this.jobs = jobs;
         this.reads = reads;
         this.waits = waits;
@@ -88,13 +91,28 @@ public class JobsResource {
         Duration waitFor = waitParam(wait);
         JobService.Submitted submitted;
         try (KeyLimits.Wait held = waiting(waitFor)) {
-            JobService.Submission submission = body.profile() == null ? body.submission()
-                    : profiles.apply(caller.get(), body.profile(), body.submission(), body.networkChoice());
-            submitted = waits.submit(caller.get(), submission, idempotencyKey, waitFor);
+            submitted = waits.submit(caller.get(), submission(body, shape.problems()), idempotencyKey, waitFor);
         }
         JobView job = submitted.job();
         int status = submitted.created() && !job.terminal() ? 201 : 200;
         return Response.status(status).entity(job).header("Location", "/v1/jobs/" + job.id()).build();
+    }
+
+    /**
+     * The submission a body says, under its profile if it names one; refused with every problem at
+     * once: its shape's ({@code shapeProblems}, see {@link BodyText}), its words' and intake's.
+     */
+    private JobService.Submission submission(SubmitBody body, List<FieldError> shapeProblems) {
+        SubmitBody.Read read = body.read();
+        if (!shapeProblems.isEmpty() || !read.problems().isEmpty()) {
+            List<FieldError> found = new ArrayList<>(shapeProblems);
+            found.addAll(read.problems());
+            InvalidRequestException refused = jobs.refusal(found, read.submission());
+            // one shape problem alone reads as it did before every problem was listed
+            throw refused.errors().size() == 1 && !shapeProblems.isEmpty() ? JsonShape.refusal(shapeProblems) : refused;
+        }
+        return body.profile() == null ? read.submission()
+                : profiles.apply(caller.get(), body.profile(), read.submission(), body.networkChoice());
     }
 
     /** {@code POST /v1/jobs/batch}: {@code {jobs: [submit bodies]}}. */
@@ -142,8 +160,7 @@ public class JobsResource {
                 if (job == null) {
                     throw new InvalidRequestException(List.of(new FieldError("body", "a JSON object is required")), false);
                 }
-                JobService.Submission submission = job.profile() == null ? job.submission()
-                        : profiles.apply(caller.get(), job.profile(), job.submission(), job.networkChoice());
+                JobService.Submission submission = submission(job, List.of());
                 answers.add(new BatchItem(jobs.submit(caller.get(), submission, null).job().id(), null));
                 stored = true;
             } catch (InvalidRequestException | Refusal e) {
