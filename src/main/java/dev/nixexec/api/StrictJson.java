@@ -11,8 +11,7 @@ import jakarta.inject.Singleton;
 /**
  * Requests are read as sent, never guessed at. A JSON object that names a field twice is refused
  * rather than read as its last value: a proxy or audit log that reads the first {@code language}
- * must not see a different request than we run; for the same reason nothing may follow the value.
- * A number or boolean where text is expected
+ * must not see a different request than we run. A number or boolean where text is expected
  * ({@code "code": 5}, an env value {@code true}) is refused rather than turned into text.
  */
 @Singleton
@@ -21,8 +20,6 @@ public class StrictJson implements ObjectMapperCustomizer {
     @Override
     public void customize(ObjectMapper mapper) {
         mapper.enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
-        // "{...} trailing" is not JSON: a body is one value, and nothing after it is dropped unread
-        mapper.enable(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
         mapper.coercionConfigFor(LogicalType.Textual)
                 .setCoercion(CoercionInputShape.Integer, CoercionAction.Fail)
                 .setCoercion(CoercionInputShape.Float, CoercionAction.Fail)
