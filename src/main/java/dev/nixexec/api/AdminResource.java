@@ -28,11 +28,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
 import org.eclipse.microprofile.openapi.annotations.media.Content;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /**
  * {@code /v1/admin}: tenants (operator; a tenant's policy also its admin), keys and webhook secrets
@@ -40,6 +42,7 @@ import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
  * 404 exactly as an unknown one does.
  */
 @SecurityRequirement(name = "bearer")
+@Tag(name = "Administration", description = "Tenants, keys and webhook secrets (admin keys)")
 @Path("/v1/admin")
 @Produces(MediaType.APPLICATION_JSON)
 @Consumes(MediaType.APPLICATION_JSON)
@@ -79,6 +82,7 @@ public class AdminResource {
             OffsetDateTime expiresAt, OffsetDateTime revokedAt) {
     }
 
+    @Operation(summary = "List tenants", description = "Every tenant with its policy and grant, oldest first. Operator keys only.")
     @GET
     @Path("tenants")
     public List<TenantView> tenants() {
@@ -86,6 +90,7 @@ public class AdminResource {
         return tenants.all().stream().map(this::view).toList();
     }
 
+    @Operation(summary = "Create a tenant", description = "A new tenant with a name and an optional policy (languages, packages, network, caps). Operator keys only.")
     @POST
     @Path("tenants")
     @APIResponse(responseCode = "201", description = "The tenant, created", content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = TenantView.class)))
@@ -107,6 +112,7 @@ public class AdminResource {
         }
     }
 
+    @Operation(summary = "Change a tenant's policy", description = "A JSON merge patch of the tenant's policy: the fields the body names change, the others keep their values. The tenant's admin, or an operator.")
     @PATCH
     @Path("tenants/{id}")
     public TenantView changePolicy(@PathParam("id") String tenantId, PolicyPatchBody body) {
@@ -126,6 +132,7 @@ public class AdminResource {
         return new TenantView(tenant.id, tenant.name, tenants.policy(tenant), tenants.granted(tenant), tenant.createdAt);
     }
 
+    @Operation(summary = "List a tenant's keys", description = "The tenant's keys with their role, name, last use, expiry and revocation; never the secret. The tenant's admin, or an operator.")
     @GET
     @Path("tenants/{id}/keys")
     public List<KeyListed> keys(@PathParam("id") String tenantId) {
@@ -134,6 +141,7 @@ public class AdminResource {
                 k.createdAt(), k.lastUsedAt(), k.expiresAt(), k.revokedAt())).toList();
     }
 
+    @Operation(summary = "Create a key", description = "A new key for the tenant with a role and an optional name and expiry; the secret is in this answer only. The tenant's admin, or an operator (an operator key needs an operator).")
     @POST
     @Path("tenants/{id}/keys")
     @APIResponse(responseCode = "201", description = "The key, created; its secret is shown only here", content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = KeyView.class)))
@@ -184,6 +192,7 @@ public class AdminResource {
     }
 
     /** Makes or replaces the tenant's webhook secret (docs/api.md, "Callbacks"). */
+    @Operation(summary = "Make or replace the webhook secret", description = "The tenant's secret for signing job callbacks (docs/api.md, Callbacks); shown in this answer only. The old secret stops signing at once.")
     @POST
     @Path("tenants/{id}/webhook-secret")
     @APIResponse(responseCode = "201", description = "The new webhook signing secret, shown only here", content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = WebhookSecretView.class)))
@@ -193,6 +202,7 @@ public class AdminResource {
         return Response.status(201).entity(new WebhookSecretView(webhookSecrets.rotate(id, admin))).build();
     }
 
+    @Operation(summary = "Revoke a key", description = "The key stops working at once: its open waits and event streams end.")
     @DELETE
     @Path("keys/{id}")
     public Response revoke(@PathParam("id") String keyId) {

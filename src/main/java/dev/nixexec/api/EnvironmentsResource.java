@@ -18,14 +18,17 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.time.Duration;
 import java.util.List;
+import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
 import org.eclipse.microprofile.openapi.annotations.media.Content;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /** {@code /v1/environments}: environments built ahead; a thin adapter over {@link EnvironmentBuilds}. */
 @SecurityRequirement(name = "bearer")
+@Tag(name = "Environments", description = "Nix environments built ahead of jobs")
 @Path("/v1/environments")
 @Produces(MediaType.APPLICATION_JSON)
 public class EnvironmentsResource {
@@ -41,6 +44,7 @@ public class EnvironmentsResource {
     }
 
     /** 201 with the build ({@code building}), or 200 once {@code wait} saw it ready or failed. */
+    @Operation(summary = "Build an environment ahead", description = "Builds the Nix environment of a language and packages before any job needs it: 201 while building, 200 once `wait` saw it ready or failed.")
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @RunOnVirtualThread
@@ -59,6 +63,7 @@ public class EnvironmentsResource {
                 .header("Location", "/v1/environments/" + build.id()).build();
     }
 
+    @Operation(summary = "Read an environment build", description = "Its status, store path and nixpkgs revision once built, its error once failed; `wait` long-polls until it ends.")
     @GET
     @Path("{id}")
     @RunOnVirtualThread

@@ -11,6 +11,7 @@ import dev.nixexec.job.JobView;
 import dev.nixexec.limits.KeyLimits;
 import dev.nixexec.refusal.FieldError;
 import dev.nixexec.refusal.InvalidRequestException;
+import dev.nixexec.refusal.JsonShape;
 import dev.nixexec.session.ProfileSubmissions;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import io.smallrye.mutiny.Multi;
@@ -33,6 +34,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 import org.jboss.resteasy.reactive.RestStreamElementType;
 import org.eclipse.microprofile.openapi.annotations.enums.SecuritySchemeType;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
@@ -46,6 +49,7 @@ import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 @SecurityScheme(securitySchemeName = "bearer", type = SecuritySchemeType.HTTP, scheme = "bearer",
         bearerFormat = "nx_ API key", description = "Authorization: Bearer <API key>; the key's role decides what it may do")
 @SecurityRequirement(name = "bearer")
+@Tag(name = "Jobs", description = "Submitting, reading, following and cancelling code runs")
 @Path("/v1/jobs")
 @Produces(MediaType.APPLICATION_JSON)
 public class JobsResource {
@@ -60,10 +64,12 @@ public class JobsResource {
     private final CallerContext caller;
     private final KeyLimits limits;
     private final ProfileSubmissions profiles;
+    private final SubmitShape shape;
 
     public JobsResource(JobService jobs, JobReads reads, JobWaits waits, CallerContext caller, KeyLimits limits,
-            ProfileSubmissions profiles) {
+            ProfileSubmissions profiles, SubmitShape shape) {
         this.profiles = profiles;
+        this.shape = shape;
         this.jobs = jobs;
         this.reads = reads;
         this.waits = waits;
@@ -71,6 +77,7 @@ public class JobsResource {
         this.limits = limits;
     }
 
+    @Operation(summary = "Submit a job", description = "Runs code in a language with optional packages, env, stdin, files, limits and timeout. 201 with the queued job; with `wait` the finished job (200) if it ends in time. An `Idempotency-Key` makes a retry answer the stored job.")
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @RunOnVirtualThread
@@ -84,13 +91,28 @@ public class JobsResource {
         Duration waitFor = waitParam(wait);
         JobService.Submitted submitted;
         try (KeyLimits.Wait held = waiting(waitFor)) {
-            JobService.Submission submission = body.profile() == null ? body.submission()
-                    : profiles.apply(caller.get(), body.profile(), body.submission(), body.networkChoice());
-            submitted = waits.submit(caller.get(), submission, idempotencyKey, waitFor);
+            submitted = waits.submit(caller.get(), submission(body, shape.problems()), idempotencyKey, waitFor);
         }
         JobView job = submitted.job();
         int status = submitted.created() && !job.terminal() ? 201 : 200;
         return Response.status(status).entity(job).header("Location", "/v1/jobs/" + job.id()).build();
+    }
+
+    /**
+     * The submission a body says, under its profile if it names one; refused with every problem at
+     * once: its shape's ({@code shapeProblems}, see {@link BodyText}), its words' and intake's.
+     */
+    private JobService.Submission submission(SubmitBody body, List<FieldError> shapeProblems) {
+        SubmitBody.Read read = body.read();
+        if (!shapeProblems.isEmpty() || !read.problems().isEmpty()) {
+            List<FieldError> found = new ArrayList<>(shapeProblems);
+            found.addAll(read.problems());
+            InvalidRequestException refused = jobs.refusal(found, read.submission());
+            // one shape problem alone reads as it did before every problem was listed
+            throw refused.errors().size() == 1 && !shapeProblems.isEmpty() ? JsonShape.refusal(shapeProblems) : refused;
+        }
+        return body.profile() == null ? read.submission()
+                : profiles.apply(caller.get(), body.profile(), read.submission(), body.networkChoice());
     }
 
     /** {@code POST /v1/jobs/batch}: {@code {jobs: [submit bodies]}}. */
@@ -108,6 +130,7 @@ public class JobsResource {
      * (its own transaction); a refused one stores nothing and answers its problem in its place.
      * 201 when any job was stored, else 200. No {@code Idempotency-Key}: it names one request.
      */
+    @Operation(summary = "Submit several jobs", description = "Up to 100 submissions, each checked and stored on its own; each answer is the new job's id or the problem that refused it, in order.")
     @POST
     @Path("batch")
     @Consumes(MediaType.APPLICATION_JSON)
@@ -137,8 +160,7 @@ public class JobsResource {
                 if (job == null) {
                     throw new InvalidRequestException(List.of(new FieldError("body", "a JSON object is required")), false);
                 }
-                JobService.Submission submission = job.profile() == null ? job.submission()
-                        : profiles.apply(caller.get(), job.profile(), job.submission(), job.networkChoice());
+                JobService.Submission submission = submission(job, List.of());
                 answers.add(new BatchItem(jobs.submit(caller.get(), submission, null).job().id(), null));
                 stored = true;
             } catch (InvalidRequestException | Refusal e) {
@@ -152,6 +174,7 @@ public class JobsResource {
      * A new job with the same request as job {@code id}, on the nixpkgs revision it ran on; the new
      * job's {@code rerun_of} names it.
      */
+    @Operation(summary = "Rerun a job", description = "A new job with the same request as this one, on the nixpkgs revision it ran on; its `rerun_of` names the original.")
     @POST
     @Path("{id}/rerun")
     @RunOnVirtualThread
@@ -161,6 +184,7 @@ public class JobsResource {
         return Response.status(201).entity(job).header("Location", "/v1/jobs/" + job.id()).build();
     }
 
+    @Operation(summary = "Read a job", description = "The job with its status, output, exit code, usage and artifacts; `wait` long-polls until it is terminal.")
     @GET
     @Path("{id}")
     @RunOnVirtualThread
@@ -176,6 +200,7 @@ public class JobsResource {
         return wait.isPositive() ? limits.startWait(caller.get()) : () -> { };
     }
 
+    @Operation(summary = "Cancel a job", description = "Asks the job to stop: a queued job is cancelled at once, a running one is killed. 202; the job ends `cancelled`.")
     @POST
     @Path("{id}/cancel")
     @RunOnVirtualThread
@@ -196,6 +221,7 @@ public class JobsResource {
             description = "JobListRow rows, or whole JobView objects with fields=full") List<?> items, String nextCursor) {
     }
 
+    @Operation(summary = "List jobs", description = "Newest first, filtered by status, language, time and a full-text query over code, output and metadata; paged by `cursor`.")
     @GET
     @RunOnVirtualThread
     public ListBody list(@QueryParam("status") String status, @QueryParam("language") String language,
@@ -223,6 +249,7 @@ public class JobsResource {
      * the id is the event's sequence number, so {@code Last-Event-ID} resumes. Events come from the
      * database, so any API node can follow a job that runs on another.
      */
+    @Operation(summary = "Follow a job (Server-Sent Events)", description = "Its status changes, stdout and stderr as they are printed, and finally the result; `Last-Event-ID` resumes. With `Accept: application/x-ndjson` the same events come one JSON object a line.")
     @GET
     @Path("{id}/events")
     @io.smallrye.common.annotation.Blocking
@@ -242,6 +269,7 @@ public class JobsResource {
     @Path("{id}/events")
     @io.smallrye.common.annotation.Blocking
     // below the event stream for a client that accepts anything (curl, */*): it came first
+    @Operation(summary = "Follow a job (NDJSON)", description = "The same events as the Server-Sent Events stream, one JSON object a line; `Last-Event-ID` resumes.")
     @Produces(JobEventLine.NDJSON + ";qs=0.5")
     @RestStreamElementType(MediaType.APPLICATION_JSON)
     public Multi<JobEventLine> eventLines(@PathParam("id") String id, @HeaderParam("Last-Event-ID") String lastEventId) {

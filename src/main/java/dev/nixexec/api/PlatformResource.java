@@ -20,10 +20,13 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /** {@code /v1/languages}, {@code /v1/audit}, {@code /v1/nodes}. */
 @SecurityRequirement(name = "bearer")
+@Tag(name = "Platform", description = "Languages, nodes and the audit log")
 @Path("/v1")
 @Produces(MediaType.APPLICATION_JSON)
 public class PlatformResource {
@@ -48,6 +51,7 @@ public class PlatformResource {
             String version) {
     }
 
+    @Operation(summary = "List languages", description = "Each language with its interpreter attribute, package set, example package and version in the pinned nixpkgs.")
     @GET
     @Path("languages")
     public List<LanguageView> languages() {
@@ -60,6 +64,7 @@ public class PlatformResource {
     public record AuditPage(List<AuditLog.Entry> items, String nextCursor) {
     }
 
+    @Operation(summary = "Read the audit log", description = "Who did what and when (submissions, keys, sessions, shells), newest first, filtered by job and time; paged by `cursor`.")
     @GET
     @Path("audit")
     public AuditPage audit(@QueryParam("job_id") String jobId, @QueryParam("since") String since,
@@ -104,6 +109,7 @@ public class PlatformResource {
             OffsetDateTime heartbeatAt, List<NodeEnvironments.Entry> environments) {
     }
 
+    @Operation(summary = "List nodes", description = "The service's nodes with their role, heartbeat, running jobs and prepared environments.")
     @GET
     @Path("nodes")
     public List<NodeView> nodes() throws SQLException {

@@ -103,25 +103,28 @@ public class Problems {
     }
 
     /**
-     * Says where the body went wrong without Jackson's own message, which names our Java types
-     * ({@code dev.nixexec...}, {@code java.lang.String}) and is no part of the contract.
+     * What {@link BodyText} did not already refuse, said without Jackson's own message, which names
+     * our Java types ({@code dev.nixexec...}, {@code java.lang.String}) and is no part of the contract.
      */
     private static Response unreadable(com.fasterxml.jackson.core.JsonProcessingException e) {
+        FieldError problem;
         String detail;
         if (e instanceof com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException unknown) {
+            problem = new FieldError(unknown.getPropertyName(), "unknown field");
             detail = "unknown field '" + unknown.getPropertyName() + "'";
         } else if (e instanceof com.fasterxml.jackson.databind.JsonMappingException mapping && !mapping.getPath().isEmpty()) {
-            detail = "field '" + fieldPath(mapping.getPath()) + "' has the wrong type or shape";
+            problem = new FieldError(fieldPath(mapping.getPath()), "has the wrong type or shape");
+            detail = "field '" + problem.field() + "' has the wrong type or shape";
         } else if (e instanceof com.fasterxml.jackson.databind.JsonMappingException) {
+            problem = new FieldError("body", "must be a JSON object");
             detail = "the request body must be a JSON object";
-        } else if (e.getOriginalMessage() != null && e.getOriginalMessage().startsWith("Duplicate field ")) {
-            detail = "duplicate field " + e.getOriginalMessage().substring("Duplicate field ".length());
         } else {
             var at = e.getLocation();
-            detail = "the request body is not valid JSON" + (at == null || at.getLineNr() < 1 ? ""
-                    : " (line " + at.getLineNr() + ", column " + at.getColumnNr() + ")");
+            String where = at == null || at.getLineNr() < 1 ? "" : " (line " + at.getLineNr() + ", column " + at.getColumnNr() + ")";
+            problem = new FieldError("body", "not valid JSON" + where);
+            detail = "the request body is not valid JSON" + where;
         }
-        return response(400, "Bad Request", detail, null);
+        return response(400, "Bad Request", detail, List.of(problem));
     }
 
     private static String fieldPath(List<com.fasterxml.jackson.databind.JsonMappingException.Reference> path) {
@@ -189,18 +192,20 @@ public class Problems {
     public Response web(WebApplicationException e, jakarta.ws.rs.core.HttpHeaders headers) {
         int status = e.getResponse().getStatus();
         String detail;
+        List<FieldError> errors = null;
         if (status == 415) {
             String type = headers == null ? null : headers.getHeaderString("Content-Type");
             detail = type == null || type.isBlank() ? "Content-Type: application/json is required (the request has none)"
                     : "Content-Type: application/json is required, not '" + type + "'";
         } else if (status == 400) {
             detail = "the request body is not valid JSON of the expected shape";
+            errors = List.of(new FieldError("body", "not valid JSON of the expected shape"));
         } else if (status == 413) {
             detail = "the request body is larger than this service accepts";
         } else {
             detail = e.getMessage();
         }
-        return response(status, e.getResponse().getStatusInfo().getReasonPhrase(), detail, null);
+        return response(status, e.getResponse().getStatusInfo().getReasonPhrase(), detail, errors);
     }
 
     @ServerExceptionMapper

@@ -26,17 +26,20 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
 import org.eclipse.microprofile.openapi.annotations.media.Content;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /**
  * {@code /v1/profiles}: nixo's built-in profiles and the tenant's own; any key of the tenant lists
  * them, its admins (or an operator, with {@code ?tenant=}) define, replace and delete its own.
  */
 @SecurityRequirement(name = "bearer")
+@Tag(name = "Profiles", description = "Named job and session settings")
 @Path("/v1/profiles")
 @Produces(MediaType.APPLICATION_JSON)
 public class ProfilesResource {
@@ -80,12 +83,14 @@ public class ProfilesResource {
     public record LimitsBody(JsonNode timeout) {
     }
 
+    @Operation(summary = "List profiles", description = "The profiles jobs and sessions may run under: the built-in ones and the tenant's own.")
     @GET
     @RunOnVirtualThread
     public ListBody list(@QueryParam("tenant") String tenant) {
         return new ListBody(profiles.list(caller.tenantOrOwn(tenant)).stream().map(ProfileBody::of).toList());
     }
 
+    @Operation(summary = "Create or replace a profile", description = "A named set of packages, env, network and timeout; 201 when new, 200 when replaced.")
     @PUT
     @Path("{name}")
     @Consumes(MediaType.APPLICATION_JSON)
@@ -106,6 +111,7 @@ public class ProfilesResource {
                 .header("Location", "/v1/profiles/" + name).build();
     }
 
+    @Operation(summary = "Delete a profile", description = "Jobs and sessions that ran under it keep their record.")
     @DELETE
     @Path("{name}")
     @RunOnVirtualThread

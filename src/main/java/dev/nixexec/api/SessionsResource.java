@@ -25,14 +25,17 @@ import jakarta.ws.rs.core.Response;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
 import org.eclipse.microprofile.openapi.annotations.media.Content;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /** {@code /v1/sessions}: a thin adapter over {@link SessionService}. */
 @SecurityRequirement(name = "bearer")
+@Tag(name = "Sessions", description = "Long-lived environments and their commands")
 @Path("/v1/sessions")
 @Produces(MediaType.APPLICATION_JSON)
 public class SessionsResource {
@@ -70,6 +73,7 @@ public class SessionsResource {
     }
 
     /** 201 with the session; {@code wait} waits for it to be ready or failed. */
+    @Operation(summary = "Create a session", description = "A long-lived environment from a spec (language, packages, catalog entries) with its own workspace; `wait` waits until it is ready or failed.")
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @RunOnVirtualThread
@@ -84,12 +88,14 @@ public class SessionsResource {
         return Response.status(201).entity(session).header("Location", "/v1/sessions/" + session.id()).build();
     }
 
+    @Operation(summary = "List sessions", description = "The tenant's sessions with their status and environment.")
     @GET
     @RunOnVirtualThread
     public List<SessionView> list() {
         return sessions.list(caller.get());
     }
 
+    @Operation(summary = "Read a session", description = "Its status, spec, environment and the job that built it.")
     @GET
     @Path("{id}")
     @RunOnVirtualThread
@@ -97,6 +103,7 @@ public class SessionsResource {
         return sessions.get(caller.get(), id);
     }
 
+    @Operation(summary = "Destroy a session", description = "Ends its attached shells and running commands and frees its name; its jobs stay in the audit record.")
     @DELETE
     @Path("{id}")
     @RunOnVirtualThread
@@ -106,6 +113,7 @@ public class SessionsResource {
     }
 
     /** A job (the Job JSON, with {@code session_id}): 201, or 200 when {@code wait} saw it end. */
+    @Operation(summary = "Run a command in a session", description = "A job in the session's environment and workspace: 201 with the job, or 200 when `wait` saw it end.")
     @POST
     @Path("{id}/exec")
     @Consumes(MediaType.APPLICATION_JSON)

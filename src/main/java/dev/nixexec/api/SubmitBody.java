@@ -32,18 +32,36 @@ public record SubmitBody(String language, String code, List<String> packages, Ma
 
     private static final Pattern DURATION = Pattern.compile("(\\d{1,7})(ms|s|m|h)?");
 
-    JobService.Submission submission() {
+    /** The submission these words say and every problem reading them; a field with a problem is left at its default. */
+    record Read(JobService.Submission submission, List<FieldError> problems) {
+    }
+
+    Read read() {
+        List<FieldError> problems = new ArrayList<>();
         if (network != null && !network.equals("off") && !network.equals("full")) {
-            throw new InvalidRequestException(List.of(new FieldError("network", "must be \"off\" or \"full\"")), false);
+            problems.add(new FieldError("network", "must be \"off\" or \"full\""));
         }
-        OutputEncoding outputEncoding = encoding == null ? OutputEncoding.UTF_8 : OutputEncoding.byId(encoding)
-                .orElseThrow(() -> new InvalidRequestException(List.of(new FieldError("encoding",
-                        "must be \"utf-8\" or \"base64\"")), false));
-        return new JobService.Submission(language, code, packages, env, stdin, duration("timeout", timeout),
-                "full".equals(network), metadata, Optional.empty(),
-                new JobFiles(Optional.ofNullable(workspace), files, artifacts))
-                .withCallbackUrl(Optional.ofNullable(callbackUrl)).withLimits(limits(limits))
-                .withArgs(args).withEncoding(outputEncoding);
+        Optional<OutputEncoding> outputEncoding = encoding == null ? Optional.of(OutputEncoding.UTF_8) : OutputEncoding.byId(encoding);
+        if (outputEncoding.isEmpty()) {
+            problems.add(new FieldError("encoding", "must be \"utf-8\" or \"base64\""));
+        }
+        Optional<Duration> runFor = Optional.empty();
+        RequestedLimits requested = RequestedLimits.NONE;
+        try {
+            runFor = duration("timeout", timeout);
+        } catch (InvalidRequestException e) {
+            problems.addAll(e.errors());
+        }
+        try {
+            requested = limits(limits);
+        } catch (InvalidRequestException e) {
+            problems.addAll(e.errors());
+        }
+        JobService.Submission submission = new JobService.Submission(language, code, packages, env, stdin, runFor,
+                "full".equals(network), metadata, Optional.empty(), new JobFiles(Optional.ofNullable(workspace), files, artifacts))
+                .withCallbackUrl(Optional.ofNullable(callbackUrl)).withLimits(requested)
+                .withArgs(args).withEncoding(outputEncoding.orElse(OutputEncoding.UTF_8));
+        return new Read(submission, problems);
     }
 
     /**

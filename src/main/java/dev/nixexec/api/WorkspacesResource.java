@@ -21,14 +21,17 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.util.List;
 import java.util.UUID;
+import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
 import org.eclipse.microprofile.openapi.annotations.media.Content;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /** {@code /v1/workspaces}: a thin adapter over {@link WorkspaceService}. */
 @SecurityRequirement(name = "bearer")
+@Tag(name = "Workspaces", description = "Files shared between jobs")
 @Path("/v1/workspaces")
 @Produces(MediaType.APPLICATION_JSON)
 public class WorkspacesResource {
@@ -55,6 +58,7 @@ public class WorkspacesResource {
     public record FilesBody(int version, List<WorkspaceFile> items) {
     }
 
+    @Operation(summary = "Create a workspace", description = "A named directory of files that jobs mount at /workspace and whose outputs become new versions.")
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @RunOnVirtualThread
@@ -67,12 +71,14 @@ public class WorkspacesResource {
         return Response.status(201).entity(created).header("Location", "/v1/workspaces/" + created.id()).build();
     }
 
+    @Operation(summary = "List workspaces", description = "The tenant's workspaces with their size and version.")
     @GET
     @RunOnVirtualThread
     public ListBody list() {
         return new ListBody(workspaces.list(caller.get()));
     }
 
+    @Operation(summary = "Read a workspace", description = "Its name, size, version and the job that made the version.")
     @GET
     @Path("{id}")
     @RunOnVirtualThread
@@ -80,6 +86,7 @@ public class WorkspacesResource {
         return workspaces.get(caller.get(), workspaceId(id));
     }
 
+    @Operation(summary = "Delete a workspace", description = "Its files are removed; jobs that used it keep their record.")
     @DELETE
     @Path("{id}")
     @RunOnVirtualThread
@@ -88,6 +95,7 @@ public class WorkspacesResource {
         return Response.noContent().build();
     }
 
+    @Operation(summary = "List a workspace's files", description = "Every file with its path, size and digest.")
     @GET
     @Path("{id}/files")
     @RunOnVirtualThread
@@ -96,6 +104,7 @@ public class WorkspacesResource {
         return new FilesBody(listing.workspace().version(), listing.files());
     }
 
+    @Operation(summary = "Upload a file", description = "Writes the request body as the file at `path`, replacing any; the workspace gets a new version.")
     @PUT
     @Path("{id}/files/{path: .+}")
     @Consumes(MediaType.WILDCARD)
@@ -105,6 +114,7 @@ public class WorkspacesResource {
                 content == null ? new byte[0] : content);
     }
 
+    @Operation(summary = "Download a file", description = "The file's bytes as stored.")
     @GET
     @Path("{id}/files/{path: .+}")
     @Produces(MediaType.WILDCARD)
@@ -113,6 +123,7 @@ public class WorkspacesResource {
         return FileResponses.of(workspaces.read(caller.get(), workspaceId(id), WorkspacePath.parse("path", path)));
     }
 
+    @Operation(summary = "Delete a file", description = "Removes the file; the workspace gets a new version.")
     @DELETE
     @Path("{id}/files/{path: .+}")
     @RunOnVirtualThread

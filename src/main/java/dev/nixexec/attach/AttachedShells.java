@@ -11,6 +11,8 @@ import dev.nixexec.session.SessionShells;
 import dev.nixexec.tenant.Caller;
 import dev.nixexec.tenant.KeyWatch;
 import dev.nixexec.tenant.Tenants;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.scheduler.Scheduled;
 import io.quarkus.websockets.next.CloseReason;
@@ -37,6 +39,8 @@ import org.jboss.logging.Logger;
  * runs (narrowed below it: 4006). Each shell is recorded ({@link ShellRecording}: what it showed and
  * what was typed, bounded) and the recording stored when it ends ({@link ShellRecordings}).
  */
+// made at start, so that its gauge reads 0 before the first attach rather than being missing
+@io.quarkus.runtime.Startup
 @ApplicationScoped
 public class AttachedShells {
 
@@ -65,11 +69,17 @@ public class AttachedShells {
     private final ConcurrentHashMap<UUID, Integer> seats = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Accepted> accepted = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Attached> open = new ConcurrentHashMap<>();
+    private final MeterRegistry registry;
+    private final Gauge attachedGauge;
 
     public AttachedShells(NixExecConfig config, BwrapShells shells, AuditLog audit, Instance<SessionShells> sessions,
-            KeyWatch keys, Tenants tenants, ShellRecordings recordings, com.fasterxml.jackson.databind.ObjectMapper json) {
+            KeyWatch keys, Tenants tenants, ShellRecordings recordings, com.fasterxml.jackson.databind.ObjectMapper json,
+            MeterRegistry registry) {
         this.recordings = recordings;
         this.json = json;
+        this.registry = registry;
+        this.attachedGauge = Gauge.builder("nixexec.shells.attached", open, Map::size)
+                .description("shells attached to sessions on this node now").register(registry);
         this.sessions = sessions;
         this.keys = keys;
         this.tenants = tenants;
@@ -199,6 +209,8 @@ public class AttachedShells {
     @PreDestroy
     void stop() {
         open.values().forEach(a -> a.end(new CloseReason(1001, "the service stops")));
+        // the registry outlives this instance when tests start the application again in one JVM
+        registry.remove(attachedGauge);
     }
 
     /** One attached shell: its connection, session, input queue and end. */

@@ -66,6 +66,8 @@ final class EmbeddedPostgresServer {
     static final int PORT = 5432;
 
     private static final Logger LOG = Logger.getLogger(EmbeddedPostgresServer.class);
+    /** The longest the database waits for the application to stop: its jobs' shutdown grace and more. */
+    private static final java.time.Duration STOP_WAIT = java.time.Duration.ofMinutes(2);
     private static final Set<PosixFilePermission> PRIVATE_DIR = PosixFilePermissions.fromString("rwx------");
     private static final Set<PosixFilePermission> PRIVATE_FILE = PosixFilePermissions.fromString("rw-------");
     /** Longest path the kernel takes for a Unix socket (sun_path less its terminating NUL). */
@@ -192,13 +194,41 @@ final class EmbeddedPostgresServer {
             privateDir(socketDir);
             run(List.of(bin("pg_ctl"), "-D", dataDir.toString(), "-w", "-t", "120", "-o", serverOptions(), "start"), false);
             started = true;
-            Runtime.getRuntime().addShutdownHook(new Thread(this::stop, "embedded-postgres-stop"));
+            // JVM shutdown hooks run at once and side by side: this one would stop the database under
+            // Quarkus's own (jobs ending, the scheduler, Hibernate), so it waits for the application to stop
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                afterTheApplication();
+                stop();
+            }, "embedded-postgres-stop"));
             prepareOwner(passwords);
             LOG.infof("embedded PostgreSQL started in %d ms: data in %s, socket in %s, no TCP",
                     (System.nanoTime() - begun) / 1_000_000, dataDir, socketDir);
         } catch (IOException | RuntimeException e) {
             stop();
             throw e;
+        }
+    }
+
+    /**
+     * Waits until the running application has stopped, at most {@link #STOP_WAIT} (a shutdown that
+     * hangs must not keep the database, and so the JVM, alive for ever).
+     */
+    private static void afterTheApplication() {
+        io.quarkus.runtime.Application application = io.quarkus.runtime.Application.currentApplication();
+        if (application == null) {
+            return;
+        }
+        Thread waiting = Thread.ofVirtual().start(() -> {
+            try {
+                application.awaitShutdown();
+            } catch (IllegalStateException interrupted) {
+                // the join below decides
+            }
+        });
+        try {
+            waiting.join(STOP_WAIT);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 

@@ -391,6 +391,13 @@ public interface NixExecConfig {
         /** A job's {@code metadata} as JSON; larger is refused (413). */
         @WithDefault("16384")
         int maxMetadataBytes();
+
+        /**
+         * Tenants a node names in the {@code tenant} label of its job counters: the first this many
+         * it counts; the rest share {@code other}, so a platform of many tenants stays a bounded set of series.
+         */
+        @WithDefault("20")
+        int metricTenants();
     }
 
     interface Sandbox {

@@ -1,6 +1,8 @@
 package dev.nixexec.job;
 
 import dev.nixexec.config.AfterCommit;
+import dev.nixexec.config.NixExecConfig;
+import dev.nixexec.tenant.Tenants;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -13,6 +15,7 @@ import jakarta.persistence.EntityManager;
 import jakarta.persistence.Tuple;
 import java.time.Duration;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -20,7 +23,9 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * The job platform's Prometheus figures ({@code /q/metrics}). Callers in the queue, the service and
  * the worker make one call each; what is counted, and how, lives here. A job's end is counted only
- * once the transaction that ends it commits, so a rolled-back finish is not counted.
+ * once the transaction that ends it commits, so a rolled-back finish is not counted. The job counters
+ * carry the tenant's name as a label, bounded by {@code nixexec.jobs.metric-tenants}
+ * ({@link TenantLabels}).
  */
 @ApplicationScoped
 public class JobMetrics {
@@ -31,6 +36,7 @@ public class JobMetrics {
     private final MeterRegistry registry;
     private final AfterCommit afterCommit;
     private final EntityManager em;
+    private final TenantLabels tenantLabels;
     private final Counter sandboxFailures;
     private final List<Gauge> gauges;
     private final AtomicInteger followers = new AtomicInteger();
@@ -39,8 +45,10 @@ public class JobMetrics {
     private final AtomicBoolean refreshing = new AtomicBoolean();
     private volatile long queueCountedAt;
 
-    public JobMetrics(MeterRegistry registry, AfterCommit afterCommit, EntityManager em) {
+    public JobMetrics(MeterRegistry registry, AfterCommit afterCommit, EntityManager em, Tenants tenants,
+            NixExecConfig config) {
         this.registry = registry;
+        this.tenantLabels = new TenantLabels(config.jobs().metricTenants(), id -> tenants.find(id).map(t -> t.name));
         this.afterCommit = afterCommit;
         this.em = em;
         queueCountedAt = System.nanoTime() - QUEUE_FIGURES_MAX_AGE.toNanos() - 1;
@@ -66,8 +74,8 @@ public class JobMetrics {
     }
 
     /** A job was stored as queued. */
-    public void submitted(String language) {
-        Counter.builder("nixexec.jobs.submitted").tag("language", language)
+    public void submitted(String language, UUID tenantId) {
+        Counter.builder("nixexec.jobs.submitted").tag("language", language).tag("tenant", tenantLabels.of(tenantId))
                 .description("jobs accepted").register(registry).increment();
     }
 
@@ -82,15 +90,16 @@ public class JobMetrics {
 
     /** A job reached a terminal status (in the current transaction, if there is one). */
     void ended(Job job) {
-        Runnable count = () -> countEnd(job.status, job.language, job.durationMs, job.buildMs, job.cacheHit,
+        String tenant = tenantLabels.of(job.tenantId);
+        Runnable count = () -> countEnd(job.status, job.language, tenant, job.durationMs, job.buildMs, job.cacheHit,
                 job.errorCode, job.claimedAt == null || job.runAfter == null ? null
                         : Duration.between(job.runAfter, job.claimedAt));
         afterCommit.run(count);
     }
 
-    private void countEnd(String status, String language, Long runMs, Long buildMs, Boolean cacheHit,
+    private void countEnd(String status, String language, String tenant, Long runMs, Long buildMs, Boolean cacheHit,
             String errorCode, Duration queueWait) {
-        Counter.builder("nixexec.jobs.finished").tag("status", status).tag("language", language)
+        Counter.builder("nixexec.jobs.finished").tag("status", status).tag("language", language).tag("tenant", tenant)
                 .description("jobs that reached a terminal status").register(registry).increment();
         if (runMs != null) {
             Timer.builder("nixexec.job.run").tag("language", language).publishPercentileHistogram()

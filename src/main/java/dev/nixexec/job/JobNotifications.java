@@ -130,7 +130,14 @@ public class JobNotifications {
         stopped = true;
         Thread thread = listener;
         if (thread != null) {
-            thread.interrupt();
+            // Not interrupted: that closes the socket it waits on under the pool, which then warns of a
+            // closed connection on every stop. It sees the flag within its 500 ms wait and gives the
+            // connection back before the pool closes.
+            try {
+                thread.join(java.time.Duration.ofSeconds(2));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 

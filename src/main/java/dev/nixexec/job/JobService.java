@@ -197,6 +197,28 @@ public class JobService {
         stopping = true;
     }
 
+    /**
+     * The refusal of a submission whose adapter already found {@code found} in its wire form (a field
+     * of the wrong type, a malformed duration), with every problem intake finds in what could be read:
+     * a caller learns them all at once. A problem about a field already named is left out ({@code code}
+     * of the wrong type is not also empty).
+     */
+    public InvalidRequestException refusal(List<FieldError> found, Submission rest) {
+        List<FieldError> all = new ArrayList<>(found);
+        java.util.Set<String> named = new java.util.HashSet<>();
+        found.forEach(problem -> named.add(topLevel(problem.field())));
+        try {
+            check.check(rest, (String) null);
+        } catch (InvalidRequestException more) {
+            more.errors().stream().filter(problem -> !named.contains(topLevel(problem.field()))).forEach(all::add);
+        }
+        return new InvalidRequestException(all, false);
+    }
+
+    private static String topLevel(String field) {
+        return field.split("[.\\[]", 2)[0];
+    }
+
     public Submitted submit(Caller caller, Submission submission, String idempotencyKey) {
         return submit(caller, submission, idempotencyKey, UUID.randomUUID());
     }
@@ -242,7 +264,7 @@ public class JobService {
             early.ifPresent(e -> e.pending().decide(stored.claimedHere().isPresent()));
             Submitted submitted = stored.submitted();
             if (submitted.created()) {
-                metrics.submitted(submitted.job().language());
+                metrics.submitted(submitted.job().language(), caller.tenantId());
                 if (stored.claimedHere().isPresent()) {
                     if (early.isEmpty()) {
                         // from here the slot is the run's to give back, whatever happens

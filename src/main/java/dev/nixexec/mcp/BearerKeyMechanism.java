@@ -81,10 +81,26 @@ public class BearerKeyMechanism implements HttpAuthenticationMechanism {
             ctx.next();
             return;
         }
+        answerUnauthenticated(ctx);
+    }
+
+    /** A JSON-RPC error an MCP client shows as it is: why the request was refused, and what to send. */
+    private static void answerUnauthenticated(RoutingContext ctx) {
         JsonObject error = new JsonObject().put("jsonrpc", "2.0").putNull("id").put("error", new JsonObject()
                 .put("code", -32001).put("message", "a valid API key is required: Authorization: Bearer <key>"));
         ctx.response().setStatusCode(401).putHeader("WWW-Authenticate", "Bearer")
                 .putHeader(HttpHeaders.CONTENT_TYPE, "application/json").end(error.toBuffer());
+    }
+
+    /** A request to /mcp without a key is told why, as one with a wrong key is ({@link #refused}), not with an empty 401. */
+    @Override
+    public Uni<Boolean> sendChallenge(RoutingContext context) {
+        String path = context.normalizedPath();
+        if ((path.equals("/mcp") || path.startsWith("/mcp/")) && !context.response().headWritten()) {
+            answerUnauthenticated(context);
+            return Uni.createFrom().item(true);
+        }
+        return HttpAuthenticationMechanism.super.sendChallenge(context);
     }
 
     @Override

@@ -33,6 +33,7 @@ import io.quarkiverse.mcp.server.Roots;
 import io.quarkiverse.mcp.server.TextContent;
 import io.quarkiverse.mcp.server.Tool;
 import io.quarkiverse.mcp.server.ToolArg;
+import io.quarkiverse.mcp.server.ToolGuardrails;
 import io.quarkiverse.mcp.server.ToolResponse;
 import io.quarkus.security.identity.SecurityIdentity;
 import io.smallrye.common.annotation.RunOnVirtualThread;
@@ -107,6 +108,7 @@ public class JobTools {
         this.hostWorkspaces = hostWorkspaces;
     }
 
+    @ToolGuardrails(input = ArgumentShapes.class)
     @Tool(name = "run_code", description = "Run code in a sandbox with the given Nix packages and wait for it: returns "
             + "the exit code, stdout and stderr, and the files it created or changed under /workspace/out/ (PNG, JPEG, "
             + "GIF and WebP as images). "
@@ -132,7 +134,7 @@ public class JobTools {
             Progress progress, McpLog log, Cancellation cancellation, Roots roots, McpConnection connection,
             RawMessage message) {
         return refusalsAsErrors(() -> {
-            knownArguments.check(message);
+            refuseWithEveryProblem(message, language, code, packages, env, stdin, timeout);
             CallerIdentity.writer(identity, "run_code");
             Optional<Duration> limit = Optional.ofNullable(timeout).map(Duration::ofSeconds);
             if (session != null) {
@@ -148,6 +150,19 @@ public class JobTools {
             return followed(id -> submit(id, language, code, packages, env, stdin, timeout, roots, workspace, profile,
                     connection, mounts), progress, log, cancellation);
         });
+    }
+
+    /**
+     * A call whose arguments have problems of their own (unknown, of the wrong type: left out by
+     * {@link ArgumentShapes}) is refused with them and everything intake finds in the rest, in one line.
+     */
+    private void refuseWithEveryProblem(RawMessage message, String language, String code, List<String> packages,
+            Map<String, String> env, String stdin, Integer timeout) {
+        List<FieldError> found = knownArguments.problems(message);
+        if (!found.isEmpty()) {
+            throw jobs.refusal(found, new JobService.Submission(language, code, packages, env, stdin,
+                    Optional.ofNullable(timeout).map(Duration::ofSeconds), false, null, Optional.empty(), JobFiles.NONE));
+        }
     }
 
     /**
@@ -168,6 +183,7 @@ public class JobTools {
         }
     }
 
+    @ToolGuardrails(input = ArgumentShapes.class)
     @Tool(name = "submit_job", description = "Queue code like run_code but return the job id at once; "
             + "read the result later with get_job.",
             inputSchema = @Tool.InputSchema(generator = LanguageEnumSchema.class),
@@ -187,7 +203,7 @@ public class JobTools {
             @ToolArg(name = "writable_files", description = WRITABLE_FILES, required = false) List<String> writableFiles,
             Roots roots, McpConnection connection, RawMessage message) {
         return refusalsAsErrors(() -> {
-            knownArguments.check(message);
+            refuseWithEveryProblem(message, language, code, packages, env, stdin, timeout);
             CallerIdentity.writer(identity, "submit_job");
             JobView job = submit(UUID.randomUUID(), language, code, packages, env, stdin, timeout, roots, workspace,
                     profile, connection, hostMounts(files, writableFiles));
@@ -196,6 +212,7 @@ public class JobTools {
         });
     }
 
+    @ToolGuardrails(input = ArgumentShapes.class)
     @Tool(name = "get_job", description = "The status and, once finished, the exit code, stdout, stderr and artifacts "
             + "of a job; while it runs, its output so far.",
             outputSchema = @Tool.OutputSchema(from = JobView.class, generator = JsonOutputSchema.class),

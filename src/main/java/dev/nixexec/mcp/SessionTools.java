@@ -17,6 +17,7 @@ import io.quarkiverse.mcp.server.RawMessage;
 import io.quarkiverse.mcp.server.TextContent;
 import io.quarkiverse.mcp.server.Tool;
 import io.quarkiverse.mcp.server.ToolArg;
+import io.quarkiverse.mcp.server.ToolGuardrails;
 import io.quarkiverse.mcp.server.ToolResponse;
 import io.quarkus.security.identity.SecurityIdentity;
 import io.smallrye.common.annotation.RunOnVirtualThread;
@@ -88,6 +89,7 @@ public class SessionTools {
         });
     }
 
+    @ToolGuardrails(input = ArgumentShapes.class)
     @Tool(name = "exec_in_session", description = "Run a command in a session and wait for it: command as an argv "
             + "(run from the session's PATH, no shell), or code (a bash script, or in language). Returns the exit code, "
             + "stdout and stderr; if it runs longer than the wait, the job id to pass to get_job with the output so far.",

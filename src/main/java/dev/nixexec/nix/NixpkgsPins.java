@@ -9,7 +9,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.nixexec.config.NixExecConfig;
 import dev.nixexec.config.StatePaths;
 import io.quarkus.scheduler.Scheduled;
+import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,6 +23,10 @@ import org.jboss.logging.Logger;
 /**
  * Resolves the configured nixpkgs URL to a locked input once and on a schedule, never per job. The
  * last pin is kept on disk so a restart without network still builds against the same revision.
+ * A nixpkgs that needs a newer Nix than this host's (its {@code lib/minver.nix}: current nixpkgs
+ * needs 2.18, Debian 12 has 2.8) would fail every evaluation with nixpkgs's own abort; it is said
+ * once, in one line, whenever it is pinned (a worker pins at start), in readiness
+ * ({@link #nixTooOld}), and as every job's error ({@code nix_too_old}).
  */
 @ApplicationScoped
 public class NixpkgsPins {
@@ -33,6 +39,7 @@ public class NixpkgsPins {
     private final StatePaths paths;
     private final ObjectMapper json;
     private final AtomicReference<NixpkgsPin> current = new AtomicReference<>();
+    private volatile Optional<NixVersion> hostNix;
 
     public NixpkgsPins(NixExecConfig config, NixCommand nix, StatePaths paths, ObjectMapper json) {
         this.config = config;
@@ -41,18 +48,93 @@ public class NixpkgsPins {
         this.json = json;
     }
 
-    /** The pin every build uses; resolved on first use if the start-up resolution did not happen. */
+    /**
+     * A worker pins nixpkgs at start, in the background, so that a nixpkgs this host's Nix cannot
+     * evaluate is said at start and in readiness rather than by the first job.
+     */
+    void onStart(@Observes StartupEvent event) {
+        if (!config.node().role().equals("api") && nix.available()) {
+            Thread.ofVirtual().name("nixpkgs-pin").start(() -> {
+                try {
+                    current();
+                } catch (EnvironmentException e) {
+                    // said by the resolution itself; the first job that needs the pin tries again
+                }
+            });
+        }
+    }
+
+    /**
+     * The pin every build uses; resolved on first use if the start-up resolution did not happen.
+     * Refused ({@code nix_too_old}) while this host's Nix is older than the pinned nixpkgs needs.
+     */
     public NixpkgsPin current() throws EnvironmentException {
         NixpkgsPin pin = current.get();
-        if (pin != null) {
-            return pin;
-        }
-        synchronized (this) {
-            if (current.get() == null) {
-                current.set(resolveOrRestore());
+        if (pin == null) {
+            synchronized (this) {
+                if (current.get() == null) {
+                    current.set(resolveOrRestore());
+                }
+                pin = current.get();
             }
-            return current.get();
         }
+        Optional<String> tooOld = tooOld(pin);
+        if (tooOld.isPresent()) {
+            throw new EnvironmentException("nix_too_old", tooOld.get());
+        }
+        return pin;
+    }
+
+    /** Why this host's Nix cannot evaluate the pinned nixpkgs, once it is pinned and if it cannot. */
+    public Optional<String> nixTooOld() {
+        return known().flatMap(this::tooOld);
+    }
+
+    /** The Nix the pinned nixpkgs needs and this host's, once pinned and when both are known. */
+    public record NixVersions(NixVersion required, NixVersion host) {
+    }
+
+    public Optional<NixVersions> nixVersions() {
+        return known().flatMap(pin -> NixVersion.parse(pin.requiredNix()))
+                .flatMap(required -> hostNix().map(host -> new NixVersions(required, host)));
+    }
+
+    private Optional<String> tooOld(NixpkgsPin pin) {
+        Optional<NixVersion> required = NixVersion.parse(pin.requiredNix());
+        Optional<NixVersion> host = hostNix();
+        if (pin.requiredNix() == null || required.isEmpty() || host.isEmpty() || host.get().compareTo(required.get()) >= 0) {
+            return Optional.empty();
+        }
+        return Optional.of("nixpkgs " + pin.configuredUrl() + " needs Nix " + required.get() + " or newer, and this host's "
+                + "nix is " + host.get() + ": install a newer Nix (README, Prerequisites) or set "
+                + "nixexec.executor.nixpkgs-url to a nixpkgs it can evaluate");
+    }
+
+    /** This host's Nix version, asked once ({@code nix --version}); empty when it cannot be told. */
+    private Optional<NixVersion> hostNix() {
+        Optional<NixVersion> known = hostNix;
+        if (known == null) {
+            known = nix.nixPath().flatMap(path -> {
+                try {
+                    NixInvocation.Outcome outcome = NixInvocation.run(List.of(path.toString(), "--version"),
+                            paths.stateDir(), Duration.ofSeconds(30));
+                    return outcome.succeeded() ? NixVersion.parse(outcome.stdout()) : Optional.empty();
+                } catch (IOException e) {
+                    return Optional.empty();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return Optional.empty();
+                }
+            });
+            hostNix = known;
+        }
+        return known;
+    }
+
+    /** Said at ERROR each time nixpkgs is pinned and this host cannot evaluate it: an operator must act. */
+    private NixpkgsPin said(NixpkgsPin pin) {
+        tooOld(pin).ifPresent(LOG::error);
+        return pin;
     }
 
     /** The pin, if it has been resolved (or restored) already; never resolves. */
@@ -65,7 +147,7 @@ public class NixpkgsPins {
     void refresh() {
         try {
             NixpkgsPin pin = resolve();
-            NixpkgsPin previous = current.getAndSet(pin);
+            NixpkgsPin previous = current.getAndSet(said(pin));
             if (previous == null || !previous.narHash().equals(pin.narHash())) {
                 LOG.infof("nixpkgs pinned to %s", pin.revision());
             }
@@ -78,12 +160,12 @@ public class NixpkgsPins {
         try {
             NixpkgsPin pin = resolve();
             LOG.infof("nixpkgs %s pinned to %s", pin.configuredUrl(), pin.revision());
-            return pin;
+            return said(pin);
         } catch (EnvironmentException e) {
             Optional<NixpkgsPin> saved = restore();
             if (saved.isPresent()) {
                 LOG.warnf("cannot resolve nixpkgs (%s); using the saved pin %s", e.getMessage(), saved.get().revision());
-                return saved.get();
+                return said(saved.get());
             }
             throw e;
         }
@@ -104,7 +186,8 @@ public class NixpkgsPins {
             if (lockedUrl == null || narHash == null) {
                 throw new EnvironmentException("nixpkgs_unavailable", "nix flake metadata gave no locked URL for " + url);
             }
-            NixpkgsPin pin = new NixpkgsPin(url, lockedUrl, metadata.path("revision").asText(narHash), narHash);
+            NixpkgsPin pin = new NixpkgsPin(url, lockedUrl, metadata.path("revision").asText(narHash), narHash,
+                    requiredNix(metadata.path("path").asText(null)));
             save(pin);
             return pin;
         } catch (IOException e) {
@@ -112,6 +195,20 @@ public class NixpkgsPins {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new EnvironmentException("nixpkgs_unavailable", "interrupted while resolving nixpkgs");
+        }
+    }
+
+    /** What the source's {@code lib/minver.nix} says, as nixpkgs's own check reads it; null when it says nothing. */
+    private static String requiredNix(String sourcePath) {
+        if (sourcePath == null) {
+            return null;
+        }
+        try {
+            Path minver = Path.of(sourcePath, "lib", "minver.nix");
+            return Files.isRegularFile(minver) ? NixVersion.ofMinver(Files.readString(minver)).map(NixVersion::text).orElse(null)
+                    : null;
+        } catch (IOException | java.nio.file.InvalidPathException e) {
+            return null;
         }
     }
 

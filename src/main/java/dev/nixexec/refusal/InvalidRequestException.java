@@ -10,7 +10,12 @@ public class InvalidRequestException extends RuntimeException {
     private final boolean tooLarge;
 
     public InvalidRequestException(List<FieldError> errors, boolean tooLarge) {
-        super(errors.stream().map(e -> e.field() + ": " + e.message()).collect(Collectors.joining("; ")));
+        this(errors, tooLarge, errors.stream().map(e -> e.field() + ": " + e.message()).collect(Collectors.joining("; ")));
+    }
+
+    /** With a summary of its own ({@code detail} over REST) rather than the problems joined. */
+    public InvalidRequestException(List<FieldError> errors, boolean tooLarge, String summary) {
+        super(summary);
         this.errors = List.copyOf(errors);
         this.tooLarge = tooLarge;
     }

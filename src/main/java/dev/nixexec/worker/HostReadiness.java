@@ -3,11 +3,14 @@ package dev.nixexec.worker;
 import dev.nixexec.config.NixExecConfig;
 import dev.nixexec.nix.NixCommand;
 import dev.nixexec.nix.NixStoreProbe;
+import dev.nixexec.nix.NixpkgsPins;
+import dev.nixexec.nix.NixpkgsPins.NixVersions;
 import dev.nixexec.sandbox.Cgroups;
 import dev.nixexec.sandbox.Sandbox;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
+import java.util.Optional;
 import org.eclipse.microprofile.health.HealthCheck;
 import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.Readiness;
@@ -15,8 +18,9 @@ import org.jboss.logging.Logger;
 
 /**
  * Readiness DOWN when nix, its store, the sandbox backend or the runs' resource limits cannot work
- * here. Anyone may read readiness, so it answers in fixed words; the reasons, with their host and
- * cgroup paths, go to the log (at start, and from the store probe when the store goes away).
+ * here, or when this host's Nix is older than the pinned nixpkgs needs. Anyone may read readiness,
+ * so it answers in fixed words (and Nix versions); the reasons, with their host and cgroup paths, go
+ * to the log (at start, and from the store probe when the store goes away).
  */
 @Readiness
 @ApplicationScoped
@@ -28,10 +32,13 @@ public class HostReadiness implements HealthCheck {
     private final NixStoreProbe store;
     private final Sandbox sandbox;
     private final Cgroups cgroups;
+    private final NixpkgsPins pins;
     private final boolean allowWithoutCgroups;
 
-    public HostReadiness(NixCommand nix, NixStoreProbe store, Sandbox sandbox, Cgroups cgroups, NixExecConfig config) {
+    public HostReadiness(NixCommand nix, NixStoreProbe store, Sandbox sandbox, Cgroups cgroups, NixpkgsPins pins,
+            NixExecConfig config) {
         this.nix = nix;
+        this.pins = pins;
         this.store = store;
         this.sandbox = sandbox;
         this.cgroups = cgroups;
@@ -40,8 +47,8 @@ public class HostReadiness implements HealthCheck {
 
     void onStart(@Observes StartupEvent event) {
         if (!nix.available()) {
-            LOG.error("nix is not installed or not on PATH: jobs cannot get environments (install Nix >= 2.8; "
-                    + "on Debian: apt-get install nix-bin)");
+            LOG.error("nix is not installed or not on PATH: jobs cannot get environments (install Nix >= 2.8 with "
+                    + "flakes, and >= 2.18 for current nixpkgs: README, Prerequisites)");
         }
         sandbox.networkUnavailableReason().ifPresent(reason -> LOG.warnf(
                 "jobs, session commands and shells with network will fail on this node: %s", reason));
@@ -61,14 +68,17 @@ public class HostReadiness implements HealthCheck {
     public HealthCheckResponse call() {
         NixStoreProbe.Answer nixStore = nix.available() ? store.current() : null;
         boolean sandboxOk = sandbox.unavailableReason().isEmpty();
+        Optional<NixVersions> tooOld = pins.nixTooOld().isPresent() ? pins.nixVersions() : Optional.empty();
         var response = HealthCheckResponse.named("execution-host")
                 .withData("nix", nix.available() ? "ok" : "missing")
+                .withData("nixpkgs", tooOld.map(v -> "needs Nix " + v.required() + " or newer; this nix is " + v.host())
+                        .orElse(pins.known().isPresent() ? "ok" : "not pinned yet"))
                 .withData("nix-store", nixStore == null ? "not probed" : nixStore.ok() ? "ok" : "down")
                 .withData("sandbox", sandboxOk ? "ok" : "unavailable")
                 // runs without network do not need it: the node stays ready
                 .withData("network", sandbox.networkUnavailableReason().isEmpty() ? "ok" : "unavailable")
                 .withData("limits", cgroups.available() ? "cgroups" : allowWithoutCgroups ? "rlimits only" : "none");
-        boolean up = nixStore != null && nixStore.ok() && sandboxOk;
+        boolean up = nixStore != null && nixStore.ok() && sandboxOk && tooOld.isEmpty();
         return (up ? response.up() : response.down()).build();
     }
 }

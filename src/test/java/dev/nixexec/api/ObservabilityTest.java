@@ -65,7 +65,9 @@ class ObservabilityTest {
 
     @Test
     void metricsCountARealJob() {
-        String member = key(tenant("metrics", null), "member");
+        String tenantName = "metrics-" + java.util.UUID.randomUUID().toString().substring(0, 8);
+        String member = key(read(as(dev.nixexec.testing.Api.ADMIN).body(Map.of("name", tenantName)).post("/v1/admin/tenants")
+                .then().statusCode(201).extract().asString(), "id"), "member");
         String before = scrape();
         String id = submit(member, Map.of("language", "bash", "code", "echo metrics"));
         as(member).get("/v1/jobs/" + id + "?wait=60").then().statusCode(200).body(json("status", equalTo("succeeded")));
@@ -79,6 +81,15 @@ class ObservabilityTest {
         assertEquals(1, delta(before, after, "nixexec_environment_cache_total", Map.of()));
         assertEquals(1, delta(before, after, "nixexec_environment_build_seconds_count", Map.of()));
         assertEquals(1, delta(before, after, "nixexec_jobs_claim_latency_seconds_count", Map.of()));
+        // the counters carry the tenant: its name while the node names fewer than nixexec.jobs.metric-tenants
+        // (TenantLabelsTest), else "other"; every series of them has a tenant label
+        String tenantLabel = after.lines().filter(l -> l.startsWith("nixexec_jobs_submitted_total{"))
+                .filter(l -> l.contains("tenant=\"" + tenantName + "\"")).findAny().isPresent() ? tenantName : "other";
+        assertEquals(1, delta(before, after, "nixexec_jobs_submitted_total", Map.of("language", "bash", "tenant", tenantLabel)));
+        assertEquals(1, delta(before, after, "nixexec_jobs_finished_total",
+                Map.of("status", "succeeded", "language", "bash", "tenant", tenantLabel)));
+        assertTrue(after.lines().filter(l -> l.startsWith("nixexec_jobs_submitted_total{") || l.startsWith("nixexec_jobs_finished_total{"))
+                .allMatch(l -> l.contains("tenant=\"")), after);
         for (String gauge : List.of("nixexec_queue_depth", "nixexec_queue_oldest_age_seconds", "nixexec_sse_followers",
                 "nixexec_sandbox_failures_total")) {
             assertTrue(after.lines().anyMatch(l -> l.startsWith(gauge + " ") || l.startsWith(gauge + "{")), gauge + " in\n" + after);

@@ -115,6 +115,38 @@ class OpenApiDocumentTest {
         assertEquals(List.of(), missing, "resource methods missing from /q/openapi");
     }
 
+    /** A reader of /q/openapi (Swagger UI, a generated client) meets each operation by its summary, under its resource. */
+    @Test
+    @SuppressWarnings("unchecked")
+    void everyOperationHasASummaryADescriptionAndItsResourceAsTag() throws Exception {
+        Map<String, Object> document = document();
+        Map<String, Object> paths = map(document, "paths");
+        List<String> declared = ((List<Map<String, Object>>) document.getOrDefault("tags", List.of())).stream()
+                .filter(tag -> tag.get("description") instanceof String d && !d.isBlank())
+                .map(tag -> (String) tag.get("name")).toList();
+        List<String> problems = new ArrayList<>();
+        java.util.Set<String> summaries = new java.util.HashSet<>();
+        for (String op : resourceOperations()) {
+            String[] parts = op.split(" ", 2);
+            Map<String, Object> operation = map(paths, parts[1], parts[0]);
+            if (!(operation.get("summary") instanceof String summary) || summary.isBlank()) {
+                problems.add(op + ": no summary");
+            } else if (!summaries.add(summary) && !parts[1].endsWith("/events")) {
+                problems.add(op + ": summary '" + summary + "' is another operation's too");
+            }
+            if (!(operation.get("description") instanceof String description) || description.length() < 20) {
+                problems.add(op + ": no description");
+            }
+            List<String> tags = (List<String>) operation.getOrDefault("tags", List.of());
+            if (tags.size() != 1 || tags.get(0).contains("Resource") || !declared.contains(tags.get(0))) {
+                problems.add(op + ": tags " + tags + ", not one resource declared with a description in " + declared);
+            }
+        }
+        assertEquals(List.of(), problems);
+        assertEquals(List.of("Jobs"), map(paths, "/v1/jobs", "post").get("tags"));
+        assertEquals(List.of("Sessions"), map(paths, "/v1/sessions/{id}/exec", "post").get("tags"));
+    }
+
     @Test
     void creationsSay201CancelSays202AndDeletesSay204() throws Exception {
         Map<String, Object> paths = map(document(), "paths");

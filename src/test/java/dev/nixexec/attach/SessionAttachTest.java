@@ -2,6 +2,7 @@ package dev.nixexec.attach;
 
 import static dev.nixexec.testing.JsonBody.json;
 import static dev.nixexec.testing.JsonBody.read;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.nixexec.testing.Api;
@@ -15,6 +16,7 @@ import java.net.http.WebSocket;
 import java.net.http.WebSocketHandshakeException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionException;
@@ -84,6 +86,51 @@ class SessionAttachTest {
         terminal.await("up-42");
         Api.as(member).delete("/v1/sessions/" + session).then().statusCode(204);
         assertEquals("4004 the session was destroyed", terminal.closed.get(30, TimeUnit.SECONDS));
+    }
+
+    private static double gauge(String name) {
+        double sum = 0;
+        for (String line : io.restassured.RestAssured.given().get("/q/metrics").then().statusCode(200).extract().asString()
+                .split("\n")) {
+            if (line.startsWith(name + " ") || line.startsWith(name + "{")) {
+                sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+            }
+        }
+        return sum;
+    }
+
+    /** /q/metrics tells the sessions of the fleet by status and the shells attached on this node. */
+    @Test
+    void sessionsAndAttachedShellsAreGauges() throws Exception {
+        double readyBefore = readyGauge();
+        double shellsBefore = gauge("nixexec_shells_attached");
+        String member = Api.key(Api.tenant("gauges"), "member");
+        String session = read(Api.as(member).body(Map.of()).post("/v1/sessions?wait=120").then().statusCode(201)
+                .extract().asString(), "id");
+        await().atMost(Duration.ofSeconds(30)).until(() -> readyGauge() == readyBefore + 1);
+
+        AttachEndpointTest.Terminal terminal = new AttachEndpointTest.Terminal();
+        WebSocket ws = connect(member, session, terminal);
+        ws.sendBinary(ByteBuffer.wrap("echo up-$((6*7))\n".getBytes(StandardCharsets.UTF_8)), true).join();
+        terminal.await("up-42");
+        await().atMost(Duration.ofSeconds(30)).until(() -> gauge("nixexec_shells_attached") == shellsBefore + 1);
+        ws.sendBinary(ByteBuffer.wrap("exit 0\n".getBytes(StandardCharsets.UTF_8)), true).join();
+        assertEquals("1000 exit 0", terminal.closed.get(30, TimeUnit.SECONDS));
+        await().atMost(Duration.ofSeconds(30)).until(() -> gauge("nixexec_shells_attached") == shellsBefore);
+
+        Api.as(member).delete("/v1/sessions/" + session).then().statusCode(204);
+        await().atMost(Duration.ofSeconds(30)).until(() -> readyGauge() == readyBefore);
+    }
+
+    private static double readyGauge() {
+        double sum = 0;
+        for (String line : io.restassured.RestAssured.given().get("/q/metrics").then().statusCode(200).extract().asString()
+                .split("\n")) {
+            if (line.startsWith("nixexec_sessions{") && line.contains("status=\"ready\"")) {
+                sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+            }
+        }
+        return sum;
     }
 
     @Test

@@ -66,6 +66,39 @@ class McpToolsTest {
         given().get("/mcp/sse").then().statusCode(401);
     }
 
+    /** Without a key, /mcp says why in a JSON-RPC error, as it does for a wrong key. */
+    @Test
+    void noKeyIsToldWhyInAJsonRpcError() {
+        for (var request : List.of(given().contentType("application/json").body("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}")
+                .post("/mcp"), given().get("/mcp/sse"), given().header("Authorization", "Bearer nx_not_a_key").contentType("application/json")
+                .body("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}").post("/mcp"))) {
+            request.then().statusCode(401).contentType("application/json").header("WWW-Authenticate", "Bearer")
+                    .body("jsonrpc", org.hamcrest.Matchers.equalTo("2.0"))
+                    .body("error.code", org.hamcrest.Matchers.equalTo(-32001))
+                    .body("error.message", org.hamcrest.Matchers.equalTo("a valid API key is required: Authorization: Bearer <key>"));
+        }
+    }
+
+    /** A tool call with several problems names them all in its one line, as REST lists them. */
+    @Test
+    void everyProblemOfAToolCallIsInItsOneLine() {
+        try (var client = McpAssured.newStreamableClient().setAdditionalHeaders(bearer(memberA)).build().connect()) {
+            client.when()
+                    .toolsCall("run_code", Map.of("language", "cobol", "code", "x", "timeout", "7x"), r -> {
+                        assertTrue(r.isError(), text(r));
+                        assertEquals(1, text(r).lines().count(), text(r));
+                        assertTrue(text(r).contains("timeout: ") && text(r).contains("language: unknown language 'cobol'"), text(r));
+                    })
+                    .toolsCall("submit_job", Map.of("language", "cobol", "code", "x", "timeuot", 5, "env", Map.of("A", 1)), r -> {
+                        assertTrue(r.isError(), text(r));
+                        assertEquals(1, text(r).lines().count(), text(r));
+                        assertTrue(text(r).contains("timeuot: unknown argument") && text(r).contains("env.A: ")
+                                && text(r).contains("language: unknown language 'cobol'"), text(r));
+                    })
+                    .thenAssertResults();
+        }
+    }
+
     @Test
     void anotherTenantsJobIsNotFound() {
         String id = read(given().header("Authorization", "Bearer " + memberA).contentType("application/json")

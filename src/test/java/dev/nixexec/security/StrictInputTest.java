@@ -103,7 +103,58 @@ class StrictInputTest {
                     .body(json("detail", containsString("wrong type")));
         }
         as(member).body("{\"language\":\"bash\",\"code\":5}").post("/v1/jobs").then()
-                .body(json("detail", equalTo("field 'code' has the wrong type or shape")));
+                .body(json("detail", equalTo("field 'code' has the wrong type or shape: must be a string, not a number")))
+                .body(json("errors[0].field", equalTo("code")));
+    }
+
+    /** Problems of every kind come in one answer, each naming its field; detail says them too. */
+    @Test
+    void everyProblemOfABodyIsListedAtOnce() {
+        String jobsBefore = as(member).get("/v1/jobs").then().statusCode(200).extract().asString();
+        as(member).body("{\"language\":\"cobol\",\"code\":\"x\",\"timeout\":\"7x\"}").post("/v1/jobs").then()
+                .statusCode(400).contentType("application/problem+json")
+                .body(json("errors.field", equalTo(List.of("timeout", "language"))))
+                .body(json("errors[1].message", containsString("unknown language 'cobol'")))
+                .body(json("detail", containsString("timeout: a duration like")));
+        // wrong types, an unknown field and bad values together
+        as(member).body("{\"language\":\"cobol\",\"code\":5,\"colour\":\"red\",\"env\":{\"A\":true,\"B\":\"b\"},"
+                        + "\"timeout\":\"7x\",\"network\":\"some\"}")
+                .post("/v1/jobs").then().statusCode(400)
+                .body(json("errors.field", equalTo(List.of("code", "colour", "env.A", "network", "timeout", "language"))))
+                .body(json("errors[0].message", equalTo("must be a string, not a number")))
+                .body(json("errors[1].message", equalTo("unknown field")));
+        // other bodies list their shape problems together too
+        as(member).body("{\"packages\":\"hello\",\"name\":7,\"ttl\":1}").post("/v1/sessions").then().statusCode(400)
+                .body(json("errors.field", equalTo(List.of("packages", "name", "ttl"))))
+                .body(json("errors[0].message", equalTo("must be an array, not a string")));
+        // a batch names each problem inside its jobs
+        as(member).body("{\"jobs\":[{\"language\":\"bash\",\"code\":1},{\"language\":\"bash\",\"code\":\"true\",\"x\":1}]}")
+                .post("/v1/jobs/batch").then().statusCode(400)
+                .body(json("errors.field", equalTo(List.of("jobs[0].code", "jobs[1].x"))));
+        assertEquals(jobsBefore, as(member).get("/v1/jobs").then().statusCode(200).extract().asString(), "nothing was stored");
+    }
+
+    @Test
+    void invalidJsonSaysWhereAndTrailingDataIsRefused() {
+        as(member).body("{\"language\": \"bash\",\n  \"code\": }").post("/v1/jobs").then().statusCode(400)
+                .contentType("application/problem+json")
+                .body(json("errors[0].field", equalTo("body")))
+                .body(json("errors[0].message", equalTo("not valid JSON (line 2, column 11)")))
+                .body(json("detail", equalTo("the request body is not valid JSON (line 2, column 11)")));
+        as(member).body("{\"language\": \"bash\", \"code\": \"tr").post("/v1/jobs").then().statusCode(400)
+                .body(json("errors[0].message", containsString("ends before its value is complete")));
+        String jobsBefore = as(member).get("/v1/jobs").then().statusCode(200).extract().asString();
+        String job = "{\"language\":\"bash\",\"code\":\"echo ran\"}"; // 37 characters
+        Map<String, String> trailing = Map.of(job + " trailing", "line 1, column 39", job + "{\"language\":\"bash\"}",
+                "line 1, column 38", job + "\n 5", "line 2, column 2");
+        trailing.forEach((body, where) -> as(member).body(body).post("/v1/jobs").then().statusCode(400)
+                .contentType("application/problem+json")
+                .body(json("errors[0].field", equalTo("body")))
+                .body(json("errors[0].message", equalTo("more follows the JSON value (" + where + "); a body is one JSON value")))
+                .body(json("detail", equalTo("the request body has data after its JSON value"))));
+        assertEquals(jobsBefore, as(member).get("/v1/jobs").then().statusCode(200).extract().asString(), "nothing ran");
+        // white space after the value is no data
+        as(member).body("{\"language\":\"bash\",\"code\":\"true\"}\n\n").post("/v1/jobs?wait=60").then().statusCode(200);
     }
 
     @Test
