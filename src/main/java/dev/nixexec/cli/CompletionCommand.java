@@ -6,7 +6,8 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
-@Command(name = "completion", description = "Print bash completion for nix-exec: source <(nix-exec completion)")
+@Command(name = "completion", mixinStandardHelpOptions = true, description = "Print bash completion for nix-exec: source <(nix-exec completion)",
+        footer = {"", "Example:", "  source <(${ROOT-COMMAND-NAME} completion)"})
 final class CompletionCommand implements Callable<Integer> {
 
     @Spec

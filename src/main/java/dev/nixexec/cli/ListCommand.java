@@ -5,7 +5,8 @@ import java.util.ArrayList;
 import java.util.List;
 import picocli.CommandLine.Command;
 
-@Command(name = "list", description = "List the tenant's live sessions, newest first.")
+@Command(name = "list", mixinStandardHelpOptions = true, description = "List the tenant's live sessions, newest first.",
+        footer = {"", "Examples:", "  ${ROOT-COMMAND-NAME} list", "  ${ROOT-COMMAND-NAME} list --json | jq -r '.[].name'"})
 final class ListCommand extends ClientCommand {
 
     @Override

@@ -5,6 +5,7 @@ import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 
 /**
  * The {@code nix-exec} command (docs/cli.md): no arguments or {@code serve} starts the service;
@@ -16,9 +17,20 @@ import picocli.CommandLine.Command;
         description = "Runs untrusted code in Nix environments and bubblewrap sandboxes: the service, and its client.",
         subcommands = {RunCommand.class, CreateCommand.class, ExecCommand.class, EnterCommand.class, ListCommand.class,
                 StatusCommand.class, DestroyCommand.class, BuildCommand.class, CatalogCommand.class, JobsCommand.class,
-                LogsCommand.class, CompletionCommand.class},
-        footer = {"", "Client commands take --server URL ($NIXEXEC_SERVER), --key KEY ($NIXEXEC_KEY) and --json."})
+                LogsCommand.class, CompletionCommand.class, CommandLine.HelpCommand.class},
+        footer = {"", "Client commands take --server URL ($NIXEXEC_SERVER), --key KEY ($NIXEXEC_KEY) and --json,",
+                "before or after the command's name. ${ROOT-COMMAND-NAME} help COMMAND (or COMMAND --help) shows its options.",
+                "", "Examples:", "  ${ROOT-COMMAND-NAME} run -l python 'print(6*7)'",
+                "  ${ROOT-COMMAND-NAME} --server http://127.0.0.1:8080 create --with jq --name work",
+                "  ${ROOT-COMMAND-NAME} exec work -- jq --version"})
 public final class NixExecCommand implements Callable<Integer> {
+
+    /** The name the launcher was called by: nixo's users keep theirs ({@code target/nixo}, {@code bin/nixo}). */
+    static final String NIXO = "nixo";
+
+    /** {@code --server}, {@code --key} and {@code --json} given before the command's name. */
+    @Mixin
+    ClientOptions global;
 
     public static void main(String... args) {
         CommandLine line = commandLine();
@@ -35,7 +47,12 @@ public final class NixExecCommand implements Callable<Integer> {
 
     static CommandLine commandLine() {
         CommandLine line = new CommandLine(new NixExecCommand());
+        if (NIXO.equals(System.getenv("NIXEXEC_COMMAND_NAME"))) {
+            line.setCommandName(NIXO);
+        }
         line.addSubcommand("serve", new CommandLine(ServeCommand.spec()));
+        line.getSubcommands().get("help").getCommandSpec().usageMessage().footer("", "Examples:",
+                "  ${ROOT-COMMAND-NAME} help create", "  ${ROOT-COMMAND-NAME} create --help");
         java.util.Map<String, String> exits = new java.util.LinkedHashMap<>();
         for (Exit exit : Exit.values()) {
             exits.put(Integer.toString(exit.code), exit.meaning);

@@ -30,6 +30,8 @@ final class ServeCommand implements Callable<Integer> {
                 .versionProvider(new NixExecCommand.Version());
         spec.usageMessage().description("Start the service (also what nix-exec with no arguments does).",
                 "Flags are the strongest configuration source: over -D given to java, NIXEXEC_* variables and the YAML file.");
+        spec.usageMessage().footer("", "Examples:", "  ${ROOT-COMMAND-NAME} serve -timeout 45s -name my-fleet",
+                "  ${ROOT-COMMAND-NAME} serve -config /etc/nix-exec/config.yaml -Dnixexec.node.role=worker");
         for (ServeFlag flag : ServeFlag.ALL) {
             spec.addOption(OptionSpec.builder(flag.flag(), "-" + flag.flag()).paramLabel(flag.label())
                     .description(flag.description()).type(String.class).build());

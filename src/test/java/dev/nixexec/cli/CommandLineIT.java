@@ -547,7 +547,11 @@ class CommandLineIT {
         assertEquals(0, catalog.exit(), catalog.toString());
         assertTrue(catalog.stdout().lines().anyMatch(l -> l.startsWith("tool") && l.contains("ripgrep")), catalog.toString());
         JsonNode grouped = JSON.readTree(cli.run("catalog", "--json", "--grouped").stdout());
-        assertTrue(grouped.path("agent_categories").isObject() && grouped.path("tools").isArray(), grouped.toString());
+        assertTrue(grouped.path("agentCategories").isObject() && grouped.path("tools").isObject(), grouped.toString());
+
+        // nixo's --workspace mounts a host directory in local mode only: with keys, one line naming the alternative
+        assertFails(cli.run("create", "--workspace", ".", "--name", "cli-host-dir"), Exit.REFUSED, "tenant workspace");
+        assertFails(cli.run("status", "cli-host-dir"), Exit.NOT_FOUND, "cli-host-dir");
 
         JsonNode jobs = JSON.readTree(cli.run("jobs", "--json", "--limit", "2").stdout());
         assertEquals(2, jobs.path("items").size(), jobs.toString());
