@@ -9,6 +9,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.nixexec.mcp.McpRootsIT;
 import dev.nixexec.testing.CommandLine;
 import dev.nixexec.testing.CommandLine.Outcome;
+import dev.nixexec.testing.NixSpy;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusIntegrationTest;
 import io.quarkus.test.junit.TestProfile;
@@ -21,17 +23,20 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
  * nixo's command lines, verbatim, through {@code target/nixo} against the packaged service in local
- * mode with an allowed prefix (the profile of {@link McpRootsIT}: no second application start):
+ * mode with an allowed prefix (the profile and test resource of {@link McpRootsIT}, so the two can
+ * share an application start):
  * {@code create --workspace DIR} and {@code --network off|full}, {@code catalog --json} keyed by
  * name, catalog names resolved to attributes, {@code status}, {@code --help} and {@code help COMMAND}
  * for every command, and the client options before the command's name.
  */
 @QuarkusIntegrationTest
 @TestProfile(McpRootsIT.LocalRoots.class)
+@WithTestResource(NixSpy.class)
 class NixoCommandLineIT {
 
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -41,6 +46,14 @@ class NixoCommandLineIT {
 
     private CommandLine local() {
         return CommandLine.against(base.toString(), null);
+    }
+
+    /** Local mode is one tenant with a cap on live sessions: each test starts with none. */
+    @BeforeEach
+    void destroyEverySession() throws Exception {
+        for (JsonNode session : JSON.readTree(local().nixo("list", "--json").stdout())) {
+            assertEquals(0, local().nixo("destroy", session.path("id").asText()).exit());
+        }
     }
 
     @Test
