@@ -2,6 +2,7 @@ package dev.nixexec.cli;
 
 import java.util.Stack;
 import picocli.CommandLine.IParameterConsumer;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Model.ArgSpec;
 import picocli.CommandLine.Model.CommandSpec;
 
@@ -18,6 +19,11 @@ final class NetworkMode implements IParameterConsumer {
     @Override
     public void consumeParameters(Stack<String> args, ArgSpec argSpec, CommandSpec commandSpec) {
         boolean word = !args.isEmpty() && (args.peek().equals(OFF) || args.peek().equals(FULL));
+        if (!word && !args.isEmpty() && !args.peek().startsWith("-") && commandSpec.positionalParameters().isEmpty()) {
+            // a command without operands (create): the word can only have been meant as the mode
+            throw new ParameterException(commandSpec.commandLine(), "--network: '" + args.peek()
+                    + "' is neither off nor full");
+        }
         argSpec.setValue(word ? args.pop() : FULL);
     }
 }

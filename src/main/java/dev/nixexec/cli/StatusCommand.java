@@ -23,7 +23,7 @@ final class StatusCommand extends ClientCommand {
         for (Iterator<Map.Entry<String, JsonNode>> fields = view.fields(); fields.hasNext(); ) {
             Map.Entry<String, JsonNode> field = fields.next();
             JsonNode value = field.getValue();
-            if (value.isNull()) {
+            if (value.isNull() || value.isContainerNode() && value.isEmpty()) {
                 continue;
             }
             terminal.out().println(Printable.line(field.getKey()) + ": " + Printable.line(shown(value)));

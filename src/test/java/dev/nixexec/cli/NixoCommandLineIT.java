@@ -115,6 +115,7 @@ class NixoCommandLineIT {
         }
         Outcome wrong = local().nixo("create", "--with", "jq", "--network", "sometimes");
         assertEquals(Exit.USAGE.code, wrong.exit(), wrong.toString());
+        assertTrue(wrong.stderr().startsWith("nix-exec: --network: 'sometimes' is neither off nor full"), wrong.toString());
         assertEquals(new Outcome(0, "off\n", ""), local().nixo("run", "-l", "bash", "--network", "off", "echo off"));
     }
 
