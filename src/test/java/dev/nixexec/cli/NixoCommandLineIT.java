@@ -70,7 +70,11 @@ class NixoCommandLineIT {
         assertEquals(new Outcome(0, "", ""), local().nixo("exec", "nixo-work", "--", "sh", "-c",
                 "echo from-the-session > /workspace/made.txt"));
         assertEquals("from-the-session\n", Files.readString(project.resolve("made.txt")));
-        assertEquals(new Outcome(0, "made.txt\nnotes.txt\n", ""),
+        // and so is the shell's
+        Outcome shell = local().runWithInput("echo from-the-shell > /workspace/shell.txt\nexit 3\n", "enter", "nixo-work");
+        assertEquals(3, shell.exit(), shell.toString());
+        assertEquals("from-the-shell\n", Files.readString(project.resolve("shell.txt")));
+        assertEquals(new Outcome(0, "made.txt\nnotes.txt\nshell.txt\n", ""),
                 local().nixo("exec", "nixo-work", "--", "sh", "-c", "fd --type f --base-directory /workspace | sort"));
 
         JsonNode status = JSON.readTree(local().nixo("status", "--json", "nixo-work").stdout());
