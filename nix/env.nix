@@ -60,21 +60,31 @@ let
   # nothing to add.
   setMember = ps: p:
     if lookup ps p.path p.name == null then null else package ps p.path p.name;
-  selectPackages = ps:
-    let selected = map (setMember ps) setPackages;
+  selectFrom = members: ps:
+    let selected = map (setMember ps) members;
     in builtins.seq (strictAll selected) (builtins.filter (v: v != null) selected);
 
   interpreter =
     if withPackages == null then plainInterpreter
-    else withPackages selectPackages;
+    else withPackages (selectFrom setPackages);
+
+  # Members of other languages' sets: each set's interpreter with them, by its own withPackages
+  # (python3.withPackages, haskellPackages.ghcWithPackages, ...), so the package comes with the
+  # interpreter that loads it.
+  languageSets = map (s: {
+    withPackages = function pkgs s.with_packages (dotted s.with_packages);
+    inherit (s) members;
+  }) (request.language_sets or [ ]);
+  otherInterpreters = map (s: s.withPackages (selectFrom s.members)) languageSets;
 
   strictAll = builtins.foldl' (acc: v: builtins.seq v acc) true;
 
-  checked = strictAll ([ plainInterpreter withPackages ] ++ base ++ packages);
+  checked = strictAll ([ plainInterpreter withPackages ] ++ map (s: s.withPackages) languageSets
+    ++ base ++ packages);
 
   env = pkgs.buildEnv {
     name = "nixexec-env";
-    paths = [ interpreter ] ++ base ++ packages;
+    paths = [ interpreter ] ++ otherInterpreters ++ base ++ packages;
   };
 in
 builtins.seq checked env

@@ -41,7 +41,7 @@ let
       QUARKUS_DATASOURCE_PASSWORD="$(< "$CREDENTIALS_DIRECTORY/db-password")"
       export QUARKUS_DATASOURCE_PASSWORD
     ''}
-    exec ${lib.getExe cfg.package}
+    exec ${lib.getExe cfg.package} serve
   '';
 
   # Typed defaults for the nix-exec keys; any other key of the YAML shape is accepted freely.
@@ -59,6 +59,10 @@ let
     [ cfg.settings.executor.cache_dir cfg.settings.executor.temp_dir ];
 in
 {
+  # nix-exec's own module declared programs.nix-exec: its configurations keep working unchanged
+  # (an alias, not a rename: no warning for a name its users chose by the book)
+  imports = [ (lib.mkAliasOptionModule [ "programs" "nix-exec" ] [ "services" "nix-exec" ]) ];
+
   options.services.nix-exec = {
     enable = mkEnableOption "nix-exec, a service that runs untrusted code for AI agents";
 
@@ -111,7 +115,7 @@ in
               "Per-run directories. Outside /var/lib/nix-exec it is created for the service user and made writable (ReadWritePaths).";
           };
           logging = section {
-            level = opt (types.enum [ "debug" "info" "warning" "error" ]) "info" "Log level.";
+            level = opt (types.enum [ "debug" "info" "warn" "warning" "error" ]) "info" "Log level (warn, as nix-exec spells it, is warning).";
             format = opt (types.enum [ "text" "json" ]) "text" "json: one JSON object per line (for journald shippers).";
           };
         };
@@ -308,8 +312,10 @@ in
         ++ optionals cfg.database.createLocally [ "postgresql.service" "postgresql-setup.service" ];
       requires = optional cfg.database.createLocally "postgresql.service";
       restartTriggers = [ config.environment.etc."nix-exec/config.yaml".source ];
-      # the daemon's own nix first; the package's wrapper only appends its nix and bubblewrap
-      path = [ config.nix.package ];
+      # the daemon's own nix first; the package's wrapper only appends its nix and bubblewrap.
+      # A job with network gets its own network namespace, reached through slirp4netns; ip
+      # (iproute2) and nsenter (util-linux) set up its loopback and the tap inside it.
+      path = [ config.nix.package pkgs.slirp4netns pkgs.iproute2 pkgs.util-linux ];
 
       environment = {
         NIX_EXEC_CONFIG = "/etc/nix-exec/config.yaml";

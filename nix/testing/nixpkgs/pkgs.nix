@@ -49,9 +49,14 @@ let
     ${if executable then ''chmod +x "$out/$path"'' else ""}
   '';
 
-  # `exec` wrapper scripts; their shebang must point into the store.
+  # `exec` wrapper scripts; their shebang must point into the store. The
+  # store glibc looks for locales under the host's /usr/lib/locale, which no
+  # sandbox has: LOCPATH points it at C.UTF-8 (the LANG every job gets), as
+  # nixpkgs' glibc has it, so Perl warns of no missing locale and Ruby reads
+  # UTF-8 by default.
   wrapper = exports: target: ''
     #!${busybox}/bin/sh
+    export LOCPATH="''${LOCPATH:-${cUtf8Locale}/lib/locale}"
     ${exports}
     exec ${target} "$@"
   '';
@@ -91,6 +96,12 @@ let
     done
   '';
 
+  # The host's compiled C.UTF-8 locale (glibc 2.35+ has it, but not built in).
+  cUtf8Locale = runCommand "c-utf8-locale-host" { } ''
+    mkdir -p $out/lib/locale
+    cp -a /usr/lib/locale/C.utf8 $out/lib/locale/
+  '';
+
   # Static busybox: the shell for wrapper scripts.
   busybox = runCommand "busybox-host" { } ''
     mkdir -p $out/bin
@@ -114,6 +125,20 @@ let
 
   gnugrep = hostBins "gnugrep-host" [ "/bin/grep" ];
   gnused = hostBins "gnused-host" [ "/bin/sed" ];
+  findutils = hostBins "findutils-host" [ "/usr/bin/find" "/usr/bin/xargs" ];
+  diffutils = hostBins "diffutils-host" [ "/usr/bin/diff" "/usr/bin/cmp" "/usr/bin/diff3" "/usr/bin/sdiff" ];
+  gnutar = hostBins "gnutar-host" [ "/bin/tar" ];
+  # Debian's gunzip and zcat are /bin/sh scripts running gzip -d and -cd: the same, on the store sh.
+  gzip = hostPackageWith "gzip-host" { inherit busybox; } ''
+    cp -L /bin/gzip $out/bin/gzip
+    printf '#!%s/bin/sh\nexec %s/bin/gzip -d "$@"\n' $busybox $out > $out/bin/gunzip
+    printf '#!%s/bin/sh\nexec %s/bin/gzip -cd "$@"\n' $busybox $out > $out/bin/zcat
+    chmod +x $out/bin/gunzip $out/bin/zcat
+  '';
+  # Debian installs mawk as its awk (gawk is optional there): the fixture's gawk is an awk, not GNU's.
+  gawk = hostPackage "gawk-host" ''
+    cp -L /usr/bin/mawk $out/bin/awk
+  '';
   jq = hostBins "jq-host" [ "/usr/bin/jq" ];
   gnumake = hostBins "gnumake-host" [ "/usr/bin/make" ];
 
@@ -649,7 +674,7 @@ in {
   inherit buildEnv runCommand glibc busybox coreutils cacert bash hello nodejs
     python3 python3Packages perl perlPackages lua5_4 lua5_4Packages
     ruby rubyPackages broken slow manyPaths manyMorePaths
-    gnugrep gnused jq gnumake curl netcat dig git binutils gcc
+    gnugrep gnused findutils diffutils gnutar gzip gawk jq gnumake curl netcat dig git binutils gcc
     ghc haskellPackages octave octavePackages
     rustc cargo ripgrep fd zsh less;
   python311 = python3;

@@ -37,6 +37,30 @@ in
         "the service user and group exist" = users.users.nix-exec.isSystemUser && users.users.nix-exec.group == "nix-exec" && users.groups ? nix-exec;
         "no extra directories" = systemd.tmpfiles.rules == [ ];
         "the daemon builds flakes" = nix.settings.experimental-features == [ "nix-command" "flakes" ];
+        "networked jobs' tools are on the service's PATH" = systemd.services.nix-exec.path
+          == [ nix.package pkgs.slirp4netns pkgs.iproute2 pkgs.util-linux ];
+      };
+    };
+    # nix-exec's own README example, under the option path its module declared (programs.nix-exec),
+    # with its log level spelled as nix-exec does; a database is the one thing it adds
+    seed-programs = {
+      module = {
+        programs.nix-exec = {
+          enable = true;
+          package = pkgs.nix-exec;
+          database.createLocally = true;
+          settings = {
+            sandbox.timeout = "60s";
+            executor.nixpkgs_url = "github:NixOS/nixpkgs/nixos-25.05";
+            logging.level = "warn";
+          };
+        };
+      };
+      yaml = "expected/seed-programs.config.yaml";
+      expect = config: with config; {
+        "programs.nix-exec is services.nix-exec" = services.nix-exec.enable
+          && services.nix-exec.settings.sandbox.timeout == "60s";
+        "the service runs" = systemd.services.nix-exec.wantedBy == [ "multi-user.target" ];
       };
     };
     # the sample of ModuleRenderingTest: a worker of a fleet, its database elsewhere

@@ -24,4 +24,7 @@ in
   writeText = name: text: "/nix/store/00000000000000000000000000000000-${name}";
   nix = fakeDrv "nix-2.24.0";
   nix-exec = fakeDrv "nix-exec-0.1.0";
+  slirp4netns = fakeDrv "slirp4netns-1.3.1";
+  iproute2 = fakeDrv "iproute2-6.9.0";
+  util-linux = fakeDrv "util-linux-2.40.2";
 }

@@ -1,19 +1,24 @@
 // Drives the audit UI in headless Chromium, as AuditUiBrowserIT asks:
-//   node audit-ui.mjs <baseUrl> <key> <finishedJobId> <memberKey> <screenshotDir> <operatorKey> <artifactJobId> <word> <deliveredJobId>
+//   node audit-ui.mjs <baseUrl> <key> <finishedJobId> <memberKey> <screenshotDir> <operatorKey> <artifactJobId> <word>
+//     <deliveredJobId> <memoryKilledJobId> <sessionId> <otherTenantsRunningJobId>
 // Signs in, submits a 12-second job with the member key (through the REST API, not the browser) and
 // follows its live output to its end, filters the list, opens the finished
 // job (which printed a <script> tag) and checks it shows as text, draws the fleet page, and saves
 // screenshots. Then: searches by a word and by metadata (a <script> search term stays text), reads a
 // job's artifacts (the PNG drawn, the text named .png not), opens the audit log page (a webhook
 // delivery listed, filtered to by kind, its job a link that opens it), downloads the
-// CSV and JSON exports, and as the operator sees both tenants' jobs and narrows to one.
+// CSV and JSON exports, and as the operator sees both tenants' jobs and narrows to one. Then the
+// audit review: keys by name and role, a memory kill's limits beside its usage, a session's page
+// (its build marked, its commands linked), a shell's recording replayed by the UI's own player, the
+// audit log worded for people, and the operator's fleet page across tenants with its tenant filter.
 // Exit code 0 and a last line "OK" mean every check passed.
 import { chromium } from 'playwright-core';
 import { mkdirSync } from 'node:fs';
 
-const [baseUrl, key, finishedId, memberKey, shots, operatorKey, artifactId, word, deliveredId] = process.argv.slice(2);
-if (!deliveredId) {
-  console.error('usage: audit-ui.mjs <baseUrl> <key> <finishedJobId> <memberKey> <screenshotDir> <operatorKey> <artifactJobId> <word> <deliveredJobId>');
+const [baseUrl, key, finishedId, memberKey, shots, operatorKey, artifactId, word, deliveredId, killedId, sessionId,
+  runningId2] = process.argv.slice(2);
+if (!runningId2) {
+  console.error('usage: audit-ui.mjs <baseUrl> <key> <finishedJobId> <memberKey> <screenshotDir> <operatorKey> <artifactJobId> <word> <deliveredJobId> <memoryKilledJobId> <sessionId> <otherTenantsRunningJobId>');
   process.exit(2);
 }
 mkdirSync(shots, { recursive: true });
@@ -111,7 +116,7 @@ try {
   await Promise.all([page.waitForURL(/meta=/), page.click('#filters button[type=submit]')]);
   found = await page.textContent('#job-list');
   check(found.includes(artifactId) && !found.includes(finishedId), 'the metadata filter finds it too');
-  check(/[0-9.]+ (ms|s)|min/.test(await page.textContent('#job-list tbody td:nth-child(6)')),
+  check(/[0-9.]+ (ms|s)|min/.test(await page.textContent('#job-list tbody td:nth-child(7)')),
     'run times read as durations (ms, s, min)');
   await page.goto(baseUrl + '/ui/jobs?q=' + encodeURIComponent('"><script>alert("q")</script>'));
   check(await page.inputValue('input[name=q]') === '"><script>alert("q")</script>', 'a <script> search term is shown as typed');
@@ -122,7 +127,7 @@ try {
   const csvHref = await page.getAttribute('#export-csv', 'href');
   check(csvHref.includes('q=' + word), 'the export link carries the filter');
   const csv = await page.evaluate(async href => (await fetch(href)).text(), csvHref);
-  check(csv.startsWith('id,tenant,status') && csv.includes(artifactId) && !csv.includes(finishedId),
+  check(csv.startsWith('id,tenant,key_id,key_name,key_role,status') && csv.includes(artifactId) && !csv.includes(finishedId),
     'the CSV export holds the filtered jobs');
   const jsonHref = await page.getAttribute('#export-json', 'href');
   const exported = await page.evaluate(async href => (await fetch(href)).json(), jsonHref);
@@ -146,18 +151,65 @@ try {
     'and key and policy changes');
   await page.selectOption('#audit-filters select[name=kind]', 'ui_signed_in');
   await Promise.all([page.waitForURL(/kind=ui_signed_in/), page.click('#audit-filters button[type=submit]')]);
-  const kinds = await page.locator('#audit-events tbody td:nth-child(3)').allTextContents();
+  const kinds = await page.locator('#audit-events tbody summary').allTextContents();
   check(kinds.length > 0 && kinds.every(k => k === 'ui_signed_in'), 'filtered by kind');
   check(await page.locator('#audit-filters select[name=tenant]').count() === 0, 'no tenant filter for an auditor');
   await page.selectOption('#audit-filters select[name=kind]', 'webhook_delivery');
   await Promise.all([page.waitForURL(/kind=webhook_delivery/), page.click('#audit-filters button[type=submit]')]);
-  const deliveryKinds = await page.locator('#audit-events tbody td:nth-child(3)').allTextContents();
+  const deliveryKinds = await page.locator('#audit-events tbody summary').allTextContents();
   check(deliveryKinds.length > 0 && deliveryKinds.every(k => k === 'webhook_delivery'), 'the webhook deliveries, by kind');
   const deliveryLink = page.locator(`#audit-events a[href="/ui/jobs/${deliveredId}"]`);
   check(await deliveryLink.count() > 0, 'a delivery links its job');
-  await page.screenshot({ path: shots + '/audit.png', fullPage: true });
   await Promise.all([page.waitForURL(`**/ui/jobs/${deliveredId}`), deliveryLink.first().click()]);
   check((await page.textContent('#audit-trail')).includes('webhook_delivery'), 'the delivered job\'s page, its delivery in its trail');
+
+  // keys by name and role: the header, the list, a job's page
+  check((await page.textContent('#who')).includes('alice-review (auditor)'), 'the header names the signed-in key and its role');
+  await page.goto(baseUrl + '/ui/jobs');
+  check((await page.locator('#job-list tbody td:nth-child(2)').allTextContents()).includes('ci-bot (member)'),
+    'the job list names each job\'s key and role');
+  await page.screenshot({ path: shots + '/jobs.png', fullPage: true });
+
+  // a memory kill: the memory asked for beside the peak used
+  await page.goto(baseUrl + '/ui/jobs/' + killedId);
+  const memoryRow = await page.textContent('#limits tr.hit');
+  check(memoryRow.includes('Memory') && memoryRow.includes('64.0 MiB') && memoryRow.includes('reached'),
+    'a memory kill shows the 64 MiB asked for, marked as reached: ' + memoryRow.replace(/\s+/g, ' '));
+  check((await page.textContent('#stdout')).includes('allocating'), 'and what it printed before the kill');
+  await page.screenshot({ path: shots + '/job-limits.png', fullPage: true });
+
+  // the session's page: its build marked as a build, its command linked to it, its shell
+  await page.goto(baseUrl + '/ui/sessions/' + sessionId);
+  const commands = page.locator('#session-commands tbody tr');
+  check(await commands.count() === 2, 'the session lists its build and its command');
+  check((await page.textContent('#session-commands')).includes('environment build'), 'the build is marked as a build');
+  const command = commands.filter({ hasNotText: 'environment build' }).locator('a').first();
+  const shellLink = page.locator('#session-shells a', { hasText: 'Replay' });
+  check(await shellLink.count() === 1, 'the session lists its shell');
+  await page.screenshot({ path: shots + '/session.png', fullPage: true });
+  await Promise.all([page.waitForURL(/\/ui\/jobs\//), command.click()]);
+  check(await page.locator(`#session-link a[href="/ui/sessions/${sessionId}"]`).count() === 1, 'a command links its session');
+  await page.goto(baseUrl + '/ui/sessions/' + sessionId);
+  await Promise.all([page.waitForURL(/\/ui\/shells\//), shellLink.click()]);
+  await page.waitForFunction(() => document.getElementById('player')?.dataset.state === 'ready');
+  await page.click('#player-play');
+  await page.waitForFunction(() => document.getElementById('player')?.dataset.state === 'ended', null, { timeout: 60000 });
+  const screenText = await page.textContent('#player-screen');
+  check(screenText.includes('answer-42') && screenText.includes('Hello, world!'), 'the replay shows what the shell showed');
+  check((await page.textContent('#player-input')).includes("printf 'typed in a shell"), 'and what was typed');
+  check(await page.locator('#player-screen *').count() === 0, 'as text, never as elements');
+  await page.screenshot({ path: shots + '/shell.png', fullPage: true });
+
+  // the audit log, worded: who, what, which object
+  await page.goto(baseUrl + '/ui/audit');
+  const shellEnded = page.locator('#audit-events tr.k-shell_ended').first();
+  check((await shellEnded.textContent()).includes('ci-bot (member)') && (await shellEnded.textContent()).includes('closed a shell'),
+    'the audit log says who closed a shell');
+  check(await shellEnded.locator('a[href^="/ui/shells/"]').count() === 1, 'and links its recording');
+  const keyMade = page.locator('#audit-events tr.k-key_created').first();
+  check((await keyMade.locator('td.what').textContent()).includes('created a key')
+    && await keyMade.locator('a[href^="/ui/jobs?key="]').count() === 1, 'a key made links to that key\'s jobs');
+  await page.screenshot({ path: shots + '/audit.png', fullPage: true });
 
   // the operator, in a fresh browser context: every tenant, then one
   const opContext = await browser.newContext();
@@ -181,6 +233,15 @@ try {
   await op.waitForURL(`**/ui/jobs/${artifactId}?tenant=*`);
   check((await op.textContent('#code')).includes(word), 'the operator opens another tenant\'s job');
   await op.screenshot({ path: shots + '/operator.png', fullPage: true });
+
+  // the operator's fleet page: every tenant's running work, then narrowed to one tenant
+  await op.goto(baseUrl + '/ui/fleet');
+  check((await op.textContent('#running')).includes(runningId2), 'the operator\'s fleet page shows another tenant\'s running job');
+  check((await op.textContent('#fleet-scope')).includes('Every tenant'), 'for every tenant');
+  await op.screenshot({ path: shots + '/fleet-operator.png', fullPage: true });
+  await op.selectOption('#fleet-filter select[name=tenant]', { label: ownTenant.trim() });
+  await Promise.all([op.waitForURL(/fleet\?tenant=/), op.click('#fleet-filter button[type=submit]')]);
+  check(!(await op.textContent('#running')).includes(runningId2), 'narrowed to the auditor\'s tenant, the other tenant\'s job is gone');
   await opContext.close();
 
   check(dialogs.length === 0, 'no script from job output ran (no dialogs: ' + dialogs.join(', ') + ')');

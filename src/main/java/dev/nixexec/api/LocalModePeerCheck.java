@@ -9,6 +9,8 @@ import io.vertx.ext.web.RoutingContext;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.net.UnknownHostException;
 import java.util.Arrays;
 import java.util.Optional;
@@ -62,6 +64,25 @@ public class LocalModePeerCheck {
                     FORCE, hostSetting, host);
         }
         router.route().order(-30).handler(LocalModePeerCheck::check);
+        config.auth().localModeSecret().filter(secret -> !secret.isBlank())
+                .ifPresent(secret -> router.route().order(-29).handler(context -> checkSecret(context, secret)));
+    }
+
+    /**
+     * With {@code nixexec.auth.local-mode-secret} set, a loopback peer is not enough: any local
+     * process may reach a loopback port, so each request must also prove it was given the secret.
+     */
+    private static void checkSecret(RoutingContext context, String secret) {
+        String header = context.request().getHeader("Authorization");
+        byte[] given = header != null && header.regionMatches(true, 0, "Bearer ", 0, 7)
+                ? header.substring(7).strip().getBytes(StandardCharsets.UTF_8) : new byte[0];
+        if (MessageDigest.isEqual(given, secret.getBytes(StandardCharsets.UTF_8))) {
+            context.next();
+            return;
+        }
+        context.response().setStatusCode(401).putHeader("Content-Type", Problems.MEDIA_TYPE)
+                .end("{\"type\":\"https://nix-exec.dev/problems/unauthorized\",\"title\":\"Unauthorized\",\"status\":401,"
+                        + "\"detail\":\"this local service answers only its nix-exec stdio server: Authorization: Bearer <its secret>\"}");
     }
 
     /** Why local mode must not listen on {@code host}, if it must not. */

@@ -50,7 +50,7 @@ public final class OpenApiFilter implements OASFilter {
     private static final List<String> JOB = fieldsOf(dev.nixexec.job.JobView.class);
     /** Of those, the ones that may be null (a job not started, not ended, never given an environment, ...). */
     private static final List<String> JOB_NULLABLE = List.of("started_at", "finished_at", "exit_code", "signal",
-            "limit_hit", "duration_ms", "stdout", "stderr", "environment", "error", "node_id", "usage");
+            "limit_hit", "duration_ms", "stdout", "stderr", "environment", "error", "node_id", "usage", "key");
 
     /** Answer schemas: every field Jackson writes, each required, and those that may be null. */
     private record Answer(List<String> required, List<String> nullable) {
@@ -73,7 +73,9 @@ public final class OpenApiFilter implements OASFilter {
             Map.entry("AuditPage", new Answer(fieldsOf(PlatformResource.AuditPage.class), List.of("next_cursor"))),
             // a record of no tenant, no job, no key (the start-up's) or written by an API node (no node)
             Map.entry("AuditEntry", new Answer(fieldsOf(dev.nixexec.audit.AuditLog.Entry.class),
-                    List.of("tenant_id", "job_id", "key_id", "node_id"))),
+                    List.of("tenant_id", "job_id", "key_id", "node_id", "key"))),
+            // a key made without a name
+            Map.entry("KeyRef", new Answer(fieldsOf(dev.nixexec.audit.KeyRef.class), List.of("name"))),
             // a language without a package set of its own; a version not known until the package index is listed
             Map.entry("LanguageView", new Answer(fieldsOf(PlatformResource.LanguageView.class), List.of("package_set", "version"))),
             Map.entry("NodeView", new Answer(fieldsOf(PlatformResource.NodeView.class), List.of())),

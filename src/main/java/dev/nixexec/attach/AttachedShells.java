@@ -34,7 +34,8 @@ import org.jboss.logging.Logger;
  * {@link AttachCheck} to the endpoint, and each shell's life from the connection's open to its end
  * (audit records of both, the close code that says why it ended). A shell lasts only as long as
  * the key that attached it (revoked or expired: 4005) and the tenant's policy allows it as it
- * runs (narrowed below it: 4006).
+ * runs (narrowed below it: 4006). Each shell is recorded ({@link ShellRecording}: what it showed and
+ * what was typed, bounded) and the recording stored when it ends ({@link ShellRecordings}).
  */
 @ApplicationScoped
 public class AttachedShells {
@@ -59,12 +60,16 @@ public class AttachedShells {
     private final Instance<SessionShells> sessions;
     private final KeyWatch keys;
     private final Tenants tenants;
+    private final ShellRecordings recordings;
+    private final com.fasterxml.jackson.databind.ObjectMapper json;
     private final ConcurrentHashMap<UUID, Integer> seats = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Accepted> accepted = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Attached> open = new ConcurrentHashMap<>();
 
     public AttachedShells(NixExecConfig config, BwrapShells shells, AuditLog audit, Instance<SessionShells> sessions,
-            KeyWatch keys, Tenants tenants) {
+            KeyWatch keys, Tenants tenants, ShellRecordings recordings, com.fasterxml.jackson.databind.ObjectMapper json) {
+        this.recordings = recordings;
+        this.json = json;
         this.sessions = sessions;
         this.keys = keys;
         this.tenants = tenants;
@@ -141,7 +146,10 @@ public class AttachedShells {
             attached.end(new CloseReason(1003, "a text frame must be {\"resize\":[columns,rows]}"));
             return;
         }
-        attached.shell().ifPresent(s -> s.resize(size.get()));
+        attached.shell().ifPresent(s -> {
+            s.resize(size.get());
+            attached.recording.resize(size.get(), System.nanoTime());
+        });
     }
 
     void closed(WebSocketConnection connection) {
@@ -203,10 +211,15 @@ public class AttachedShells {
         private volatile CloseReason closeReason;
         private volatile Shell shell;
         private volatile KeyWatch.Watched key;
+        private final UUID recordingId = UUID.randomUUID();
+        private final java.time.OffsetDateTime startedAt = java.time.OffsetDateTime.now(java.time.ZoneOffset.UTC);
+        private final ShellRecording recording;
 
         Attached(WebSocketConnection connection, Accepted attach) {
             this.connection = connection;
             this.attach = attach;
+            this.recording = new ShellRecording(config.attach().maxRecordingBytes(), TerminalSize.DEFAULT,
+                    startedAt.toInstant(), System.nanoTime());
         }
 
         Optional<Shell> shell() {
@@ -220,6 +233,7 @@ public class AttachedShells {
             try {
                 shell = shells.start(session.sandbox(), TerminalSize.DEFAULT, config.attach().idleTimeout(),
                         bytes -> {
+                            recording.output(bytes, System.nanoTime());
                             try {
                                 connection.sendBinaryAndAwait(Buffer.buffer(bytes));
                             } catch (RuntimeException e) {
@@ -246,6 +260,7 @@ public class AttachedShells {
                         + " bytes of input the shell has not taken"));
                 return;
             }
+            recording.input(bytes, System.nanoTime());
             input.add(bytes);
         }
 
@@ -294,6 +309,9 @@ public class AttachedShells {
                         detail.put("exit_code", exited.exitCode());
                     }
                 }
+                if (store(reason, end)) {
+                    detail.put("recording_id", recordingId.toString());
+                }
                 record("shell_ended", detail);
             } finally {
                 if (key != null) {
@@ -304,6 +322,24 @@ public class AttachedShells {
                 if (connection.isOpen()) {
                     connection.close(reason).subscribe().with(v -> { }, e -> { });
                 }
+            }
+        }
+
+        /** Stores the shell's recording; false when it could not be (the audit record then names none). */
+        private boolean store(CloseReason reason, ShellEnd end) {
+            SessionShell session = attach.session();
+            ShellRecordings.Recording stored = new ShellRecordings.Recording(recordingId, session.tenantId(),
+                    session.sessionId(), attach.caller().keyId(), startedAt,
+                    java.time.OffsetDateTime.now(java.time.ZoneOffset.UTC), end == null ? 0 : end.bytesIn(),
+                    end == null ? 0 : end.bytesOut(), recording.truncated(), reason.getCode(), reason.getMessage(),
+                    end != null && end.cause() instanceof ShellEnd.Exited exited ? exited.exitCode() : null,
+                    recording.cast(json));
+            try {
+                QuarkusTransaction.requiringNew().run(() -> recordings.store(stored));
+                return true;
+            } catch (RuntimeException e) {
+                LOG.errorf(e, "the recording of a shell in session %s could not be written", session.sessionId());
+                return false;
             }
         }
 

@@ -24,10 +24,19 @@ public class AuditLog {
         this.json = json;
     }
 
-    /** What one record says; {@code detail} is free-form. */
+    /**
+     * What one record says; {@code detail} is free-form; {@code key} names the acting key (null when
+     * none acted: a node's record, the start-up's), looked up by {@code key_id} when read.
+     */
     @Schema(name = "AuditEntry")
     public record Entry(long id, UUID tenantId, UUID jobId, UUID keyId, String nodeId, String kind,
-            Map<String, Object> detail, OffsetDateTime at) {
+            Map<String, Object> detail, OffsetDateTime at, KeyRef key) {
+
+        /** A record whose key is known only by its id. */
+        public Entry(long id, UUID tenantId, UUID jobId, UUID keyId, String nodeId, String kind,
+                Map<String, Object> detail, OffsetDateTime at) {
+            this(id, tenantId, jobId, keyId, nodeId, kind, detail, at, null);
+        }
     }
 
     @Transactional(Transactional.TxType.MANDATORY)
@@ -94,7 +103,7 @@ public class AuditLog {
         }
         query.append(" order by id desc");
         List<AuditEvent> events = AuditEvent.<AuditEvent>find(query.toString(), params).page(0, limit).list();
-        return events.stream().map(this::entry).toList();
+        return entries(events);
     }
 
     /** The kind of every webhook delivery attempt: a job's record, listed with the records outside jobs. */
@@ -160,13 +169,42 @@ public class AuditLog {
         params.put("limit", limit);
         var query = AuditEvent.getEntityManager().createNativeQuery(sql.toString(), AuditEvent.class);
         params.forEach(query::setParameter);
-        return ((List<AuditEvent>) query.getResultList()).stream().map(this::entry).toList();
+        return entries((List<AuditEvent>) query.getResultList());
+    }
+
+    /**
+     * The records with their keys named: one statement for every key of the page (a key's name and
+     * role never change, so a look-up now reads what they were when the record was written).
+     */
+    private List<Entry> entries(List<AuditEvent> events) {
+        Map<UUID, KeyRef> keys = keys(events.stream().map(e -> e.keyId).filter(java.util.Objects::nonNull).toList());
+        return events.stream().map(e -> entry(e, e.keyId == null ? null
+                : keys.getOrDefault(e.keyId, new KeyRef(e.keyId, null, "unknown")))).toList();
+    }
+
+    /** The keys of these ids, named, in one statement (ids of no key are left out). */
+    @Transactional
+    @SuppressWarnings("unchecked")
+    public Map<UUID, KeyRef> keys(java.util.Collection<UUID> ids) {
+        Map<UUID, KeyRef> keys = new java.util.HashMap<>();
+        if (ids.isEmpty()) {
+            return keys;
+        }
+        List<Object[]> rows = AuditEvent.getEntityManager()
+                .createNativeQuery("SELECT id, name, role FROM api_keys WHERE id = ANY(CAST(:ids AS uuid[]))")
+                .setParameter("ids", ids.stream().distinct().map(UUID::toString).toArray(String[]::new)).getResultList();
+        for (Object[] row : rows) {
+            UUID id = (UUID) row[0];
+            keys.put(id, new KeyRef(id, (String) row[1], (String) row[2]));
+        }
+        return keys;
     }
 
     @SuppressWarnings("unchecked")
-    private Entry entry(AuditEvent e) {
+    private Entry entry(AuditEvent e, KeyRef key) {
         try {
-            return new Entry(e.id, e.tenantId, e.jobId, e.keyId, e.nodeId, e.kind, json.readValue(e.detail, Map.class), e.at);
+            return new Entry(e.id, e.tenantId, e.jobId, e.keyId, e.nodeId, e.kind, json.readValue(e.detail, Map.class),
+                    e.at, key);
         } catch (JsonProcessingException ex) {
             throw new IllegalStateException(ex);
         }

@@ -56,6 +56,7 @@ final class EnterCommand extends ClientCommand {
         CompletableFuture<Closed> closed = new CompletableFuture<>();
         ShellOutput output = ShellOutput.of(client.json, terminal.out());
         ShellInput shell = new ShellInput(open(server, id, closed, output));
+        Closed end;
         try (TerminalMode mode = client.json ? TerminalMode.unchanged() : TerminalMode.raw()) {
             if (mode.interactive()) {
                 mode.onResize(size -> resize(shell, size));
@@ -63,11 +64,12 @@ final class EnterCommand extends ClientCommand {
             }
             Thread input = Thread.ofPlatform().daemon().name("enter-input")
                     .start(() -> pump(shell, mode.interactive(), closed));
-            Closed end = await(closed);
+            end = await(closed);
             input.interrupt();
-            output.ended(end);
-            return exit(end);
         }
+        // the terminal is itself again: a raw one would print the last line without its carriage return
+        output.ended(end);
+        return exit(end);
     }
 
     private WebSocket open(Server server, String id, CompletableFuture<Closed> closed, ShellOutput output) {

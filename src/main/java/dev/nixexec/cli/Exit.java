@@ -14,8 +14,8 @@ enum Exit {
     SHELL_LOST(74, "enter: the shell's connection ended without the shell's exit status"),
     BUSY(75, "try again later: a cap or the key's request rate was reached (429), the service is unavailable (503)"),
     DENIED(77, "the key is missing or unknown (401), or its role may not do this (403)"),
-    // given by the launcher script (src/main/launcher/nix-exec), before any Java runs
-    OLD_JAVA(78, "the java found (JAVA_HOME, else PATH) is older than 21"),
+    // the java check is the launcher script's (src/main/launcher/nix-exec), before any Java runs
+    CONFIG(78, "the configuration cannot be used: the nix-exec YAML file (the line names it, the key and why), or a java (JAVA_HOME, else PATH) older than 21"),
     TIMED_OUT(124, "the job ran out of time (status timed_out)"),
     COULD_NOT_RUN(125, "the platform could not run the code (status error, e.g. unknown_package), or a session or environment build failed"),
     CANCELLED(130, "the job was cancelled, or the command was interrupted (Ctrl-C cancels the job it started)");

@@ -21,6 +21,11 @@ final class JobRun {
     }
 
     int follow(String id, boolean json) {
+        return exit(followToEnd(id, json), terminal.err());
+    }
+
+    /** As {@link #follow}, answering the ended job instead of its exit code. */
+    JsonNode followToEnd(String id, boolean json) {
         AtomicBoolean ended = new AtomicBoolean();
         Thread cancel = new Thread(() -> {
             if (!ended.get()) {
@@ -51,7 +56,7 @@ final class JobRun {
             ended.set(true);
             Runtime.getRuntime().removeShutdownHook(cancel);
         }
-        return exit(job, terminal.err());
+        return job;
     }
 
     private static void write(PrintStream stream, JsonNode event) {

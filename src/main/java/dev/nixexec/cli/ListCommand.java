@@ -4,14 +4,23 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
 import java.util.List;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 @Command(name = "list", mixinStandardHelpOptions = true, description = "List the tenant's live sessions, newest first.",
         footer = {"", "Examples:", "  ${ROOT-COMMAND-NAME} list", "  ${ROOT-COMMAND-NAME} list --json | jq -r '.[].name'"})
 final class ListCommand extends ClientCommand {
 
+    @Option(names = "--names", description = "only the names (the id of a session without one), one a line: for scripts and completion")
+    boolean names;
+
     @Override
     int run(Server server) {
         JsonNode sessions = server.get("/v1/sessions");
+        if (names) {
+            sessions.forEach(s -> terminal.out().println(Printable.line(s.path("name").asText(s.path("id").asText()))));
+            terminal.out().flush();
+            return Exit.OK.code;
+        }
         if (client.json) {
             ClientOptions.printJson(terminal.out(), sessions);
             return Exit.OK.code;

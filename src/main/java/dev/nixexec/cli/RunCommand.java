@@ -1,6 +1,8 @@
 package dev.nixexec.cli;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import picocli.CommandLine.Command;
@@ -34,6 +36,10 @@ final class RunCommand extends ClientCommand {
     @Option(names = {"-i", "--stdin"}, description = "pass this command's standard input to the program")
     boolean stdin;
 
+    @Option(names = "--out", paramLabel = "DIR",
+            description = "save the job's artifacts (what it left in /workspace/out) in DIR, made if missing")
+    Path out;
+
     @Parameters(index = "0", paramLabel = "CODE", description = "the program's source; - reads it from standard input")
     String code;
 
@@ -41,6 +47,9 @@ final class RunCommand extends ClientCommand {
     int run(Server server) {
         if (code.equals("-") && stdin) {
             throw new CommandFailure(Exit.USAGE, "run: CODE - and --stdin both read standard input");
+        }
+        if (out != null) {
+            ArtifactDownload.check(out);
         }
         ObjectNode body = object().put("language", language).put("code", code.equals("-") ? readStdin() : code);
         putList(body, "packages", with);
@@ -58,6 +67,10 @@ final class RunCommand extends ClientCommand {
             body.put("stdin", readStdin());
         }
         String id = server.post("/v1/jobs", body).path("id").asText();
-        return new JobRun(server, terminal).follow(id, client.json);
+        JsonNode job = new JobRun(server, terminal).followToEnd(id, client.json);
+        if (out != null) {
+            new ArtifactDownload(server, out).save(server.get("/v1/jobs/" + Server.segment(id)).path("artifacts"));
+        }
+        return JobRun.exit(job, terminal.err());
     }
 }

@@ -19,8 +19,18 @@ sealed interface ShellOutput {
         return json ? new Events(out) : new Bytes(out);
     }
 
-    /** The screen as it is, for a terminal: the end is told on stderr by the command. */
-    record Bytes(PrintStream out) implements ShellOutput {
+    /**
+     * The screen as it is, for a terminal: the end is told on stderr by the command, on a line of
+     * its own (after a newline when the screen stopped mid-line, e.g. at the shell's prompt).
+     */
+    final class Bytes implements ShellOutput {
+
+        private final PrintStream out;
+        private volatile boolean midLine;
+
+        Bytes(PrintStream out) {
+            this.out = out;
+        }
 
         @Override
         public void attached() {
@@ -32,10 +42,17 @@ sealed interface ShellOutput {
             bytes.get(screen);
             out.write(screen, 0, screen.length);
             out.flush();
+            if (screen.length > 0) {
+                midLine = screen[screen.length - 1] != '\n';
+            }
         }
 
         @Override
         public void ended(EnterCommand.Closed end) {
+            if (midLine && end.exitCode().isEmpty()) {
+                out.print('\n');
+                out.flush();
+            }
         }
     }
 

@@ -171,6 +171,14 @@ public interface NixExecConfig {
         @NonZero
         @WithDefault("1048576")
         long maxPendingInputBytes();
+
+        /**
+         * The most of a shell's recording kept (what was shown and typed, asciicast v2): past it,
+         * the first and last halves are kept and the gap marked, as with a job's output.
+         */
+        @NonZero
+        @WithDefault("1048576")
+        long maxRecordingBytes();
     }
 
     /** Workspaces, inline input files and artifacts (docs/workspaces.md). */
@@ -235,7 +243,10 @@ public interface NixExecConfig {
             @WithDefault("false")
             boolean enabled();
 
-            /** Directories under which a root may be mounted; none: no root is. */
+            /**
+             * Directories under which a root may be mounted, and from which run_code's files and
+             * writable_files may come (local mode); none: neither is mounted.
+             */
             Optional<List<Path>> allowedPrefixes();
         }
     }
@@ -277,6 +288,13 @@ public interface NixExecConfig {
          */
         @WithDefault("false")
         boolean localModeAllowNonLoopbackBind();
+
+        /**
+         * Local mode: every request on every path must carry {@code Authorization: Bearer} this
+         * secret, or gets 401. nix-exec's stdio server sets a random one for its in-process
+         * service, so other users of this machine cannot use it through its loopback port.
+         */
+        Optional<String> localModeSecret();
     }
 
     /**
@@ -465,6 +483,25 @@ public interface NixExecConfig {
 
         @WithDefault("65536")
         int maxEnvBytes();
+
+        /**
+         * Ranges a networked run may reach although they are private, shared, link-local or
+         * otherwise not the internet (refused by default: docs/sandbox.md, "Network"), as IPv4 CIDRs.
+         */
+        Optional<List<String>> networkAllowedRanges();
+
+        /**
+         * The name servers a networked run's /etc/resolv.conf lists; the default is the user-mode
+         * stack's own, which asks the node's resolvers.
+         */
+        @WithDefault("10.0.2.3")
+        List<String> networkDns();
+
+        /**
+         * The network namespace (a path such as /run/netns/egress) a networked run's traffic leaves
+         * from; default: the service's own.
+         */
+        Optional<Path> networkEgressNamespace();
     }
 
     interface Executor {
@@ -501,6 +538,10 @@ public interface NixExecConfig {
 
         @WithDefault("bwrap")
         String bwrapCommand();
+
+        /** The user-mode network stack of networked runs. */
+        @WithDefault("slirp4netns")
+        String slirp4netnsCommand();
 
         @WithDefault("x86_64-linux")
         String system();

@@ -32,6 +32,10 @@ public final class NixExecYaml {
     private static final Map<String, String> LEVELS = Map.of(
             "debug", "DEBUG", "info", "INFO", "warning", "WARN", "warn", "WARN", "error", "ERROR");
 
+    /** nix-exec's own keys that set no nixexec.* setting of the same name. */
+    private static final java.util.Set<String> NIX_EXEC_KEYS = java.util.Set.of(
+            "server.name", "sandbox.workspace_path", "logging.level", "logging.format");
+
     private NixExecYaml() {
     }
 
@@ -77,14 +81,21 @@ public final class NixExecYaml {
 
     private static void put(String key, Object value, Path file, Map<String, String> into) {
         if (value == null) {
-            throw new ConfigFileException(file, key, "has no value (remove the key to keep the default)");
+            // nix-exec's files write null for "the default" (substituters: null is the system's own)
+            if (!NIX_EXEC_KEYS.contains(key)) {
+                putSetting(key, null, file, new LinkedHashMap<>());
+            }
+            return;
         }
         switch (key) {
             case "server.name" -> into.put("quarkus.mcp.server.server-info.name", scalar(key, value, file));
             case "sandbox.workspace_path" -> {
-                // The sandbox's working directory is fixed; nix-exec's default is accepted so old files load.
-                if (!"/workspace".equals(scalar(key, value, file))) {
-                    throw new ConfigFileException(file, key, "must be /workspace (the sandbox's working directory is fixed)");
+                // The sandbox's working directory is fixed; nix-exec's default ("": a fresh directory per
+                // run, which every run here has at /workspace) and /workspace itself are accepted.
+                String path = scalar(key, value, file);
+                if (!path.isEmpty() && !"/workspace".equals(path)) {
+                    throw new ConfigFileException(file, key,
+                            "'" + path + "' is not \"\" or /workspace (the sandbox's working directory is fixed)");
                 }
             }
             case "logging.level" -> {
@@ -111,6 +122,9 @@ public final class NixExecYaml {
         SettingsCatalog.Setting setting = SettingsCatalog.find(property)
                 .filter(s -> !s.property().equals("nixexec.config"))
                 .orElseThrow(() -> new ConfigFileException(file, key, "unknown key"));
+        if (value == null) {
+            return;
+        }
         String text;
         if (setting.list()) {
             text = list(key, value, file, ",");
@@ -118,6 +132,12 @@ public final class NixExecYaml {
             text = list(key, value, file, " ");
         } else {
             text = scalar(key, value, file);
+            if (setting.type() == Path.class) {
+                if (text.isEmpty()) {
+                    return; // nix-exec's "" for a directory: the default one
+                }
+                text = expandHome(text);
+            }
             check(setting, key, text, file);
         }
         into.put(property, text);
@@ -150,6 +170,14 @@ public final class NixExecYaml {
         } else if (text.isBlank()) {
             throw new ConfigFileException(file, key, "is empty (remove the key to keep the default)");
         }
+    }
+
+    /** {@code ~} and {@code ~/...} are the user's home, as nix-exec read them (not a directory named ~). */
+    static String expandHome(String path) {
+        if (path.equals("~") || path.startsWith("~/")) {
+            return System.getProperty("user.home") + path.substring(1);
+        }
+        return path;
     }
 
     private static <T> Optional<T> parse(java.util.function.Supplier<T> parser) {

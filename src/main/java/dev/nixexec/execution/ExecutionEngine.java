@@ -7,6 +7,7 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.Map;
+import dev.nixexec.config.HostMount;
 import dev.nixexec.config.HostWorkspaces;
 import dev.nixexec.config.NixExecConfig;
 import dev.nixexec.nix.Environment;
@@ -47,24 +48,25 @@ public class ExecutionEngine {
     /** A request that passed validation: the only kind the engine runs. */
     public record ValidatedRequest(Language language, EnvironmentRequest environment, byte[] code,
             Map<String, String> env, byte[] stdin, Limits limits, boolean network, Optional<Path> hostWorkspace,
-            Optional<Path> materialisedWorkspace, Optional<PersistentPaths> persistent, List<String> args) {
+            Optional<Path> materialisedWorkspace, Optional<PersistentPaths> persistent, List<String> args,
+            List<HostMount> hostMounts) {
 
         /** The same request under other limits (a tenant's policy narrows the defaults). */
         public ValidatedRequest withLimits(Limits newLimits) {
             return new ValidatedRequest(language, environment, code, env, stdin, newLimits, network, hostWorkspace,
-                    materialisedWorkspace, persistent, args);
+                    materialisedWorkspace, persistent, args, hostMounts);
         }
 
         /** The same request with a host directory at /workspace, as checked by {@link HostWorkspaces}. */
         public ValidatedRequest withHostWorkspace(Path checked) {
             return new ValidatedRequest(language, environment, code, env, stdin, limits, network, Optional.of(checked),
-                    Optional.empty(), Optional.empty(), args);
+                    Optional.empty(), Optional.empty(), args, hostMounts);
         }
 
         /** The same request with a workspace the worker materialised (private to the service) at /workspace. */
         public ValidatedRequest withMaterialisedWorkspace(Path dir) {
             return new ValidatedRequest(language, environment, code, env, stdin, limits, network, Optional.empty(),
-                    Optional.of(dir), Optional.empty(), args);
+                    Optional.of(dir), Optional.empty(), args, hostMounts);
         }
 
         /**
@@ -73,7 +75,13 @@ public class ExecutionEngine {
          */
         public ValidatedRequest withPersistentPaths(PersistentPaths paths) {
             return new ValidatedRequest(language, environment, code, env, stdin, limits, network, hostWorkspace,
-                    Optional.empty(), Optional.of(paths), args);
+                    Optional.empty(), Optional.of(paths), args, hostMounts);
+        }
+
+        /** The same request with host paths at their own paths, as checked by {@link HostWorkspaces}. */
+        public ValidatedRequest withHostMounts(List<HostMount> mounts) {
+            return new ValidatedRequest(language, environment, code, env, stdin, limits, network, hostWorkspace,
+                    materialisedWorkspace, persistent, args, mounts);
         }
     }
 
@@ -158,7 +166,7 @@ public class ExecutionEngine {
                 limits.maxOutputBytes()));
         return new ValidatedRequest(language.get(), EnvironmentRequest.of(language.get(), packages, request.network()), code,
                 request.env(), stdin, runLimits, request.network(), Optional.empty(), Optional.empty(), Optional.empty(),
-                request.args());
+                request.args(), List.of());
     }
 
     /** What is wrong with the arguments: each is text of bounded size without NUL (no argv holds one) or line feed. */
@@ -289,7 +297,7 @@ public class ExecutionEngine {
                 SandboxSpec spec = new SandboxSpec(environment.storePath(), environment.closure(),
                         request.language().fileName(), request.code(), request.language().command(), request.env(),
                         request.stdin(), request.limits(), request.network(), request.hostWorkspace(),
-                        request.materialisedWorkspace(), request.persistent(), request.args());
+                        request.materialisedWorkspace(), request.persistent(), request.args(), request.hostMounts());
                 emitter.emit(new ExecutionEvent.EnvironmentReady(info));
                 emitter.emit(new ExecutionEvent.Phase("running"));
                 sandboxRun.set(sandbox.run(spec, () -> beforeRun.test(info)).subscribe().with(

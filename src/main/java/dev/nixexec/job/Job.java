@@ -21,6 +21,11 @@ public class Job extends PanacheEntityBase {
     public UUID tenantId;
     @Column(name = "key_id")
     public UUID keyId;
+    /** The submitting key's name and role as they were at submission (migration V65). */
+    @Column(name = "key_name")
+    public String keyName;
+    @Column(name = "key_role")
+    public String keyRole;
     public String status;
     public String language;
     public String code;
@@ -34,6 +39,10 @@ public class Job extends PanacheEntityBase {
     public boolean network;
     @Column(name = "host_workspace")
     public String hostWorkspace;
+    /** The host paths mounted at their own paths (local mode; JSON list), or null. */
+    @Column(name = "host_mounts")
+    @JdbcTypeCode(SqlTypes.JSON)
+    public String hostMounts;
     @JdbcTypeCode(SqlTypes.JSON)
     public String metadata;
     /** The artifacts the run returned (JSON list), set by the worker before the result. */
@@ -122,6 +131,8 @@ public class Job extends PanacheEntityBase {
     /** The nixpkgs revision this job must run on (a rerun's): a worker that pins another ends it nixpkgs_changed. */
     @Column(name = "required_nixpkgs_revision")
     public String requiredNixpkgsRevision;
+    /** {@code session} for a session's environment build (migration V67), else null. */
+    public String build;
 
     public JobStatus jobStatus() {
         return JobStatus.byId(status).orElseThrow();

@@ -119,13 +119,15 @@ public class JobQueue {
                 .setParameter(1, (double) config.jobs().lease().toSeconds() * 4).executeUpdate();
     }
 
-    /** Deletes finished jobs (with their events) and audit records older than the retention. */
+    /** Deletes finished jobs (with their events), audit records and shell recordings older than the retention. */
     @Transactional
     public int expire(Duration retention) {
         double seconds = retention.toSeconds();
         int jobsDeleted = em.createNativeQuery("DELETE FROM jobs WHERE finished_at < now() - make_interval(secs => ?1)")
                 .setParameter(1, seconds).executeUpdate();
         em.createNativeQuery("DELETE FROM audit_events WHERE at < now() - make_interval(secs => ?1)")
+                .setParameter(1, seconds).executeUpdate();
+        em.createNativeQuery("DELETE FROM shell_recordings WHERE ended_at < now() - make_interval(secs => ?1)")
                 .setParameter(1, seconds).executeUpdate();
         return jobsDeleted;
     }

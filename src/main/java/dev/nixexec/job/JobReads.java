@@ -81,6 +81,13 @@ public class JobReads {
                 tenantId, sessionId).stream().map(job -> job.id).toList();
     }
 
+    /** The newest {@code limit} jobs of one of the caller's tenant's sessions (its build and its commands), newest first. */
+    @Transactional
+    public List<JobView> ofSession(Caller caller, UUID sessionId, int limit) {
+        return Job.<Job>find("tenantId = ?1 and sessionId = ?2 order by createdAt desc", caller.tenantId(), sessionId)
+                .page(0, limit).stream().map(views::view).toList();
+    }
+
     /** The job's entity, in the current transaction, if it belongs to the caller's tenant. */
     Job owned(Caller caller, UUID id) {
         Job job = Job.findById(id);

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.type.TypeFactory;
+import dev.nixexec.audit.KeyRef;
+import dev.nixexec.config.HostMount;
 import dev.nixexec.workspace.Artifact;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -30,6 +32,7 @@ final class JobRows {
     static final JavaType OBJECT_MAP = TypeFactory.defaultInstance().constructMapType(Map.class, String.class,
             Object.class);
     static final JavaType ARTIFACTS = TypeFactory.defaultInstance().constructCollectionType(List.class, Artifact.class);
+    static final JavaType HOST_MOUNTS = TypeFactory.defaultInstance().constructCollectionType(List.class, HostMount.class);
 
     private JobRows() {
     }
@@ -40,6 +43,8 @@ final class JobRows {
         job.id = rs.getObject("id", UUID.class);
         job.tenantId = rs.getObject("tenant_id", UUID.class);
         job.keyId = rs.getObject("key_id", UUID.class);
+        job.keyName = rs.getString("key_name");
+        job.keyRole = rs.getString("key_role");
         job.status = rs.getString("status");
         job.language = rs.getString("language");
         job.code = rs.getString("code");
@@ -49,6 +54,7 @@ final class JobRows {
         job.timeoutMs = rs.getLong("timeout_ms");
         job.network = rs.getBoolean("network");
         job.hostWorkspace = rs.getString("host_workspace");
+        job.hostMounts = rs.getString("host_mounts");
         job.metadata = rs.getString("metadata");
         job.artifacts = rs.getString("artifacts");
         job.idempotencyKey = rs.getString("idempotency_key");
@@ -91,6 +97,7 @@ final class JobRows {
         job.stderrExact = rs.getBytes("stderr_exact");
         job.rerunOf = rs.getObject("rerun_of", UUID.class);
         job.requiredNixpkgsRevision = rs.getString("required_nixpkgs_revision");
+        job.build = rs.getString("build");
         return job;
     }
 
@@ -107,8 +114,11 @@ final class JobRows {
         JobView.ErrorView error = job.errorCode == null ? null : new JobView.ErrorView(job.errorCode, job.errorMessage);
         OutputEncoding encoding = job.encoding == null ? OutputEncoding.UTF_8
                 : OutputEncoding.byId(job.encoding).orElseThrow();
+        Map<String, Object> metadata = read(json, job.metadata, OBJECT_MAP);
+        String build = job.build != null ? job.build
+                : Boolean.TRUE.equals(metadata.get(JobView.ENVIRONMENT_BUILD_MARK)) ? "environment" : null;
         return new JobView(job.id, job.status, job.language, read(json, job.packages, STRINGS),
-                read(json, job.metadata, OBJECT_MAP), job.createdAt, job.startedAt,
+                metadata, job.createdAt, job.startedAt,
                 job.finishedAt, job.exitCode, job.signal, job.timedOut, job.limitHit, job.durationMs,
                 output(encoding, job.stdout, job.stdoutExact), output(encoding, job.stderr, job.stderrExact),
                 job.stdoutBytes, job.stderrBytes, job.stdoutTruncated, job.stderrTruncated, environment,
@@ -117,7 +127,12 @@ final class JobRows {
                 job.sessionId, job.cpuMs == null && job.maxRssBytes == null ? null
                         : new JobView.Usage(job.cpuMs, job.maxRssBytes),
                 job.args == null ? List.of() : read(json, job.args, STRINGS),
-                encoding.id(), job.rerunOf);
+                encoding.id(), job.rerunOf, key(job), build);
+    }
+
+    /** The submitting key, or null for a job of local mode (no key). */
+    static KeyRef key(Job job) {
+        return job.keyId == null ? null : new KeyRef(job.keyId, job.keyName, job.keyRole);
     }
 
     /**
@@ -129,6 +144,11 @@ final class JobRows {
             return text;
         }
         return Base64.getEncoder().encodeToString(exact == null ? new byte[0] : exact);
+    }
+
+    /** A job's stored host mounts; none when the column is null. */
+    static List<HostMount> hostMounts(ObjectMapper json, String text) {
+        return text == null ? List.of() : read(json, text, HOST_MOUNTS);
     }
 
     static <T> T read(ObjectMapper json, String text, JavaType type) {

@@ -3,6 +3,7 @@ package dev.nixexec.job;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.nixexec.config.HostMount;
 import dev.nixexec.config.HostWorkspaces;
 import dev.nixexec.config.NixExecConfig;
 import dev.nixexec.execution.ExecutionRequest;
@@ -52,9 +53,11 @@ public class JobService {
     public record Submission(String language, String code, List<String> packages, Map<String, String> env,
             String stdin, Optional<Duration> timeout, boolean network, Map<String, Object> metadata,
             Optional<Path> hostWorkspace, JobFiles files, Optional<UUID> session, Optional<String> callbackUrl,
-            RequestedLimits limits, List<String> args, OutputEncoding encoding, Optional<RerunOf> rerunOf) {
+            RequestedLimits limits, List<String> args, OutputEncoding encoding, Optional<RerunOf> rerunOf,
+            List<HostMount> hostMounts) {
 
         public Submission {
+            hostMounts = hostMounts == null ? List.of() : List.copyOf(hostMounts);
             callbackUrl = callbackUrl == null ? Optional.empty() : callbackUrl;
             limits = limits == null ? RequestedLimits.NONE : limits;
             // Not List.copyOf: a null element is the caller's mistake, refused with a field error.
@@ -76,19 +79,19 @@ public class JobService {
                 String stdin, Optional<Duration> timeout, boolean network, Map<String, Object> metadata,
                 Optional<Path> hostWorkspace, JobFiles files, Optional<UUID> session) {
             this(language, code, packages, env, stdin, timeout, network, metadata, hostWorkspace, files, session,
-                    Optional.empty(), RequestedLimits.NONE, List.of(), OutputEncoding.UTF_8, Optional.empty());
+                    Optional.empty(), RequestedLimits.NONE, List.of(), OutputEncoding.UTF_8, Optional.empty(), List.of());
         }
 
         /** The same submission with this callback. */
         public Submission withCallbackUrl(Optional<String> url) {
             return new Submission(language, code, packages, env, stdin, timeout, network, metadata, hostWorkspace,
-                    files, session, url, limits, args, encoding, rerunOf);
+                    files, session, url, limits, args, encoding, rerunOf, hostMounts);
         }
 
         /** The same submission asking for {@code requested} limits. */
         public Submission withLimits(RequestedLimits requested) {
             return new Submission(language, code, packages, env, stdin, timeout, network, metadata, hostWorkspace,
-                    files, session, callbackUrl, requested, args, encoding, rerunOf);
+                    files, session, callbackUrl, requested, args, encoding, rerunOf, hostMounts);
         }
 
         /** A submission that belongs to no session. */
@@ -115,13 +118,19 @@ public class JobService {
         /** The same submission with arguments for the program. */
         public Submission withArgs(List<String> arguments) {
             return new Submission(language, code, packages, env, stdin, timeout, network, metadata, hostWorkspace,
-                    files, session, callbackUrl, limits, arguments, encoding, rerunOf);
+                    files, session, callbackUrl, limits, arguments, encoding, rerunOf, hostMounts);
         }
 
         /** The same submission with its output in {@code outputEncoding}. */
         public Submission withEncoding(OutputEncoding outputEncoding) {
             return new Submission(language, code, packages, env, stdin, timeout, network, metadata, hostWorkspace,
-                    files, session, callbackUrl, limits, args, outputEncoding, rerunOf);
+                    files, session, callbackUrl, limits, args, outputEncoding, rerunOf, hostMounts);
+        }
+
+        /** The same submission with host paths mounted at their own paths (local mode, checked by {@link HostWorkspaces}). */
+        public Submission withHostMounts(List<HostMount> mounts) {
+            return new Submission(language, code, packages, env, stdin, timeout, network, metadata, hostWorkspace,
+                    files, session, callbackUrl, limits, args, encoding, rerunOf, mounts);
         }
 
         ExecutionRequest execution() {
@@ -286,6 +295,8 @@ public class JobService {
         job.id = id;
         job.tenantId = caller.tenantId();
         job.keyId = caller.keyId();
+        job.keyName = caller.keyName();
+        job.keyRole = caller.keyId() == null ? null : caller.role().id();
         job.status = JobStatus.QUEUED.id();
         job.language = s.language().toLowerCase(java.util.Locale.ROOT);
         job.code = s.code();
@@ -295,6 +306,7 @@ public class JobService {
         job.timeoutMs = s.timeout().orElse(config.sandbox().timeout()).toMillis();
         job.network = s.network();
         job.hostWorkspace = s.hostWorkspace().map(Path::toString).orElse(null);
+        job.hostMounts = s.hostMounts().isEmpty() ? null : write(s.hostMounts());
         job.metadata = write(s.metadata());
         job.idempotencyKey = idempotencyKey;
         job.requestHash = hash;
@@ -315,7 +327,8 @@ public class JobService {
     private static ClaimedJob claimed(Job job, Submission s, TenantPolicy policy) {
         return new ClaimedJob(job.id, job.tenantId, 1, job.language, job.code, s.packages(), s.env(), job.stdin,
                 Duration.ofMillis(job.timeoutMs), job.network, policy, s.hostWorkspace(), !s.files().isEmpty(),
-                s.session(), s.limits(), s.args(), s.encoding(), Optional.ofNullable(job.requiredNixpkgsRevision));
+                s.session(), s.limits(), s.args(), s.encoding(), Optional.ofNullable(job.requiredNixpkgsRevision),
+                s.hostMounts());
     }
 
     /** In the transaction of {@code intake}'s batch; {@code wrote} is told once the job is written. */
@@ -454,7 +467,8 @@ public class JobService {
                     original.args == null ? List.of()
                             : JobRows.read(views.json(), original.args, JobRows.STRINGS),
                     OutputEncoding.byId(original.encoding).orElse(OutputEncoding.UTF_8),
-                    Optional.of(new RerunOf(original.id, Optional.ofNullable(original.nixpkgsRevision))));
+                    Optional.of(new RerunOf(original.id, Optional.ofNullable(original.nixpkgsRevision))),
+                    JobRows.hostMounts(views.json(), original.hostMounts));
         });
         return submit(caller, again, null);
     }
@@ -514,6 +528,9 @@ public class JobService {
                 fields.put("encoding", s.encoding().id());
             }
             s.rerunOf().ifPresent(rerun -> fields.put("rerun_of", rerun.job()));
+            if (!s.hostMounts().isEmpty()) {
+                fields.put("host_mounts", s.hostMounts().stream().map(m -> (m.writable() ? "rw " : "ro ") + m.path()).toList());
+            }
             byte[] digest = MessageDigest.getInstance("SHA-256").digest(canonical.writeValueAsBytes(fields));
             return HexFormat.of().formatHex(digest);
         } catch (JsonProcessingException | NoSuchAlgorithmException e) {

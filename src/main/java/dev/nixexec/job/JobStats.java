@@ -16,7 +16,7 @@ import java.util.Map;
 import java.util.UUID;
 
 /**
- * One tenant's recent activity in equal time buckets, for the fleet charts: jobs finished per
+ * One tenant's (or, for an operator, every tenant's) recent activity in equal time buckets, for the fleet charts: jobs finished per
  * status, queue depth at each bucket's end, and p50/p95 run time. Computed from {@code jobs} alone
  * (a requeued job counts as queued until its last claim).
  */
@@ -54,7 +54,7 @@ public class JobStats {
     private static final String FINISHED = """
             SELECT floor(extract(epoch FROM finished_at - :start) / :seconds)::int AS bucket, status, count(*) AS n
             FROM jobs
-            WHERE tenant_id = :tenant AND finished_at >= :start AND finished_at < :end
+            WHERE {tenant} finished_at >= :start AND finished_at < :end
             GROUP BY 1, 2""";
 
     private static final String RUN_TIMES = """
@@ -62,20 +62,20 @@ public class JobStats {
                    percentile_cont(0.5) WITHIN GROUP (ORDER BY duration_ms) AS p50,
                    percentile_cont(0.95) WITHIN GROUP (ORDER BY duration_ms) AS p95
             FROM jobs
-            WHERE tenant_id = :tenant AND finished_at >= :start AND finished_at < :end AND duration_ms IS NOT NULL
+            WHERE {tenant} finished_at >= :start AND finished_at < :end AND duration_ms IS NOT NULL
             GROUP BY 1""";
 
     /** A job is queued at t when it was made by t and not yet claimed (or ended unclaimed) at t. */
     private static final String QUEUED = """
             SELECT g.i AS bucket, count(j.id) AS n
             FROM generate_series(0, :buckets - 1) AS g(i)
-            JOIN jobs j ON j.tenant_id = :tenant
-                AND j.created_at <= CAST(:start AS timestamptz) + make_interval(secs => :seconds * (g.i + 1))
+            JOIN jobs j ON {tenant_j} j.created_at <= CAST(:start AS timestamptz) + make_interval(secs => :seconds * (g.i + 1))
                 AND coalesce(j.claimed_at, j.finished_at, 'infinity')
                     > CAST(:start AS timestamptz) + make_interval(secs => :seconds * (g.i + 1))
             WHERE coalesce(j.claimed_at, j.finished_at, 'infinity') > :start
             GROUP BY g.i""";
 
+    /** {@code tenantId}'s recent activity; every tenant's when it is null (for an operator: the caller checks). */
     @Transactional
     public Window recent(UUID tenantId, Duration window) {
         Duration bucket = window.dividedBy(BUCKETS);
@@ -86,20 +86,20 @@ public class JobStats {
         for (int i = 0; i < BUCKETS; i++) {
             finished.add(new LinkedHashMap<>());
         }
-        for (Tuple row : rows(em.createNativeQuery(FINISHED, Tuple.class).setParameter("tenant", tenantId)
+        for (Tuple row : rows(scoped(FINISHED, tenantId)
                 .setParameter("start", start).setParameter("seconds", seconds).setParameter("end", end))) {
             Finished f = new Finished(index(row), row.get("status", String.class), row.get("n", Number.class).longValue());
             finished.get(f.bucket()).put(f.status(), f.count());
         }
         RunTimes[] runTimes = new RunTimes[BUCKETS];
-        for (Tuple row : rows(em.createNativeQuery(RUN_TIMES, Tuple.class).setParameter("tenant", tenantId)
+        for (Tuple row : rows(scoped(RUN_TIMES, tenantId)
                 .setParameter("start", start).setParameter("seconds", seconds).setParameter("end", end))) {
             RunTimes r = new RunTimes(index(row), row.get("p50", Number.class).doubleValue(),
                     row.get("p95", Number.class).doubleValue());
             runTimes[r.bucket()] = r;
         }
         long[] queued = new long[BUCKETS];
-        for (Tuple row : rows(em.createNativeQuery(QUEUED, Tuple.class).setParameter("tenant", tenantId)
+        for (Tuple row : rows(scoped(QUEUED, tenantId)
                 .setParameter("start", start).setParameter("seconds", seconds).setParameter("buckets", BUCKETS))) {
             Queued q = new Queued(index(row), row.get("n", Number.class).longValue());
             queued[q.bucket()] = q.count();
@@ -111,6 +111,14 @@ public class JobStats {
                     r == null ? null : r.p50Ms(), r == null ? null : r.p95Ms()));
         }
         return new Window(start, bucket, buckets);
+    }
+
+    /** One of the statements over one tenant's jobs, or every tenant's (no condition) when {@code tenantId} is null. */
+    private Query scoped(String sql, UUID tenantId) {
+        String scopedSql = sql.replace("{tenant}", tenantId == null ? "" : "tenant_id = :tenant AND")
+                .replace("{tenant_j}", tenantId == null ? "" : "j.tenant_id = :tenant AND");
+        Query query = em.createNativeQuery(scopedSql, Tuple.class);
+        return tenantId == null ? query : query.setParameter("tenant", tenantId);
     }
 
     /** The row's bucket, clamped to the window (a job finished on its edge). */

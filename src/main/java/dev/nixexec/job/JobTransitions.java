@@ -124,14 +124,15 @@ public class JobTransitions {
                 -- kept by triggers (migration V38): a few rows, where counting the jobs read every one
                 SELECT CAST(coalesce(sum(queued), 0) AS bigint) AS n FROM queued_job_counts WHERE tenant_id = :tenant
             ), {here}, stored AS (
-                INSERT INTO jobs (id, tenant_id, key_id, status, language, code, packages, env, stdin,
-                                  timeout_ms, network, host_workspace, metadata, idempotency_key,
+                INSERT INTO jobs (id, tenant_id, key_id, key_name, key_role, status, language, code, packages, env, stdin,
+                                  timeout_ms, network, host_workspace, host_mounts, metadata, idempotency_key,
                                   request_hash, max_attempts, created_at, run_after, node_id, attempt,
                                   lease_until, claimed_at, session_id, limits, args, encoding, rerun_of,
                                   required_nixpkgs_revision)
-                SELECT :id, :tenant, CAST(:key AS uuid), CASE WHEN h.node_id IS NULL THEN 'queued' ELSE 'building' END,
+                SELECT :id, :tenant, CAST(:key AS uuid), CAST(:key_name AS text), CAST(:key_role AS text), CASE WHEN h.node_id IS NULL THEN 'queued' ELSE 'building' END,
                        :language, :code, CAST(:packages AS jsonb), CAST(:env AS jsonb), :stdin, :timeout_ms, :network,
-                       CAST(:host_workspace AS text), CAST(:metadata AS jsonb), CAST(:idempotency_key AS text),
+                       CAST(:host_workspace AS text), CAST(:host_mounts AS jsonb), CAST(:metadata AS jsonb),
+                       CAST(:idempotency_key AS text),
                        :request_hash, :max_attempts, p.at, p.at, h.node_id,
                        CASE WHEN h.node_id IS NULL THEN 0 ELSE 1 END,
                        CASE WHEN h.node_id IS NOT NULL THEN now() + make_interval(secs => :lease_seconds) END,
@@ -243,7 +244,8 @@ public class JobTransitions {
                 RETURNING id, tenant_id, attempt, language, code, packages::text AS packages, env::text AS env, stdin,
                           timeout_ms, network, (SELECT t.policy::text FROM tenants t WHERE t.id = jobs.tenant_id) AS policy,
                           host_workspace, EXISTS (SELECT 1 FROM job_files f WHERE f.job_id = jobs.id) AS has_files,
-                          session_id, limits::text AS limits, args::text AS args, encoding, required_nixpkgs_revision
+                          session_id, limits::text AS limits, args::text AS args, encoding, required_nixpkgs_revision,
+                          host_mounts::text AS host_mounts
             ), events AS (
                 INSERT INTO job_events (job_id, seq, kind, data)
                 SELECT c.id, coalesce((SELECT max(e.seq) FROM job_events e WHERE e.job_id = c.id), 0) + 1, 'status', 'building'
@@ -500,9 +502,10 @@ public class JobTransitions {
     @Transactional(Transactional.TxType.MANDATORY)
     public Inserted insert(Job job, int maxQueued, String submitted, Optional<String> handOffNode) {
         Map<String, Object> values = NamedStatement.values().set("id", job.id).set("tenant", job.tenantId)
-                .set("key", job.keyId).set("language", job.language).set("code", job.code).set("packages", job.packages)
+                .set("key", job.keyId).set("key_name", job.keyName).set("key_role", job.keyRole).set("language", job.language).set("code", job.code).set("packages", job.packages)
                 .set("env", job.env).set("stdin", job.stdin).set("timeout_ms", job.timeoutMs).set("network", job.network)
-                .set("host_workspace", job.hostWorkspace).set("metadata", job.metadata)
+                .set("host_workspace", job.hostWorkspace).set("host_mounts", job.hostMounts)
+                .set("metadata", job.metadata)
                 .set("idempotency_key", job.idempotencyKey).set("request_hash", job.requestHash)
                 .set("max_attempts", job.maxAttempts).set("created_at", TIMESTAMP.format(job.createdAt))
                 .set("max_queued", maxQueued)
@@ -547,7 +550,8 @@ public class JobTransitions {
                         .map(text -> JobRows.read(json, text, RequestedLimits.class)).orElse(null),
                 JobRows.read(json, rs.getString("args"), JobRows.STRINGS),
                 OutputEncoding.byId(rs.getString("encoding")).orElseThrow(),
-                Optional.ofNullable(rs.getString("required_nixpkgs_revision")))));
+                Optional.ofNullable(rs.getString("required_nixpkgs_revision")),
+                JobRows.hostMounts(json, rs.getString("host_mounts")))));
     }
 
     // ---------------------------------------------------------------- start

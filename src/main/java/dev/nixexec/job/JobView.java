@@ -1,6 +1,7 @@
 package dev.nixexec.job;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import dev.nixexec.audit.KeyRef;
 import dev.nixexec.workspace.Artifact;
 import java.time.OffsetDateTime;
 import java.util.List;
@@ -11,7 +12,8 @@ import org.eclipse.microprofile.openapi.annotations.media.Schema;
 /**
  * A job as clients see it (the contract's Job object; {@code session_id} only for a session's job,
  * {@code rerun_of} only for a rerun; {@code usage} null until the sandbox measured a run, and where
- * it cannot). {@code stdout}/{@code stderr} are text, or base64 of the exact bytes when
+ * it cannot; {@code key} null only in local mode: the submitting key, by id, name and role; {@code build}
+ * only for an environment build: {@code session} for a session's, {@code environment} for one built ahead). {@code stdout}/{@code stderr} are text, or base64 of the exact bytes when
  * {@code encoding} is {@code base64}.
  */
 public record JobView(UUID id, String status, String language, List<String> packages, Map<String, Object> metadata,
@@ -20,7 +22,8 @@ public record JobView(UUID id, String status, String language, List<String> pack
         long stdoutBytes, long stderrBytes, boolean stdoutTruncated, boolean stderrTruncated,
         EnvironmentView environment, ErrorView error, int attempt, String nodeId, List<Artifact> artifacts,
         @JsonInclude(JsonInclude.Include.NON_NULL) UUID sessionId, Usage usage, List<String> args, String encoding,
-        @JsonInclude(JsonInclude.Include.NON_NULL) UUID rerunOf) {
+        @JsonInclude(JsonInclude.Include.NON_NULL) UUID rerunOf, KeyRef key,
+        @JsonInclude(JsonInclude.Include.NON_NULL) String build) {
 
     /** A job with no arguments, text output, not a rerun. */
     public JobView(UUID id, String status, String language, List<String> packages, Map<String, Object> metadata,
@@ -31,8 +34,12 @@ public record JobView(UUID id, String status, String language, List<String> pack
             UUID sessionId, Usage usage) {
         this(id, status, language, packages, metadata, createdAt, startedAt, finishedAt, exitCode, signal, timedOut,
                 limitHit, durationMs, stdout, stderr, stdoutBytes, stderrBytes, stdoutTruncated, stderrTruncated,
-                environment, error, attempt, nodeId, artifacts, sessionId, usage, List.of(), OutputEncoding.UTF_8.id(), null);
+                environment, error, attempt, nodeId, artifacts, sessionId, usage, List.of(), OutputEncoding.UTF_8.id(), null,
+                null, null);
     }
+
+    /** The metadata mark of a build ahead of use ({@code POST /v1/environments}). */
+    public static final String ENVIRONMENT_BUILD_MARK = "environment_build";
 
     /** What the run used, as the sandbox measured it (docs/api.md); a field it could not measure is null. */
     public record Usage(Long cpuMs, Long maxRssBytes) {

@@ -2,6 +2,7 @@ package dev.nixexec.job;
 
 import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.nixexec.execution.RequestedLimits;
 import dev.nixexec.tenant.Caller;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.List;
@@ -29,7 +30,8 @@ public class JobViews {
         Map<String, String> env = new TreeMap<>(stored);
         return new JobDetail(view(job), job.keyId, job.code, job.stdin, List.copyOf(env.keySet()),
                 caller.role().seesEnvValues() ? Optional.of(env) : Optional.empty(), job.timeoutMs, job.network,
-                job.maxAttempts, job.claimedAt, job.cancelRequested);
+                job.maxAttempts, job.claimedAt, job.cancelRequested, job.limits == null ? RequestedLimits.NONE
+                        : JobRows.read(json, job.limits, json.constructType(RequestedLimits.class)));
     }
 
     /** The mapper the JSON columns are read with. */

@@ -71,6 +71,13 @@ public class SubmissionCheck {
             throw new InvalidRequestException(List.of(new FieldError("workspace",
                     "host directories are mounted only in local mode, from allowed prefixes")), false);
         }
+        if (!submission.hostMounts().isEmpty()) {
+            try {
+                hostWorkspaces.recheck(submission.hostMounts());
+            } catch (HostWorkspaces.Refused e) {
+                throw new InvalidRequestException(List.of(new FieldError(e.field(), e.getMessage())), false);
+            }
+        }
         // a session's own files (home, cache) go with a host /workspace; a job's workspace or files do not
         if (submission.hostWorkspace().isPresent() && !submission.files().isEmpty() && submission.session().isEmpty()) {
             throw new InvalidRequestException(List.of(new FieldError("workspace",

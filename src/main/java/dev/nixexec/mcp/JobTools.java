@@ -1,5 +1,6 @@
 package dev.nixexec.mcp;
 
+import dev.nixexec.config.HostMount;
 import dev.nixexec.config.HostWorkspaces;
 import dev.nixexec.config.NixExecConfig;
 import dev.nixexec.refusal.Refusal;
@@ -65,6 +66,11 @@ public class JobTools {
     private static final String PROFILE = "A profile to run under (list_profiles): its packages are added to packages, "
             + "its env and network mode apply, its timeout is the default and the most.";
     private static final String JOB_ID = "The job id returned by run_code or submit_job.";
+    private static final String FILES = "Host files or directories (absolute paths) mounted read-only in the sandbox "
+            + "at the same paths. Local mode only, under nixexec.mcp.roots.allowed-prefixes.";
+    private static final String WRITABLE_FILES = "Host files or directories (absolute paths) mounted read-write in the "
+            + "sandbox at the same paths: what the code writes there lands on the host. Local mode only, under "
+            + "nixexec.mcp.roots.allowed-prefixes.";
 
     /** A client that does not answer roots/list in this time gets no host workspace. */
     private static final Duration ROOTS_WAIT = Duration.ofSeconds(5);
@@ -121,6 +127,8 @@ public class JobTools {
             @ToolArg(description = PROFILE, required = false) String profile,
             @ToolArg(description = "A session's id or name (create_session): run in its environment and files, "
                     + "with its packages, instead of packages and workspace.", required = false) String session,
+            @ToolArg(description = FILES, required = false) List<String> files,
+            @ToolArg(name = "writable_files", description = WRITABLE_FILES, required = false) List<String> writableFiles,
             Progress progress, McpLog log, Cancellation cancellation, Roots roots, McpConnection connection,
             RawMessage message) {
         return refusalsAsErrors(() -> {
@@ -128,15 +136,17 @@ public class JobTools {
             CallerIdentity.writer(identity, "run_code");
             Optional<Duration> limit = Optional.ofNullable(timeout).map(Duration::ofSeconds);
             if (session != null) {
-                if (packages != null || workspace != null || profile != null) {
+                if (packages != null || workspace != null || profile != null || files != null || writableFiles != null) {
                     throw new InvalidRequestException(List.of(new FieldError("session", "a session brings its own "
-                            + "packages and files: give session, or packages, profile and workspace")), false);
+                            + "packages and files: give session, or packages, profile, workspace, files and "
+                            + "writable_files")), false);
                 }
                 return followed(id -> sessions.exec(caller(), session, new SessionExec(null, language, code, stdin, env,
                         limit), id), progress, log, cancellation);
             }
+            List<HostMount> mounts = hostMounts(files, writableFiles);
             return followed(id -> submit(id, language, code, packages, env, stdin, timeout, roots, workspace, profile,
-                    connection), progress, log, cancellation);
+                    connection, mounts), progress, log, cancellation);
         });
     }
 
@@ -173,12 +183,14 @@ public class JobTools {
             @ToolArg(description = TIMEOUT, required = false) Integer timeout,
             @ToolArg(description = WorkspaceTools.WORKSPACE, required = false) String workspace,
             @ToolArg(description = PROFILE, required = false) String profile,
+            @ToolArg(description = FILES, required = false) List<String> files,
+            @ToolArg(name = "writable_files", description = WRITABLE_FILES, required = false) List<String> writableFiles,
             Roots roots, McpConnection connection, RawMessage message) {
         return refusalsAsErrors(() -> {
             knownArguments.check(message);
             CallerIdentity.writer(identity, "submit_job");
             JobView job = submit(UUID.randomUUID(), language, code, packages, env, stdin, timeout, roots, workspace,
-                    profile, connection);
+                    profile, connection, hostMounts(files, writableFiles));
             return new ToolResponse(false, List.of(new TextContent("Job " + job.id() + ": " + job.status()
                     + ". Call get_job with this job_id for the result.")), job, null);
         });
@@ -257,31 +269,42 @@ public class JobTools {
     }
 
     private JobView submit(UUID id, String language, String code, List<String> packages, Map<String, String> env,
-            String stdin, Integer timeout, Roots roots, String workspace, String profile, McpConnection connection) {
+            String stdin, Integer timeout, Roots roots, String workspace, String profile, McpConnection connection,
+            List<HostMount> mounts) {
         Optional<Duration> limit = Optional.ofNullable(timeout).map(Duration::ofSeconds);
         Optional<Path> host = workspace == null ? workspace(roots) : Optional.empty();
         if (host.isPresent() || (workspace != null && !workspace.isBlank())) {
             // a mounted project directory (local mode) replaces the session's workspace
             JobFiles files = host.isPresent() ? JobFiles.NONE : new JobFiles(Optional.of(workspace), null, null);
             return jobs.submit(caller(), underProfile(profile, new JobService.Submission(language, code, packages, env,
-                    stdin, limit, false, null, host, files)), null, id).job();
+                    stdin, limit, false, null, host, files).withHostMounts(mounts)), null, id).job();
         }
         try {
-            return submitInSession(id, language, code, packages, env, stdin, limit, profile, connection);
+            return submitInSession(id, language, code, packages, env, stdin, limit, profile, connection, mounts);
         } catch (Refusal e) {
             // the session's workspace was deleted since it was kept: the session gets a fresh one
             if (e.kind() != Refusal.Kind.NOT_FOUND || !sessionWorkspaces.forget(caller(), connection)) {
                 throw e;
             }
-            return submitInSession(id, language, code, packages, env, stdin, limit, profile, connection);
+            return submitInSession(id, language, code, packages, env, stdin, limit, profile, connection, mounts);
         }
     }
 
     private JobView submitInSession(UUID id, String language, String code, List<String> packages,
-            Map<String, String> env, String stdin, Optional<Duration> limit, String profile, McpConnection connection) {
+            Map<String, String> env, String stdin, Optional<Duration> limit, String profile, McpConnection connection,
+            List<HostMount> mounts) {
         JobFiles files = new JobFiles(Optional.of(sessionWorkspaces.id(caller(), connection).toString()), null, null);
         return jobs.submit(caller(), underProfile(profile, new JobService.Submission(language, code, packages, env,
-                stdin, limit, false, null, Optional.empty(), files)), null, id).job();
+                stdin, limit, false, null, Optional.empty(), files).withHostMounts(mounts)), null, id).job();
+    }
+
+    /** nix-exec's files and writable_files, checked: a one-line refusal for the first that may not be mounted. */
+    private List<HostMount> hostMounts(List<String> files, List<String> writableFiles) {
+        try {
+            return hostWorkspaces.mounts(files, writableFiles);
+        } catch (HostWorkspaces.Refused e) {
+            throw new InvalidRequestException(List.of(new FieldError(e.field(), e.getMessage())), false);
+        }
     }
 
     /** The submission under the named profile (its packages, env, network, timeout); as it is for none. */

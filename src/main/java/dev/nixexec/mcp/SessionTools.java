@@ -62,7 +62,9 @@ public class SessionTools {
                     openWorldHint = false))
     @RunOnVirtualThread
     ToolResponse create(@ToolArg(description = "Nix packages (nixpkgs attribute names), e.g. git, jq, python3; "
-                    + "omitted with no profile: bash and coreutils.", required = false) List<String> packages,
+                    + "always there: bash and the everyday tools (coreutils, findutils, grep, sed, awk, diff, tar, "
+                    + "gzip); a member of a language's set (python3Packages.numpy) comes with its interpreter.",
+                    required = false) List<String> packages,
             @ToolArg(description = "A profile instead of packages.", required = false) String profile,
             @ToolArg(description = "off or full (needs a tenant policy that allows it).", required = false) String network,
             @ToolArg(description = "Environment variables of every command, name to value.", required = false)

@@ -23,7 +23,7 @@ public enum Language {
     PERL("perl", "perl", "perlPackages", List.of("perl", "withPackages"),
             "main.pl", List.of("perl"), "perlPackages.JSON"),
     OCTAVE("octave", "octave", "octavePackages", List.of("octave", "withPackages"),
-            "main.m", List.of("octave-cli", "--no-gui", "--quiet", "--norc"), "octavePackages.statistics");
+            "main.m", List.of("octave-cli", "--no-gui", "--quiet", "--norc", "--no-history"), "octavePackages.statistics");
 
     private final String id;
     private final String interpreter;

@@ -1,5 +1,6 @@
 package dev.nixexec.sandbox;
 
+import dev.nixexec.config.HostMount;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,6 +19,9 @@ public final class BwrapArguments {
     /** Where a job with network finds its CA bundle, inside its environment. */
     public static final String CA_BUNDLE = "etc/ssl/certs/ca-bundle.crt";
     public static final String CODE_DIR = "/code";
+    /** Ruby's unbuffered stdout ({@code STDOUT.sync}), which no variable or flag sets: a file beside the code. */
+    static final String RUBY_PRELUDE_FILE = ".stdout-sync.rb";
+    static final String RUBY_PRELUDE = CODE_DIR + "/" + RUBY_PRELUDE_FILE;
     private static final long DEV_SHM_BYTES = 16 * 1024 * 1024;
 
     private BwrapArguments() {
@@ -57,7 +61,8 @@ public final class BwrapArguments {
                 "--uid", Integer.toString(SANDBOX_UID), "--gid", Integer.toString(SANDBOX_UID),
                 "--hostname", "sandbox"));
         if (spec.network()) {
-            a.addAll(List.of("--share-net", "--ro-bind-try", "/etc/resolv.conf", "/etc/resolv.conf"));
+            // the run keeps its own network namespace (--unshare-all): UserModeNetwork gives it one
+            a.addAll(List.of("--ro-bind", etcDir.resolve(RESOLV_CONF).toString(), "/etc/" + RESOLV_CONF));
         }
         a.addAll(store.bwrapOptions());
         // bubblewrap's /dev is a tmpfs of no set size (--size applies to --tmpfs only): read-only
@@ -82,6 +87,12 @@ public final class BwrapArguments {
             a.addAll(List.of("--size", Long.toString(spec.limits().workspaceBytes()), "--tmpfs", WORKSPACE));
         }
         a.addAll(List.of("--ro-bind", codeDir.toString(), CODE_DIR));
+        // after /tmp and /workspace, which a host path may lie under (its mount point is made in
+        // the sandbox's own tmpfs); never under /workspace (HostWorkspaces), so nothing is created
+        // in a directory that is stored back
+        for (HostMount mount : spec.hostMounts()) {
+            a.addAll(List.of(mount.writable() ? "--bind" : "--ro-bind", mount.path().toString(), mount.path().toString()));
+        }
         for (String file : List.of("passwd", "group", "hosts", "nsswitch.conf")) {
             a.addAll(List.of("--ro-bind", etcDir.resolve(file).toString(), "/etc/" + file));
         }
@@ -115,6 +126,7 @@ public final class BwrapArguments {
         env.put("USER", "sandbox");
         env.put("LOGNAME", "sandbox");
         env.putIfAbsent("LANG", "C.UTF-8");
+        unbuffered(env);
         if (spec.network()) {
             // the environment's CA bundle (nixpkgs' cacert), where OpenSSL, curl, git and Nix look
             env.putIfAbsent("SSL_CERT_FILE", spec.environmentPath() + "/" + CA_BUNDLE);
@@ -123,9 +135,30 @@ public final class BwrapArguments {
         return env;
     }
 
-    /** The synthetic /etc files: a user and group for the sandbox uid, localhost only. */
-    public static Map<String, String> etcFiles() {
-        return Map.of(
+    /**
+     * Output written before a kill (timeout, memory, CPU) must reach the pipe: interpreters that
+     * buffer stdout when it is not a terminal are told not to, by variables rather than by touching
+     * the code, so nested interpreters (a bash job's python) follow and line numbers stay. The
+     * caller's own setting of a variable wins; Ruby's is added to the caller's RUBYOPT.
+     */
+    private static void unbuffered(Map<String, String> env) {
+        env.putIfAbsent("PYTHONUNBUFFERED", "1");
+        env.putIfAbsent("PERL5OPT", "-M5;$|=1");
+        env.putIfAbsent("LUA_INIT", "io.stdout:setvbuf('no')");
+        env.merge("RUBYOPT", "-r" + RUBY_PRELUDE, (own, ours) -> ours + " " + own);
+    }
+
+    /** A networked run's resolver configuration, among {@link #etcFiles}. */
+    static final String RESOLV_CONF = "resolv.conf";
+
+    /**
+     * The synthetic /etc files: a user and group for the sandbox uid, localhost only, and for a
+     * networked run the name servers it asks.
+     */
+    public static Map<String, String> etcFiles(List<String> nameServers) {
+        StringBuilder resolv = new StringBuilder();
+        nameServers.forEach(server -> resolv.append("nameserver ").append(server).append('\n'));
+        return Map.of(RESOLV_CONF, resolv.toString(),
                 "passwd", "root:x:0:0:root:/var/empty:/bin/sh\nsandbox:x:" + SANDBOX_UID + ":" + SANDBOX_UID
                         + ":sandbox:" + WORKSPACE + ":/bin/sh\nnobody:x:65534:65534:nobody:/var/empty:/bin/false\n",
                 "group", "root:x:0:\nsandbox:x:" + SANDBOX_UID + ":\nnogroup:x:65534:\n",

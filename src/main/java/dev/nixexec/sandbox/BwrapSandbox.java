@@ -33,16 +33,23 @@ public class BwrapSandbox implements Sandbox {
     private final NixExecConfig config;
     private final LauncherPool launchers;
     private final StoreViews storeViews;
+    private final UserModeNetwork network;
 
-    public BwrapSandbox(NixExecConfig config, LauncherPool launchers, StoreViews storeViews) {
+    public BwrapSandbox(NixExecConfig config, LauncherPool launchers, StoreViews storeViews, UserModeNetwork network) {
         this.config = config;
         this.launchers = launchers;
         this.storeViews = storeViews;
+        this.network = network;
     }
 
     @Override
     public Optional<String> unavailableReason() {
         return launchers.unavailableReason(config.executor().bwrapCommand());
+    }
+
+    @Override
+    public Optional<String> networkUnavailableReason() {
+        return network.unavailableReason();
     }
 
     @Override
@@ -65,6 +72,7 @@ public class BwrapSandbox implements Sandbox {
             store.close();
             throw e;
         }
+        UserModeNetwork.Attached attachedNetwork = null;
         try (store; FileChannel gateChannel = launchers.gate(launcher)) {
             if (spec.runOwned().isPresent()) {
                 giveTo(spec.runOwned().get(), launcher.uid());
@@ -95,6 +103,10 @@ public class BwrapSandbox implements Sandbox {
                     () -> ChildStreams.pump(process.getErrorStream(), stderr, StreamName.STDERR, maxOutput, emitter));
 
             // bubblewrap sets up the sandbox meanwhile, and waits at the gate
+            if (spec.network()) {
+                attachedNetwork = network.attach(process.pid(), launcher.runDir().resolve("network.log"),
+                        process::isAlive);
+            }
             if (!gate.open()) {
                 gateChannel.close();
                 process.destroyForcibly();
@@ -139,6 +151,9 @@ public class BwrapSandbox implements Sandbox {
             return new SandboxResult(exitCode, signal, timedOut, timedOut ? Optional.of("timeout") : limitHit,
                     durationMs, stdout.result(), stderr.result(), usage);
         } finally {
+            if (attachedNetwork != null) {
+                attachedNetwork.close();
+            }
             launchers.release(launcher);
         }
     }

@@ -31,11 +31,13 @@ public class BwrapShells {
     private final NixExecConfig config;
     private final LauncherPool launchers;
     private final StoreViews storeViews;
+    private final UserModeNetwork network;
 
-    public BwrapShells(NixExecConfig config, LauncherPool launchers, StoreViews storeViews) {
+    public BwrapShells(NixExecConfig config, LauncherPool launchers, StoreViews storeViews, UserModeNetwork network) {
         this.config = config;
         this.launchers = launchers;
         this.storeViews = storeViews;
+        this.network = network;
     }
 
     /** Why shells cannot start here, if they cannot: as for jobs. */
@@ -63,15 +65,24 @@ public class BwrapShells {
             store.close();
             throw e;
         }
+        UserModeNetwork.Attached[] attachedNetwork = new UserModeNetwork.Attached[1];
         java.util.function.Consumer<Launcher> release = l -> {
             try {
+                if (attachedNetwork[0] != null) {
+                    attachedNetwork[0].close();
+                }
                 launchers.release(l);
             } finally {
                 store.close();
             }
         };
         try {
-            launchers.passTerminalGate(launcher, SeccompFilter.program());
+            launchers.passTerminalGate(launcher, SeccompFilter.program(), () -> {
+                if (spec.network()) {
+                    attachedNetwork[0] = network.attach(launcher.process().pid(),
+                            launcher.runDir().resolve("network.log"), launcher.process()::isAlive);
+                }
+            });
         } catch (IOException | RuntimeException e) {
             release.accept(launcher);
             throw e;

@@ -109,6 +109,7 @@ public class LauncherPool {
     private final Optional<Path> setpriv;
     private final Optional<Path> mkfifo;
     private final Optional<Path> sh;
+    private final Map<String, String> etcFiles;
     private final ConcurrentLinkedQueue<Launcher> idle = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean refilling = new AtomicBoolean();
     private final Set<Thread> tidying = ConcurrentHashMap.newKeySet();
@@ -129,6 +130,7 @@ public class LauncherPool {
         this.setpriv = ExecutableLookup.find("setpriv");
         this.mkfifo = ExecutableLookup.find("mkfifo");
         this.sh = ExecutableLookup.find("/bin/sh");
+        this.etcFiles = BwrapArguments.etcFiles(sandbox.networkDns());
     }
 
     /** Why launchers cannot start here, if they cannot. */
@@ -204,12 +206,14 @@ public class LauncherPool {
      * until the pipe is empty (bubblewrap read it all), so that no byte is lost with a pipe nobody
      * holds. Closing it then gives bubblewrap the end of the program.
      */
-    void passTerminalGate(Launcher launcher, byte[] program) throws IOException {
+    void passTerminalGate(Launcher launcher, byte[] program, AtGate atGate) throws IOException {
         awaitLauncher(launcher, "make its gate", () -> Files.exists(launcher.gateFile(), LinkOption.NOFOLLOW_LINKS));
         try (FileChannel gate = FileChannel.open(launcher.gateFile(), StandardOpenOption.READ, StandardOpenOption.WRITE,
                 LinkOption.NOFOLLOW_LINKS);
                 // a reader that never reads: only asks how much is still in the pipe (FIONREAD)
                 java.io.FileInputStream pipe = new java.io.FileInputStream(launcher.gateFile().toFile())) {
+            // the launcher goes on to bubblewrap once the gate is open, and bubblewrap waits for the program
+            atGate.run();
             if (program.length > PIPE_BUF || gate.write(java.nio.ByteBuffer.wrap(program)) != program.length) {
                 throw new SandboxException("the seccomp program did not go through the gate in one write");
             }
@@ -336,6 +340,12 @@ public class LauncherPool {
         }));
     }
 
+    /** What is done while a terminal's bubblewrap waits at the gate, before its program goes through. */
+    @FunctionalInterface
+    interface AtGate {
+        void run() throws IOException;
+    }
+
     /** Writes a terminal's run (options, command, code, {@value #TERMINAL_LIMITS}) before its launcher starts. */
     @FunctionalInterface
     interface TerminalRun {
@@ -380,10 +390,10 @@ public class LauncherPool {
                     "--cpu=" + key.cpuCeilingSeconds() + ":" + (key.cpuCeilingSeconds() + 1),
                     "--fsize=" + key.maxFileBytes(), "--core=0", "--nofile=1024"));
             if (uid.isPresent()) {
-                // RLIMIT_NPROC counts per uid, so it is a per-run limit only with a per-run uid. A
-                // shell ends at its process limit, which only the cgroup tells (pids.events): the
-                // rlimit, which the kernel checks first, is set above it then.
-                boolean cgroupTells = terminal.isPresent() && cgroup.isPresent();
+                // RLIMIT_NPROC counts per uid, so it is a per-run limit only with a per-run uid. Which
+                // limit stopped a fork only the pids cgroup tells (pids.events), and the kernel checks
+                // the rlimit first: with a pids cgroup the rlimit is set above it, a second bound only.
+                boolean cgroupTells = cgroup.isPresent() && cgroups.limitsProcesses();
                 argv.add("--nproc=" + (cgroupTells ? 2L * key.maxProcesses() : key.maxProcesses()));
             }
             if (cgroup.isEmpty()) {
@@ -417,11 +427,12 @@ public class LauncherPool {
         }
     }
 
-    private static void prepareRunDir(Path runDir, OptionalInt uid) throws IOException {
+    private void prepareRunDir(Path runDir, OptionalInt uid) throws IOException {
         Files.createDirectory(runDir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-        Files.createDirectory(runDir.resolve("code"));
+        Files.writeString(Files.createDirectory(runDir.resolve("code")).resolve(BwrapArguments.RUBY_PRELUDE_FILE),
+                "STDOUT.sync = true\n");
         Path etc = Files.createDirectory(runDir.resolve("etc"));
-        for (Map.Entry<String, String> file : BwrapArguments.etcFiles().entrySet()) {
+        for (Map.Entry<String, String> file : etcFiles.entrySet()) {
             Files.writeString(etc.resolve(file.getKey()), file.getValue());
         }
         try (Stream<Path> all = Files.walk(runDir)) {

@@ -17,4 +17,9 @@ public interface Sandbox {
 
     /** Empty when the backend can run here; otherwise why not, in one line. */
     java.util.Optional<String> unavailableReason();
+
+    /** Empty when runs with network can start here; otherwise why not, in one line (runs without still can). */
+    default java.util.Optional<String> networkUnavailableReason() {
+        return java.util.Optional.empty();
+    }
 }

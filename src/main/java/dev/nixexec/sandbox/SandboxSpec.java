@@ -1,5 +1,6 @@
 package dev.nixexec.sandbox;
 
+import dev.nixexec.config.HostMount;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -13,14 +14,16 @@ import java.util.Optional;
  * gives to the run's uid before mounting it; or a session's {@link PersistentPaths} (materialised
  * the same way) at /workspace, /home/sandbox and /cache, in local mode with a checked host
  * directory at /workspace instead of the session's own. {@code args} follow the code file in the
- * program's argv, each its own element.
+ * program's argv, each its own element. {@code hostMounts} (local mode only, checked) are host paths
+ * bind-mounted at their own paths, read-only or read-write.
  */
 public record SandboxSpec(String environmentPath, List<String> closure, String codeFileName, byte[] code,
         List<String> command, Map<String, String> env, byte[] stdin, Limits limits, boolean network,
         Optional<Path> hostWorkspace, Optional<Path> materialisedWorkspace, Optional<PersistentPaths> persistent,
-        List<String> args) {
+        List<String> args, List<HostMount> hostMounts) {
 
     public SandboxSpec {
+        hostMounts = hostMounts == null ? List.of() : List.copyOf(hostMounts);
         args = args == null ? List.of() : List.copyOf(args);
         persistent = persistent == null ? Optional.empty() : persistent;
         closure = List.copyOf(closure);
@@ -39,7 +42,7 @@ public record SandboxSpec(String environmentPath, List<String> closure, String c
             List<String> command, Map<String, String> env, byte[] stdin, Limits limits, boolean network,
             Optional<Path> hostWorkspace, Optional<Path> materialisedWorkspace, Optional<PersistentPaths> persistent) {
         this(environmentPath, closure, codeFileName, code, command, env, stdin, limits, network, hostWorkspace,
-                materialisedWorkspace, persistent, List.of());
+                materialisedWorkspace, persistent, List.of(), List.of());
     }
 
     /** A run with a host directory or a materialised workspace at /workspace (or a fresh one), no persistent paths. */
@@ -53,7 +56,7 @@ public record SandboxSpec(String environmentPath, List<String> closure, String c
     /** The same run under other limits. */
     public SandboxSpec withLimits(Limits newLimits) {
         return new SandboxSpec(environmentPath, closure, codeFileName, code, command, env, stdin, newLimits, network,
-                hostWorkspace, materialisedWorkspace, persistent, args);
+                hostWorkspace, materialisedWorkspace, persistent, args, hostMounts);
     }
 
     /** The directory the run's uid is given before the run: a materialised workspace or the persistent paths' root. */

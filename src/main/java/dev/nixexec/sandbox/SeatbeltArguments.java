@@ -36,6 +36,8 @@ public final class SeatbeltArguments {
         Map<String, String> env = BwrapArguments.environment(spec);
         env.put("HOME", dirs.workspace().toString());
         env.put("TMPDIR", dirs.tmp().toString());
+        // no Ruby prelude beside the code here: the caller's RUBYOPT only, and Ruby buffers as it does
+        env.computeIfPresent("RUBYOPT", (name, value) -> spec.env().get(name));
         return env;
     }
 }

@@ -64,6 +64,10 @@ public class SeatbeltSandbox implements Sandbox {
         if (reason != null) {
             throw new SandboxException(reason);
         }
+        if (!spec.hostMounts().isEmpty()) {
+            // the profile grants the job's own directories only; a host path would be denied inside
+            throw new SandboxException("files and writable_files are not supported by the macOS sandbox");
+        }
         Path jobDir = paths.jobsDir().resolve(UUID.randomUUID().toString());
         ProcessTree tree = null;
         try {

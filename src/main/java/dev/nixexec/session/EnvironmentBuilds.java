@@ -30,7 +30,7 @@ import java.util.stream.Stream;
 @ApplicationScoped
 public class EnvironmentBuilds {
 
-    static final String MARK = "environment_build";
+    static final String MARK = JobView.ENVIRONMENT_BUILD_MARK;
 
     /** Code that runs and does nothing, per language. */
     private static final Map<String, String> NOTHING = Map.of("bash", "true", "python", "pass", "node", "0;",

@@ -75,6 +75,6 @@ public class ProfileSubmissions {
         env.putAll(s.env());
         return new JobService.Submission(s.language(), s.code(), List.copyOf(packages), env, s.stdin(), timeout, full,
                 s.metadata(), s.hostWorkspace(), s.files()).withCallbackUrl(s.callbackUrl()).withLimits(s.limits())
-                .withArgs(s.args()).withEncoding(s.encoding());
+                .withArgs(s.args()).withEncoding(s.encoding()).withHostMounts(s.hostMounts());
     }
 }

@@ -7,7 +7,7 @@ import java.util.Optional;
 
 /**
  * What a caller asks for to create a session: at most one of {@code packages}, {@code profile} or
- * {@code spec} (none: bash and coreutils), {@code network} ({@code "off"}/{@code "full"}, over the
+ * {@code spec} (none: bash and the everyday tools), {@code network} ({@code "off"}/{@code "full"}, over the
  * profile's or spec's), env (over the profile's or spec's), and its name, agent, description and
  * idle time; in local mode, a host directory to mount at {@code /workspace}.
  */

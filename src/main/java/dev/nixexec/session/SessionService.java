@@ -99,6 +99,9 @@ public class SessionService {
         Resolved resolved = resolve(caller, request);
         Duration idleTtl = idleTtl(request.idleTtl());
         UUID id = UUID.randomUUID();
+        if (request.name() != null) {
+            replaceFailed(caller, request.name(), id);
+        }
         SessionRepository.Row row = QuarkusTransaction.requiringNew().call(() -> {
             repository.lockTenant(caller.tenantId());
             long live = repository.live(caller.tenantId());
@@ -139,6 +142,17 @@ public class SessionService {
             waits.await(caller, buildJob, wait);
         }
         return SessionView.of(current(caller, id));
+    }
+
+    /**
+     * A failed session frees its name: it runs nothing, so a new session of its name destroys it
+     * (its files with it), audited as {@code session_replaced} with the new session's id.
+     */
+    private void replaceFailed(Caller caller, String name, UUID replacement) {
+        QuarkusTransaction.requiringNew().call(() -> repository.find(caller.tenantId(), NIL, name))
+                .map(row -> settled(caller, row)).filter(row -> row.status() == SessionStatus.FAILED)
+                .ifPresent(failed -> QuarkusTransaction.requiringNew().run(() -> destroyNow(failed, caller.keyId(),
+                        "session_replaced", Map.of("replaced_by", replacement))));
     }
 
     public List<SessionView> list(Caller caller) {
@@ -199,6 +213,10 @@ public class SessionService {
      * its workspace and records {@code kind}; nothing if it was destroyed already.
      */
     void destroyNow(SessionRepository.Row session, UUID keyId, String kind) {
+        destroyNow(session, keyId, kind, Map.of());
+    }
+
+    private void destroyNow(SessionRepository.Row session, UUID keyId, String kind, Map<String, Object> more) {
         if (repository.destroy(session.tenantId(), session.id()).isEmpty()) {
             return;
         }
@@ -209,7 +227,9 @@ public class SessionService {
         if (session.workspaceId() != null) {
             workspaces.deleteOwned(session.tenantId(), session.workspaceId());
         }
-        audit.record(kind, session.tenantId(), null, keyId, null, detail(session, Map.of("cancelled_jobs", unfinished)));
+        Map<String, Object> detail = new LinkedHashMap<>(more);
+        detail.put("cancelled_jobs", unfinished);
+        audit.record(kind, session.tenantId(), null, keyId, null, detail(session, detail));
     }
 
     // ---------------------------------------------------------------- the build, followed

@@ -7,8 +7,8 @@ import java.util.Set;
 
 /**
  * nixo's spec: what a sandbox is made of. {@code packages} are top-level nixpkgs attributes
- * ({@code git}, {@code python3}); the environment always has bash and coreutils, and a CA bundle
- * when {@code network} is on. A spec names no language: a job adds its language's interpreter.
+ * ({@code git}, {@code python3}); the environment always has bash and the everyday tools
+ * (EnvironmentRequest), and a CA bundle when {@code network} is on. A spec names no language: a job adds its language's interpreter.
  */
 public record Spec(List<String> packages, Map<String, String> env, boolean network, Set<WritablePath> writable) {
 

@@ -6,7 +6,7 @@ import java.time.Instant;
 record LiveKey(Caller caller, Instant expiresAt) {
 
     static LiveKey of(ApiKey key) {
-        return new LiveKey(new Caller(key.tenantId, key.id, Role.byId(key.role).orElseThrow()),
+        return new LiveKey(new Caller(key.tenantId, key.id, Role.byId(key.role).orElseThrow(), key.name),
                 key.expiresAt == null ? null : key.expiresAt.toInstant());
     }
 

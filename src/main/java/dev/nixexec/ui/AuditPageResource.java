@@ -90,10 +90,16 @@ public class AuditPageResource {
             next = link(wantedKind, wantedTenant, entries.get(PAGE_SIZE - 1).id());
         }
         String ownName = access.user(session).tenant();
-        List<Pages.EventRow> rows = entries.stream().map(e -> new Pages.EventRow(UiFormat.time(e.at()),
-                tenants.getOrDefault(e.tenantId(), caller.tenantId().equals(e.tenantId()) ? ownName : e.tenantId().toString()),
-                e.kind(), e.jobId() == null ? null : e.jobId().toString(), jobLink(e, operator),
-                e.keyId() == null ? "–" : e.keyId().toString(), UiFormat.orDash(e.nodeId()), write(e.detail()))).toList();
+        Map<UUID, dev.nixexec.audit.KeyRef> subjects = audit.keys(entries.stream()
+                .map(e -> AuditEventText.keyOf(e.detail(), Map.of())).filter(java.util.Objects::nonNull)
+                .map(dev.nixexec.audit.KeyRef::id).toList());
+        List<Pages.EventRow> rows = entries.stream().map(e -> {
+            AuditEventText.Described d = AuditEventText.of(e, subjects,
+                    operator && e.tenantId() != null ? "?tenant=" + e.tenantId() : "");
+            return new Pages.EventRow(UiFormat.time(e.at()), tenants.getOrDefault(e.tenantId(),
+                    caller.tenantId().equals(e.tenantId()) ? ownName : String.valueOf(e.tenantId())),
+                    e.kind(), d.who(), d.what(), d.object(), d.href(), write(e.detail()));
+        }).toList();
         List<String> kindNames = audit.kindsOutsideJobs(operator && wantedTenant == null ? null
                 : error == null ? tenantId : caller.tenantId());
         List<Pages.Option> kinds = kindNames.stream().map(k -> new Pages.Option(k, k, k.equals(wantedKind))).toList();
@@ -119,14 +125,6 @@ public class AuditPageResource {
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(message);
         }
-    }
-
-    /** A job's page; an operator's carries the record's tenant, as the job list's rows do. */
-    private static String jobLink(AuditLog.Entry e, boolean operator) {
-        if (e.jobId() == null) {
-            return null;
-        }
-        return "/ui/jobs/" + e.jobId() + (operator && e.tenantId() != null ? "?tenant=" + e.tenantId() : "");
     }
 
     private static String link(String kind, String tenant, long before) {

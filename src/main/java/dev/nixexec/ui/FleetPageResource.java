@@ -23,11 +23,15 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
 import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 
 /**
  * The fleet page ({@code /ui/fleet}), for reviewers: the nodes (operators only, as {@code GET /v1/nodes}),
- * this tenant's building and running jobs, and the charts of {@link JobStats}.
+ * the building and running jobs and the charts of {@link JobStats}: the reviewer's tenant's, and for an
+ * operator, who runs the whole fleet, every tenant's or one picked with the tenant filter (as the job list).
  */
 @Path("/ui/fleet")
 public class FleetPageResource {
@@ -38,7 +42,8 @@ public class FleetPageResource {
     @CheckedTemplate(basePath = "AuditUi")
     static class Templates {
         static native TemplateInstance fleet(Pages.User user, List<Pages.NodeRow> nodes, List<Pages.JobRow> running,
-                List<SvgChart> charts, List<Pages.Option> windows, String window);
+                List<SvgChart> charts, List<Pages.Option> windows, String window, boolean operator,
+                List<Pages.Option> tenants, String scope);
     }
 
     private final NixExecConfig config;
@@ -47,7 +52,11 @@ public class FleetPageResource {
     private final JobStats stats;
     private final JobQueue queue;
 
-    public FleetPageResource(NixExecConfig config, UiAccess access, JobReads jobs, JobStats stats, JobQueue queue) {
+    private final TenantNames tenantNames;
+
+    public FleetPageResource(NixExecConfig config, UiAccess access, JobReads jobs, JobStats stats, JobQueue queue,
+            TenantNames tenantNames) {
+        this.tenantNames = tenantNames;
         this.config = config;
         this.access = access;
         this.jobs = jobs;
@@ -58,7 +67,8 @@ public class FleetPageResource {
     @GET
     @Produces(MediaType.TEXT_HTML)
     @RunOnVirtualThread
-    public TemplateInstance fleet(@CookieParam(UiAccess.SESSION_COOKIE) String token, @QueryParam("hours") String hours) {
+    public TemplateInstance fleet(@CookieParam(UiAccess.SESSION_COOKIE) String token, @QueryParam("hours") String hours,
+            @QueryParam("tenant") String tenant) {
         UiSessions.Session session = access.signedIn(token);
         Caller caller = session.caller();
         if (!caller.role().reviews()) {
@@ -71,13 +81,47 @@ public class FleetPageResource {
             Duration stale = config.jobs().heartbeat().multipliedBy(3);
             nodes = queue.nodes().stream().map(n -> FleetView.nodeRow(n, now, stale)).toList();
         }
+        boolean operator = caller.role().operates();
+        Map<UUID, String> names = operator ? tenantNames.all() : Map.of();
+        // an operator sees every tenant's work unless it picks one; every other role its own tenant's
+        Optional<UUID> picked = operator ? pickedTenant(tenant, names) : Optional.of(caller.tenantId());
         List<Pages.JobRow> running = new ArrayList<>();
         for (JobStatus status : List.of(JobStatus.BUILDING, JobStatus.RUNNING)) {
-            jobs.list(caller, new JobReads.Filter(status, null, null, null), RUNNING_SHOWN, null).items()
-                    .forEach(j -> running.add(UiFormat.jobRow(j)));
+            JobReads.Filter filter = new JobReads.Filter(status, null, null, null);
+            if (!operator) {
+                jobs.list(caller, filter, RUNNING_SHOWN, null).items().forEach(j -> running.add(UiFormat.jobRow(j)));
+                continue;
+            }
+            List<JobReads.TenantJob> listed = picked.isPresent()
+                    ? jobs.list(picked.get(), filter, RUNNING_SHOWN, null).items().stream()
+                            .map(j -> new JobReads.TenantJob(picked.get(), j)).toList()
+                    : jobs.listEveryTenant(caller, filter, RUNNING_SHOWN, null).items();
+            listed.forEach(j -> running.add(UiFormat.jobRow(j.job(), "/ui/jobs/" + j.job().id() + "?tenant=" + j.tenantId(),
+                    names.getOrDefault(j.tenantId(), j.tenantId().toString()))));
         }
-        List<SvgChart> charts = FleetView.charts(stats.recent(caller.tenantId(), FleetView.duration(window)));
-        return Templates.fleet(access.user(session), nodes, running, charts, FleetView.windowOptions(window), window);
+        List<SvgChart> charts = FleetView.charts(stats.recent(picked.orElse(null), FleetView.duration(window)));
+        List<Pages.Option> tenantOptions = names.entrySet().stream().map(t -> new Pages.Option(t.getKey().toString(),
+                t.getValue(), picked.isPresent() && t.getKey().equals(picked.get()))).toList();
+        String scope = !operator ? "This tenant" : picked.map(t -> "Tenant " + names.getOrDefault(t, t.toString()))
+                .orElse("Every tenant");
+        return Templates.fleet(access.user(session), nodes, running, charts, FleetView.windowOptions(window), window,
+                operator, tenantOptions, scope);
+    }
+
+    /** The operator's tenant filter: empty for every tenant; a value that is no tenant's id is "not found". */
+    private static Optional<UUID> pickedTenant(String tenant, Map<UUID, String> names) {
+        if (tenant == null || tenant.isBlank()) {
+            return Optional.empty();
+        }
+        try {
+            UUID id = UUID.fromString(tenant.strip());
+            if (names.containsKey(id)) {
+                return Optional.of(id);
+            }
+        } catch (IllegalArgumentException e) {
+            // not an id: as unknown
+        }
+        throw Refusal.notFound(tenant);
     }
 
     @ServerExceptionMapper

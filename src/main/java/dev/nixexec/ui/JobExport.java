@@ -19,7 +19,7 @@ final class JobExport {
     /** Rows an export holds at most; one more means the export was cut, which it says. */
     static final int MAX_ROWS = 1000;
 
-    static final List<String> COLUMNS = List.of("id", "tenant", "status", "language", "packages", "created_at",
+    static final List<String> COLUMNS = List.of("id", "tenant", "key_id", "key_name", "key_role", "status", "language", "packages", "created_at",
             "started_at", "finished_at", "duration_ms", "duration", "exit_code", "signal", "error", "node", "metadata");
 
     /** A job of the export with the name of its tenant. */
@@ -78,6 +78,9 @@ final class JobExport {
         Map<String, Object> v = new LinkedHashMap<>();
         v.put("id", j.id().toString());
         v.put("tenant", row.tenant());
+        v.put("key_id", j.key() == null ? null : j.key().id().toString());
+        v.put("key_name", j.key() == null ? null : j.key().name());
+        v.put("key_role", j.key() == null ? null : j.key().role());
         v.put("status", j.status());
         v.put("language", j.language());
         v.put("packages", String.join(" ", j.packages()));

@@ -18,7 +18,8 @@ import java.util.List;
  */
 record JobPageView(String id, String status, boolean live, List<Pages.Field> summary, List<Pages.Field> environment,
         List<String> packages, List<Pages.EnvRow> env, boolean envValuesHidden, String code, String stdin,
-        List<Pages.Output> outputs, List<Pages.AuditRow> audit) {
+        List<Pages.Output> outputs, List<Pages.AuditRow> audit, List<Pages.LimitRow> limits, String build,
+        String sessionId) {
 
     /** @param audit the job's audit entries in any order, or null when the caller may not review them */
     static JobPageView of(JobDetail detail, List<AuditLog.Entry> audit, ObjectMapper json) {
@@ -31,10 +32,37 @@ record JobPageView(String id, String status, boolean live, List<Pages.Field> sum
         List<Pages.AuditRow> trail = audit == null ? null : audit.stream()
                 .sorted(Comparator.comparingLong(AuditLog.Entry::id))
                 .map(e -> new Pages.AuditRow(time(e.at()), e.kind(), orDash(e.nodeId()),
-                        e.keyId() == null ? "–" : e.keyId().toString(), write(json, e.detail()))).toList();
+                        UiFormat.recordKey(e.key()), write(json, e.detail()))).toList();
         return new JobPageView(job.id().toString(), job.status(), !job.terminal(), summary(detail, json),
                 environment(job.environment()), job.packages(), envRows, detail.env().isEmpty(), detail.code(),
-                detail.stdin(), outputs, trail);
+                detail.stdin(), outputs, trail, limits(detail), job.build() == null ? null : UiFormat.build(job.build()),
+                job.sessionId() == null ? null : job.sessionId().toString());
+    }
+
+    /**
+     * Each limit the run had, what the job asked for beside what the run used: a memory kill shows
+     * the memory asked for next to the peak measured. The limit that ended the run is marked.
+     */
+    static List<Pages.LimitRow> limits(JobDetail detail) {
+        JobView job = detail.job();
+        dev.nixexec.execution.RequestedLimits asked = detail.limits();
+        String hit = job.limitHit();
+        JobView.Usage usage = job.usage();
+        String notAsked = "default";
+        return List.of(
+                new Pages.LimitRow("Time", UiFormat.duration(detail.timeoutMs()),
+                        job.durationMs() == null ? "–" : UiFormat.duration(job.durationMs()), "timeout".equals(hit)),
+                new Pages.LimitRow("Memory", asked.memory() == null ? notAsked : UiFormat.bytes(asked.memory()),
+                        usage == null || usage.maxRssBytes() == null ? "–" : UiFormat.bytes(usage.maxRssBytes()) + " peak",
+                        "memory".equals(hit)),
+                new Pages.LimitRow("CPU time", asked.cpuSeconds() == null ? notAsked : asked.cpuSeconds() + " s",
+                        usage == null || usage.cpuMs() == null ? "–" : UiFormat.duration(usage.cpuMs()),
+                        "cpu_time".equals(hit)),
+                new Pages.LimitRow("Processes", asked.pids() == null ? notAsked : asked.pids().toString(), "–",
+                        "processes".equals(hit)),
+                new Pages.LimitRow("Output per stream", asked.outputBytes() == null ? notAsked
+                        : UiFormat.bytes(asked.outputBytes()), "stdout " + UiFormat.bytes(job.stdoutBytes()) + ", stderr "
+                        + UiFormat.bytes(job.stderrBytes()), job.stdoutTruncated() || job.stderrTruncated()));
     }
 
     private static List<Pages.Field> summary(JobDetail detail, ObjectMapper json) {
@@ -42,7 +70,8 @@ record JobPageView(String id, String status, boolean live, List<Pages.Field> sum
         List<Pages.Field> summary = new ArrayList<>();
         summary.add(new Pages.Field("Status", job.status()));
         summary.add(new Pages.Field("Language", job.language()));
-        summary.add(new Pages.Field("Submitted by key", detail.keyId() == null ? "local mode" : detail.keyId().toString()));
+        summary.add(new Pages.Field("Submitted by", job.key() == null ? "local mode"
+                : job.key().label() + " · id " + job.key().id()));
         summary.add(new Pages.Field("Node", orDash(job.nodeId())));
         summary.add(new Pages.Field("Attempt", job.attempt() + " of " + detail.maxAttempts()));
         summary.add(new Pages.Field("Created", time(job.createdAt())));
@@ -56,7 +85,6 @@ record JobPageView(String id, String status, boolean live, List<Pages.Field> sum
         }
         summary.add(new Pages.Field("Timed out", job.timedOut() ? "yes" : "no"));
         summary.add(new Pages.Field("Limit hit", orDash(job.limitHit())));
-        summary.add(new Pages.Field("Timeout", UiFormat.duration(detail.timeoutMs())));
         summary.add(new Pages.Field("Network", detail.network() ? "full" : "none"));
         if (detail.cancelRequested()) {
             summary.add(new Pages.Field("Cancel", "requested"));

@@ -62,7 +62,8 @@ public class JobPagesResource {
         static native TemplateInstance job(Pages.User user, String id, String status, boolean live, String eventsUrl,
                 List<Pages.Field> summary, List<Pages.Field> environment, List<String> packages,
                 List<Pages.EnvRow> env, boolean envValuesHidden, String code, String stdin,
-                List<Pages.Output> outputs, List<Pages.ArtifactRow> artifacts, List<Pages.AuditRow> audit);
+                List<Pages.Output> outputs, List<Pages.ArtifactRow> artifacts, List<Pages.AuditRow> audit,
+                List<Pages.LimitRow> limits, String build, String sessionHref);
     }
 
     private final UiAccess access;
@@ -194,7 +195,8 @@ public class JobPagesResource {
         return Templates.job(access.user(session), v.id(), v.status(), v.live(),
                 "/ui/jobs/" + v.id() + "/events" + tenantSuffix, v.summary(), v.environment(), v.packages(), v.env(),
                 v.envValuesHidden(), v.code(), v.stdin(), v.outputs(),
-                artifacts(caller, detail.job(), tenantSuffix), v.audit());
+                artifacts(caller, detail.job(), tenantSuffix), v.audit(), v.limits(), v.build(),
+                v.sessionId() == null ? null : "/ui/sessions/" + v.sessionId() + tenantSuffix);
     }
 
     private List<Pages.ArtifactRow> artifacts(Caller caller, JobView job, String tenantSuffix) {

@@ -9,7 +9,7 @@ final class Pages {
     }
 
     /** The signed-in reviewer, shown in the header; {@code csrf} goes into every form. */
-    record User(String role, String tenant, String csrf, boolean reviews, boolean admin, boolean local) {
+    record User(String role, String tenant, String key, String csrf, boolean reviews, boolean admin, boolean local) {
     }
 
     record Option(String value, String label, boolean selected) {
@@ -21,8 +21,13 @@ final class Pages {
     }
 
     /** {@code href} carries the tenant for an operator's view of another tenant's job; {@code tenant} is shown to operators. */
-    record JobRow(String id, String href, String tenant, String status, String language, String packages, String created,
-            String duration, String exit, String node) {
+    record JobRow(String id, String href, String tenant, String key, String status, String language, String packages,
+            String created, String duration, String exit, String node, String build) {
+    }
+
+    /** An attached shell of a session: its replay's link, who opened it, how long, how much each way, how it ended. */
+    record ShellRow(String href, String started, String key, String duration, String typed, String shown, String ended,
+            boolean truncated) {
     }
 
     /**
@@ -32,12 +37,20 @@ final class Pages {
     record ArtifactRow(String name, String size, String contentType, String href, boolean image, boolean svg) {
     }
 
-    /** An audit record that is not a job's, for the audit page. */
-    /** {@code job} and {@code jobHref} are null but for a job's record (a webhook delivery); the link carries an operator's tenant. */
-    record EventRow(String at, String tenant, String kind, String job, String jobHref, String key, String node, String detail) {
+    /**
+     * An audit record that is not a job's, for the audit page, as {@link AuditEventText} words it:
+     * {@code object}/{@code href} null when it names none; links carry an operator's tenant;
+     * {@code detail} is the record's data (JSON) behind a disclosure.
+     */
+    record EventRow(String at, String tenant, String kind, String who, String what, String object, String href,
+            String detail) {
     }
 
     record Field(String name, String value) {
+    }
+
+    /** A limit of a job's run: what was asked for ("default" when nothing was) beside what the run used; {@code hit} when it ended the run. */
+    record LimitRow(String name, String asked, String used, boolean hit) {
     }
 
     record Output(String name, String text, boolean truncated, String note) {

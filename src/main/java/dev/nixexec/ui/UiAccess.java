@@ -53,7 +53,7 @@ public class UiAccess {
             return caller;
         }
         try {
-            return new Caller(UUID.fromString(tenant.strip()), caller.keyId(), caller.role());
+            return new Caller(UUID.fromString(tenant.strip()), caller.keyId(), caller.role(), caller.keyName());
         } catch (IllegalArgumentException e) {
             throw Refusal.notFound(tenant);
         }
@@ -63,7 +63,7 @@ public class UiAccess {
     Pages.User user(UiSessions.Session session) {
         Caller caller = session.caller();
         String tenant = tenants.find(caller.tenantId()).map(t -> t.name).orElse(caller.tenantId().toString());
-        return new Pages.User(caller.role().id(), tenant, session.csrf(), caller.role().reviews(),
+        return new Pages.User(caller.role().id(), tenant, UiFormat.key(caller.key().orElse(null)), session.csrf(), caller.role().reviews(),
                 caller.role().administers(), !config.auth().enabled());
     }
 }

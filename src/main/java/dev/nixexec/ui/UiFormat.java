@@ -1,5 +1,6 @@
 package dev.nixexec.ui;
 
+import dev.nixexec.audit.KeyRef;
 import dev.nixexec.job.JobView;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
@@ -24,10 +25,20 @@ final class UiFormat {
 
     /** A row of an operator's list across tenants: the link carries the job's tenant. */
     static Pages.JobRow jobRow(JobView j, String href, String tenant) {
-        return new Pages.JobRow(j.id().toString(), href, tenant, j.status(), j.language(), String.join(" ", j.packages()),
+        return jobRow(j, href, tenant, false);
+    }
+
+    /** A row whose job may be known as a session's environment build by the caller (a session's page). */
+    static Pages.JobRow jobRow(JobView j, String href, String tenant, boolean sessionBuild) {
+        return new Pages.JobRow(j.id().toString(), href, tenant, key(j.key()), j.status(), j.language(), String.join(" ", j.packages()),
                 time(j.createdAt()), j.durationMs() == null ? "" : duration(j.durationMs()),
                 j.exitCode() == null ? (j.error() == null ? "" : j.error().code()) : j.exitCode().toString(),
-                orEmpty(j.nodeId()));
+                orEmpty(j.nodeId()), sessionBuild || j.build() != null ? build(j.build()) : null);
+    }
+
+    /** What an environment build is called on the pages. */
+    static String build(String kind) {
+        return "environment".equals(kind) ? "environment build" : "session's environment build";
     }
 
     /**
@@ -61,6 +72,16 @@ final class UiFormat {
             return String.format(java.util.Locale.ROOT, "%.1f KiB", n / 1024.0);
         }
         return String.format(java.util.Locale.ROOT, "%.1f MiB", n / (1024.0 * 1024));
+    }
+
+    /** A key as people read it: "name (role)"; "local mode" where no key acted (the local operator). */
+    static String key(KeyRef key) {
+        return key == null ? "local mode" : key.label();
+    }
+
+    /** An audit record's key: "name (role)", or a dash for a record no key wrote (a node's). */
+    static String recordKey(KeyRef key) {
+        return key == null ? "–" : key.label();
     }
 
     static String orEmpty(String value) {

@@ -43,6 +43,8 @@ public class HostReadiness implements HealthCheck {
             LOG.error("nix is not installed or not on PATH: jobs cannot get environments (install Nix >= 2.8; "
                     + "on Debian: apt-get install nix-bin)");
         }
+        sandbox.networkUnavailableReason().ifPresent(reason -> LOG.warnf(
+                "jobs, session commands and shells with network will fail on this node: %s", reason));
         sandbox.unavailableReason().ifPresentOrElse(
                 reason -> LOG.errorf("the sandbox cannot run, so this node is not ready: %s", reason),
                 () -> {
@@ -63,6 +65,8 @@ public class HostReadiness implements HealthCheck {
                 .withData("nix", nix.available() ? "ok" : "missing")
                 .withData("nix-store", nixStore == null ? "not probed" : nixStore.ok() ? "ok" : "down")
                 .withData("sandbox", sandboxOk ? "ok" : "unavailable")
+                // runs without network do not need it: the node stays ready
+                .withData("network", sandbox.networkUnavailableReason().isEmpty() ? "ok" : "unavailable")
                 .withData("limits", cgroups.available() ? "cgroups" : allowWithoutCgroups ? "rlimits only" : "none");
         boolean up = nixStore != null && nixStore.ok() && sandboxOk;
         return (up ? response.up() : response.down()).build();

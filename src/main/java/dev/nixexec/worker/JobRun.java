@@ -155,6 +155,15 @@ final class JobRun {
                 }
                 request = request.withHostWorkspace(checked.get());
             }
+            if (!job.hostMounts().isEmpty()) {
+                try {
+                    deps.hostWorkspaces.recheck(job.hostMounts());
+                } catch (HostWorkspaces.Refused e) {
+                    end(error("workspace_refused", e.field() + ": " + e.getMessage()));
+                    return;
+                }
+                request = request.withHostMounts(job.hostMounts());
+            }
             if (job.sessionId().isPresent()) {
                 session = deps.sessions.context(job.sessionId().get());
                 if (session.isEmpty()) {
@@ -165,6 +174,10 @@ final class JobRun {
             }
             if (job.hasFiles()) {
                 workspace = deps.workspaces.prepare(job.id(), job.attempt(), nodeId, job.tenantId(), request.limits());
+            } else if (session.isEmpty() && job.hostWorkspace().isEmpty()) {
+                // artifacts default to out/ for every job, so a plain job's /workspace outlives its sandbox too
+                workspace = Optional.of(deps.workspaces.prepareEmpty(job.id(), job.attempt(), nodeId, job.tenantId(),
+                        request.limits()));
             }
             if (workspace.isPresent() && session.isPresent()) {
                 request = request.withPersistentPaths(deps.sessions.paths(workspace.get().dir(), session.get()));

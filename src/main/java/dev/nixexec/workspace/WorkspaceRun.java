@@ -4,6 +4,8 @@ import dev.nixexec.config.NixExecConfig;
 import dev.nixexec.workspace.RunDirectory.Found;
 import dev.nixexec.workspace.WorkspaceStoreBack.Collected;
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -131,6 +133,11 @@ public final class WorkspaceRun {
     }
 
     private StoreBack store() throws IOException {
+        if (base.isEmpty() && claim.attempt() == 1 && artifactRoots.stream()
+                .noneMatch(root -> Files.exists(directory.path().resolve(root.value()), LinkOption.NOFOLLOW_LINKS))) {
+            // no workspace to store into and nothing where artifacts come from: a plain job's usual end costs no scan
+            return new StoreBack.Kept();
+        }
         Optional<Problem> over = directory.measure();
         if (over.isPresent()) {
             return new StoreBack.Refused(over.get().code(), over.get().message() + "; the workspace keeps its previous version");

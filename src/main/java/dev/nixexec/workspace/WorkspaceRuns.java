@@ -17,8 +17,8 @@ import java.util.UUID;
 /**
  * Materialises a job's workspace (stored files, then its inline inputs) in a fresh private
  * directory on the node that runs it, as a {@link WorkspaceRun} that afterwards stores the
- * changes back and keeps its artifacts. Jobs without files get none of this: their /workspace
- * stays a sized tmpfs.
+ * changes back and keeps its artifacts. A job without files gets an empty directory of the same
+ * kind, from which only what it leaves under {@code out} is kept, as its artifacts.
  */
 @ApplicationScoped
 public class WorkspaceRuns {
@@ -71,6 +71,15 @@ public class WorkspaceRuns {
         JobInputs.Loaded job = read.get().job();
         return Optional.of(materialise(new WorkspaceRun.Claim(jobId, nodeId, attempt), tenantId, read.get().snapshot(),
                 job.files(), job.artifactRoots(), limits));
+    }
+
+    /**
+     * A plain job's /workspace (no workspace, files or artifact paths named): empty, and nothing of it
+     * is kept but the files it leaves under {@code out}, its artifacts. Reads nothing from the database.
+     */
+    public WorkspaceRun prepareEmpty(UUID jobId, int attempt, String nodeId, UUID tenantId, Limits limits) {
+        return materialise(new WorkspaceRun.Claim(jobId, nodeId, attempt), tenantId, Optional.empty(), Map.of(),
+                java.util.List.of(new WorkspacePath(JobFiles.OUT)), limits);
     }
 
     /**

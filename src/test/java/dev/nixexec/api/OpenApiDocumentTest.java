@@ -463,7 +463,7 @@ class OpenApiDocumentTest {
                 "TenantView", List.of("id", "name", "policy", "granted", "created_at"),
                 "WebhookSecretView", List.of("secret"),
                 "AuditPage", List.of("items", "next_cursor"),
-                "AuditEntry", List.of("id", "tenant_id", "job_id", "key_id", "node_id", "kind", "detail", "at"),
+                "AuditEntry", List.of("id", "tenant_id", "job_id", "key_id", "node_id", "kind", "detail", "at", "key"),
                 "LanguageView", List.of("language", "interpreter", "package_set", "example_package", "version"),
                 "NodeView", List.of("id", "role", "concurrency", "running", "started_at", "heartbeat_at", "environments"),
                 "NodeEnvironment", List.of("name", "source", "status", "detail", "updated_at"));

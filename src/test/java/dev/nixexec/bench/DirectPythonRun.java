@@ -30,7 +30,7 @@ public final class DirectPythonRun {
         Files.createDirectories(dir.resolve("code"));
         Files.writeString(dir.resolve("code/main.py"), "print(1)");
         Files.createDirectories(dir.resolve("etc"));
-        for (Map.Entry<String, String> f : BwrapArguments.etcFiles().entrySet()) {
+        for (Map.Entry<String, String> f : BwrapArguments.etcFiles(java.util.List.of("10.0.2.3")).entrySet()) {
             Files.writeString(dir.resolve("etc").resolve(f.getKey()), f.getValue());
         }
         Limits limits = new Limits(Duration.ofSeconds(30), 512L << 20, 256, 0, 100L << 20, 64L << 20, 256L << 20, 1 << 20);

@@ -71,7 +71,7 @@ class EngineBenchmark {
         Files.createDirectories(job.resolve("code"));
         Files.writeString(job.resolve("code/main.py"), "print(1)");
         Files.createDirectories(job.resolve("etc"));
-        for (Map.Entry<String, String> f : BwrapArguments.etcFiles().entrySet()) {
+        for (Map.Entry<String, String> f : BwrapArguments.etcFiles(java.util.List.of("10.0.2.3")).entrySet()) {
             Files.writeString(job.resolve("etc").resolve(f.getKey()), f.getValue());
         }
         SandboxSpec spec = new SandboxSpec(env, List.of(), "main.py", new byte[0], List.of("python3"), Map.of(),

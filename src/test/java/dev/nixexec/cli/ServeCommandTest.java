@@ -27,6 +27,24 @@ class ServeCommandTest {
     }
 
     @Test
+    void nixExecsOwnFlagNamesWorkAndTheShortNamesStayAliases() {
+        Map<String, String> expected = Map.of("nixexec.sandbox.max-output-bytes", "4096",
+                "nixexec.executor.nixpkgs-url", "path:/srv/nixpkgs", "nixexec.sandbox.package-denylist", "jq,cowsay.",
+                "nixexec.executor.cache-dir", "/srv/cache", "nixexec.executor.temp-dir", "/srv/tmp");
+        assertEquals(expected, properties("-max-output-bytes", "4096", "-nixpkgs-url", "path:/srv/nixpkgs",
+                "-workspace-path", "", "-package-denylist", "jq, cowsay.", "-cache-dir", "/srv/cache", "-temp-dir", "/srv/tmp"));
+        assertEquals(expected, properties("--max-output", "4096", "-nixpkgs", "path:/srv/nixpkgs", "--workspace", "/workspace",
+                "--package-denylist", "jq,cowsay.", "--cache-dir", "/srv/cache", "--temp-dir", "/srv/tmp"));
+        // on nix-exec itself (the stdio server) too, where errors name no command
+        CommandLine root = NixExecCommand.commandLine();
+        assertEquals(Map.of("nixexec.sandbox.timeout", "60s", "quarkus.log.level", "DEBUG",
+                        "quarkus.log.category.\"dev.nixexec\".level", "DEBUG"),
+                ServeCommand.properties(root.parseArgs("-log-level", "debug", "-timeout", "60s"), ""));
+        assertEquals("-timeout: 'soon' is not a duration (e.g. 30s, 10m, 6h, or seconds)", assertThrows(CommandFailure.class,
+                () -> ServeCommand.properties(NixExecCommand.commandLine().parseArgs("-timeout", "soon"), "")).getMessage());
+    }
+
+    @Test
     void dashDSetsAnySettingButNotOverAFlag() {
         assertEquals(Map.of("nixexec.jobs.lease", "45s", "nixexec.sandbox.timeout", "3s"),
                 properties("-Dnixexec.jobs.lease=45s", "-timeout", "3s", "-Dnixexec.sandbox.timeout=9s"));
@@ -55,7 +73,7 @@ class ServeCommandTest {
                 assertThrows(CommandFailure.class, () -> properties("-concurrency", "0")).getMessage());
         assertEquals("serve -log-format: 'xml' is not one of text, json",
                 assertThrows(CommandFailure.class, () -> properties("-log-format", "xml")).getMessage());
-        assertEquals("serve -workspace: must be /workspace (the sandbox's working directory is fixed)",
+        assertEquals("serve -workspace-path: '/work' is not \"\" or /workspace (the sandbox's working directory is fixed)",
                 assertThrows(CommandFailure.class, () -> properties("-workspace", "/work")).getMessage());
         assertEquals("serve -port: '70000' is not a port (0 to 65535)",
                 assertThrows(CommandFailure.class, () -> properties("-port", "70000")).getMessage());

@@ -51,7 +51,7 @@ class ServeFlagsIT {
         List<String> argv = new ArrayList<>(List.of(CommandLine.COMMAND.toString(), "serve", "-config", yaml.toString(),
                 "-name", "flag-name", "-timeout", "2", "-state-dir", STATE.resolve("state").toString(),
                 "-host", "127.0.0.1", "-port", Integer.toString(port), "-concurrency", "1",
-                "-nixpkgs", "path:" + CommandLine.REPO.resolve("nix/testing/nixpkgs"), "-substituters", "none",
+                "-nixpkgs-url", "path:" + CommandLine.REPO.resolve("nix/testing/nixpkgs"), "-substituters", "none",
                 "-Dnixexec.executor.nix-options=sandbox=false", "-Dnixexec.package-index.at-start=false"));
         ProcessBuilder builder = new ProcessBuilder(argv).redirectErrorStream(true).redirectOutput(STATE.resolve("serve.log").toFile());
         builder.environment().put("JAVA_HOME", System.getProperty("java.home"));
@@ -107,6 +107,32 @@ class ServeFlagsIT {
         }
     }
 
+    /**
+     * A config file that cannot be used stops serve and the stdio server alike with one line naming
+     * the file, the key and why, and exit 78, before the framework logs anything; whether the file is
+     * named by -config, NIX_EXEC_CONFIG or found in the search order.
+     */
+    @Test
+    void aBadConfigFileIsOneLineAndExit78() throws Exception {
+        Path dir = Files.createDirectories(STATE.resolve("bad-config/nix-exec"));
+        Path bad = Files.writeString(dir.resolve("config.yaml"), "sandbox:\n  timeout: soon\n");
+        String line = "nix-exec: config " + bad + ": sandbox.timeout: 'soon' is not a duration (e.g. 30s, 10m, 6h, or seconds)";
+        CommandLine cli = CommandLine.against("http://127.0.0.1:1", null);
+        List<Outcome> outcomes = List.of(cli.run("serve", "-config", bad.toString()),
+                cli.with(java.util.Map.of("NIX_EXEC_CONFIG", bad.toString())).run("serve"),
+                cli.with(java.util.Map.of("XDG_CONFIG_HOME", dir.getParent().toString())).run("serve", "-timeout", "5s"),
+                // the stdio server: nix-exec with no command, as an MCP client starts it
+                cli.with(java.util.Map.of("NIX_EXEC_CONFIG", bad.toString())).runWithInput("", "-log-level", "debug"));
+        for (Outcome outcome : outcomes) {
+            assertEquals(Exit.CONFIG.code, outcome.exit(), outcome.toString());
+            assertEquals(line, outcome.stderr().strip(), outcome.toString());
+            assertEquals("", outcome.stdout(), outcome.toString());
+        }
+        Outcome unknown = cli.run("serve", "-config", Files.writeString(dir.resolve("unknown.yaml"), "sandbox:\n  timeot: 5s\n").toString());
+        assertEquals(Exit.CONFIG.code, unknown.exit(), unknown.toString());
+        assertEquals("nix-exec: config " + dir.resolve("unknown.yaml") + ": sandbox.timeot: unknown key", unknown.stderr().strip());
+    }
+
     @Test
     void anOlderJavaIsNamedInOneLineBeforeItRuns() throws Exception {
         // a JDK 17 as the launcher sees one: its release file; its java must never be started
@@ -120,7 +146,7 @@ class ServeFlagsIT {
             builder.environment().put("JAVA_HOME", jdk.toString());
             Process command = builder.start();
             String output = new String(command.getInputStream().readAllBytes());
-            assertEquals(Exit.OLD_JAVA.code, command.waitFor(), output);
+            assertEquals(Exit.CONFIG.code, command.waitFor(), output);
             assertEquals("nix-exec: needs Java 21 or newer, " + java + " is Java 17: set JAVA_HOME to a newer JDK", output.strip());
         } finally {
             deleteTree(jdk);

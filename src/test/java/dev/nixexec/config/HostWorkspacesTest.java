@@ -1,6 +1,8 @@
 package dev.nixexec.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.quarkus.runtime.configuration.DurationConverter;
@@ -11,6 +13,8 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Collections;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -73,5 +77,48 @@ class HostWorkspacesTest {
         assertTrue(local.fromRoot("not a uri at all").isEmpty(), "garbage");
         Files.createDirectories(dir.resolve("allowedness"));
         assertTrue(local.fromRoot(dir.resolve("allowedness").toUri().toString()).isEmpty(), "a sibling sharing the prefix text");
+    }
+
+    @Test
+    void hostFilesAreCheckedRealPathsInsideThePrefixNeverTheSandboxsOwn() throws Exception {
+        Path allowed = Files.createDirectories(dir.resolve("allowed")).toRealPath();
+        Path file = Files.writeString(allowed.resolve("data.csv"), "x");
+        Path sub = Files.createDirectories(allowed.resolve("sub"));
+        HostWorkspaces local = policy(false, false, allowed);
+        // roots need not be on: files are their own feature, bounded by the same prefixes
+        assertEquals(List.of(new HostMount(file, false), new HostMount(sub, true)),
+                local.mounts(List.of(file.toString()), List.of(sub.toString())));
+        assertEquals(List.of(), local.mounts(null, List.of()));
+        local.recheck(List.of(new HostMount(file, false)));
+
+        assertRefused("files", "is a symlink or lies under one", () -> local.mounts(List.of(
+                Files.createSymbolicLink(allowed.resolve("link"), file).toString()), null));
+        assertRefused("writable_files", "has a '.' part", () -> local.mounts(null, List.of(allowed + "/./data.csv")));
+        assertRefused("files", "is named twice", () -> local.mounts(List.of(file.toString(), file.toString()), null));
+        assertRefused("files", "at most 32", () -> local.mounts(Collections.nCopies(33, file.toString()), null));
+        assertRefused("files", "/ would cover the sandbox's own /nix", () -> policy(false, false, Path.of("/"))
+                .mounts(List.of("/"), null));
+        assertRefused("files", "/proc would cover the sandbox's own /proc", () -> policy(false, false, Path.of("/"))
+                .mounts(List.of("/proc"), null));
+        assertRefused("files", "would cover the sandbox's own /nix", () -> policy(false, false, Path.of("/nix"))
+                .mounts(List.of("/nix/store"), null));
+        assertRefused("files", "need nixexec.mcp.roots.allowed-prefixes", () -> policy(false, false, dir.resolve("none"))
+                .mounts(List.of(file.toString()), null));
+        assertRefused("files", "keys are on here", () -> policy(true, true, allowed).mounts(List.of(file.toString()), null));
+        // swapped for a symlink after the call: the worker's second check refuses it
+        Files.delete(file);
+        Files.createSymbolicLink(file, sub);
+        assertRefused("files", "is a symlink", () -> local.recheck(List.of(new HostMount(file, false))));
+    }
+
+    private interface Check {
+        void run() throws HostWorkspaces.Refused, IOException;
+    }
+
+    private static void assertRefused(String field, String mentions, Check check) {
+        HostWorkspaces.Refused refused = assertThrows(HostWorkspaces.Refused.class, check::run);
+        assertEquals(field, refused.field());
+        assertTrue(refused.getMessage().contains(mentions), refused.getMessage());
+        assertFalse(refused.getMessage().contains("\n"), refused.getMessage());
     }
 }

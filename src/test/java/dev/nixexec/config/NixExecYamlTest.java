@@ -1,6 +1,7 @@
 package dev.nixexec.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -52,6 +53,36 @@ class NixExecYamlTest {
                 Map.entry("quarkus.log.category.\"dev.nixexec\".level", "WARN"),
                 Map.entry("quarkus.log.console.json.enabled", "true"));
         assertEquals(expected, NixExecYaml.read(file));
+    }
+
+    /** nix-exec's documented defaults, written out, mean what they meant there. */
+    @Test
+    void nixExecDefaultsMeanTheDefaults() throws IOException {
+        Path file = write("""
+                server:
+                  name: nix-exec
+                sandbox:
+                  timeout: 30s
+                  max_output_bytes: 1048576
+                  workspace_path: ""
+                  package_denylist: []
+                executor:
+                  cache_dir: ~/.cache/nix-exec
+                  temp_dir: ""
+                  nixpkgs_url: github:NixOS/nixpkgs/nixos-unstable
+                  substituters: null
+                logging:
+                  level: info
+                  format: text
+                """);
+        Map<String, String> read = NixExecYaml.read(file);
+        assertEquals(System.getProperty("user.home") + "/.cache/nix-exec", read.get("nixexec.executor.cache-dir"));
+        assertFalse(read.containsKey("nixexec.executor.substituters"), read.toString());
+        assertFalse(read.containsKey("nixexec.executor.temp-dir"), read.toString());
+        assertEquals("", read.get("nixexec.sandbox.package-denylist"));
+        assertEquals("30s", read.get("nixexec.sandbox.timeout"));
+        assertEquals(Map.of(), NixExecYaml.read(write("executor:\n  nixpkgs_url: ~\n")), "YAML's ~ is null: the default");
+        assertEquals(System.getProperty("user.home"), NixExecYaml.read(write("state_dir: \"~\"\n")).get("nixexec.state-dir"));
     }
 
     @Test
@@ -110,8 +141,9 @@ class NixExecYamlTest {
         assertRefused("auth:\n  enabled: maybe\n", "auth.enabled: 'maybe' is not true or false");
         assertRefused("logging:\n  level: loud\n", "logging.level: 'loud' is not one of debug, info, warning, error");
         assertRefused("logging:\n  format: xml\n", "logging.format: 'xml' is not one of text, json");
-        assertRefused("sandbox:\n  workspace_path: /home/me/ws\n", "sandbox.workspace_path: must be /workspace");
-        assertRefused("sandbox:\n  timeout:\n", "sandbox.timeout: has no value");
+        assertRefused("sandbox:\n  workspace_path: /home/me/ws\n",
+                "sandbox.workspace_path: '/home/me/ws' is not \"\" or /workspace");
+        assertRefused("sandbox:\n  timeot: null\n", "sandbox.timeot: unknown key");
         assertRefused("sandbox:\n  timeout: [1, 2]\n", "sandbox.timeout: must be a single value");
         assertRefused("sandbox:\n  package_denylist: [[a]]\n", "sandbox.package_denylist: items must be plain names");
         assertRefused("sandbox:\n  package_denylist: ['a,b']\n", "sandbox.package_denylist: items must be plain names");

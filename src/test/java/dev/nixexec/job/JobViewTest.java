@@ -13,7 +13,7 @@ class JobViewTest {
     private static JobView job(String encoding, String stdout, String stderr) {
         return new JobView(UUID.randomUUID(), "succeeded", "bash", List.of(), Map.of(), null, null, null, 0, null,
                 false, null, 1L, stdout, stderr, 0, 0, false, false, null, null, 1, "n", List.of(), null, null, List.of(),
-                encoding, null);
+                encoding, null, null, null);
     }
 
     @Test

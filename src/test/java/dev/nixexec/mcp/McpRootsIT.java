@@ -25,6 +25,8 @@ import org.junit.jupiter.api.Test;
 /**
  * MCP roots in local mode, with the official SDK client: a root inside the allowed prefix is the
  * job's read-write /workspace (what the job writes lands on the host); a root outside is ignored.
+ * And nix-exec's run_code {@code files} and {@code writable_files}: host paths inside the prefix
+ * mounted at their own paths, anything else refused in one line.
  */
 @QuarkusIntegrationTest
 @TestProfile(McpRootsIT.LocalRoots.class)
@@ -61,6 +63,31 @@ public class McpRootsIT {
         assertEquals(2, outcome.output().lines().filter(line -> line.startsWith("ok ")).count(), outcome.output());
         assertEquals("written-by-job\n", Files.readString(project.resolve("output.txt")));
         assertFalse(Files.exists(outside.resolve("pwned")));
+    }
+
+    @Test
+    void filesAndWritableFilesMountHostPathsInsideTheAllowedPrefix() throws Exception {
+        Path allowed = shared(BASE.resolve("allowed/host-files"));
+        Path outside = shared(BASE.resolve("outside/host-files"));
+        Path data = shared(allowed.resolve("data"));
+        Files.writeString(data.resolve("input.txt"), "from the host\n");
+        Files.writeString(shared(data.resolve("dir")).resolve("a.txt"), "a\n");
+        Path out = allowed.resolve("out.txt");
+        Files.writeString(out, "old\n");
+        Files.setPosixFilePermissions(out, PosixFilePermissions.fromString("rw-rw-rw-"));
+        Files.writeString(outside.resolve("secret.txt"), "secret\n");
+        Files.createSymbolicLink(allowed.resolve("link"), outside.resolve("secret.txt"));
+
+        NodeProject.Outcome outcome = new NodeProject("mcp").run("host-files-check.mjs", 300, base.toString(),
+                allowed.toString(), outside.toString());
+
+        assertEquals(0, outcome.exitCode(), outcome.output());
+        assertEquals(2, outcome.output().lines().filter(line -> line.startsWith("ok ")).count(), outcome.output());
+        // the refused calls (each would have written x) left it as the first call wrote it
+        assertEquals("new\n", Files.readString(out));
+        assertEquals("from the host\n", Files.readString(data.resolve("input.txt")));
+        assertFalse(Files.exists(data.resolve("dir/y")));
+        assertEquals("secret\n", Files.readString(outside.resolve("secret.txt")));
     }
 
     private static Path traversableTempDir() {

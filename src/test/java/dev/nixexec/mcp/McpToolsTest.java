@@ -95,6 +95,29 @@ class McpToolsTest {
         }
     }
 
+    /** nix-exec's host files are the local mode's alone: with keys on, one line, and no job. */
+    @Test
+    void hostFilesAreRefusedWithKeysOn() {
+        String key = memberKey("mcp-host-files");
+        try (var client = McpAssured.newStreamableClient().setAdditionalHeaders(bearer(key)).build().connect()) {
+            client.when()
+                    .toolsCall("run_code", Map.of("language", "bash", "code", "cat /etc/hostname",
+                            "files", List.of("/etc/hostname")), r -> {
+                        assertTrue(r.isError());
+                        assertEquals("files: files and writable_files mount host paths, which only the single-user "
+                                + "local mode does (keys are on here): put the files in a workspace instead "
+                                + "(write_workspace_file)", text(r));
+                    })
+                    .toolsCall("submit_job", Map.of("language", "bash", "code", "true",
+                            "writable_files", List.of("/tmp")), r -> {
+                        assertTrue(r.isError());
+                        assertTrue(text(r).startsWith("writable_files: files and writable_files mount host paths"), text(r));
+                    })
+                    .toolsCall("list_jobs", Map.of(), r -> assertEquals("No jobs.", text(r)))
+                    .thenAssertResults();
+        }
+    }
+
     /**
      * Every tool says what it does to its world ({@code readOnlyHint}, {@code destructiveHint},
      * {@code idempotentHint}, {@code openWorldHint}), and the job tools the schema of their

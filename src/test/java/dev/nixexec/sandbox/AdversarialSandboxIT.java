@@ -906,7 +906,7 @@ class AdversarialSandboxIT {
         assertFalse(none.available());
         LauncherPool pool = new LauncherPool(noCgroupConfig, paths, none, uids);
         try {
-            BwrapSandbox sandbox = new BwrapSandbox(noCgroupConfig, pool, new StoreViews(noCgroupConfig, paths));
+            BwrapSandbox sandbox = new BwrapSandbox(noCgroupConfig, pool, new StoreViews(noCgroupConfig, paths), new UserModeNetwork(noCgroupConfig, new HostUids(noCgroupConfig)));
             Environment env = environments.get(EnvironmentRequest.of(Language.PYTHON, List.of()));
             SandboxSpec spec = new SandboxSpec(env.storePath(), env.closure(), Language.PYTHON.fileName(),
                     UNTIE_INIT_AND_STAY.getBytes(StandardCharsets.UTF_8), Language.PYTHON.command(), Map.of(), new byte[0],

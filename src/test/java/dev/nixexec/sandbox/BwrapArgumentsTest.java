@@ -37,7 +37,7 @@ class BwrapArgumentsTest {
     void argumentsFollowTheCodeFileEachItsOwnWord() {
         SandboxSpec spec = new SandboxSpec(ENV, List.of(ENV), "main.py", new byte[0], List.of("python3"), Map.of(),
                 new byte[0], LIMITS, false, java.util.Optional.empty(), java.util.Optional.empty(),
-                java.util.Optional.empty(), List.of("a b", "--bind", "$(x)"));
+                java.util.Optional.empty(), List.of("a b", "--bind", "$(x)"), List.of());
         List<String> argv = argv(spec, StoreMount.WHOLE_STORE);
         assertEquals(List.of(ENV + "/bin/python3", "/code/main.py", "a b", "--bind", "$(x)"),
                 argv.subList(argv.indexOf("--") + 1, argv.size()));
@@ -70,6 +70,19 @@ class BwrapArgumentsTest {
         assertEquals(ENV + "/bin", env.get("PATH"));
     }
 
+    /** Interpreters write through (docs/sandbox.md); the caller's own setting wins, and its RUBYOPT follows the prelude. */
+    @Test
+    void interpretersAreToldNotToBufferUnlessTheCallerSaysOtherwise() {
+        Map<String, String> env = BwrapArguments.environment(spec(Map.of(), false));
+        assertEquals("1", env.get("PYTHONUNBUFFERED"));
+        assertEquals("-M5;$|=1", env.get("PERL5OPT"));
+        assertEquals("io.stdout:setvbuf('no')", env.get("LUA_INIT"));
+        assertEquals("-r/code/.stdout-sync.rb", env.get("RUBYOPT"));
+        Map<String, String> own = BwrapArguments.environment(spec(Map.of("PERL5OPT", "-Mstrict", "RUBYOPT", "-w"), false));
+        assertEquals("-Mstrict", own.get("PERL5OPT"));
+        assertEquals("-r/code/.stdout-sync.rb -w", own.get("RUBYOPT"));
+    }
+
     /** A job gets a new session; only a shell on the service's own terminal keeps it, and nothing else changes. */
     @Test
     void onlyAShellOnItsOwnTerminalKeepsItsSession() {
@@ -83,9 +96,16 @@ class BwrapArgumentsTest {
         assertEquals(jobWithoutSession, shell);
     }
 
+    /** A networked run keeps its own namespace (the user-mode stack joins it) and asks the resolver of its own etc files. */
     @Test
-    void networkOnlyWhenAsked() {
-        assertTrue(argv(spec(Map.of(), true), StoreMount.WHOLE_STORE).contains("--share-net"));
+    void aNetworkedRunKeepsItsOwnNamespace() {
+        List<String> argv = argv(spec(Map.of(), true), StoreMount.WHOLE_STORE);
+        assertFalse(argv.contains("--share-net"), argv.toString());
+        assertTrue(argv.contains("--unshare-all"), argv.toString());
+        int resolv = argv.indexOf("/etc/resolv.conf");
+        assertEquals(List.of("--ro-bind", "/jobs/1/etc/resolv.conf"), argv.subList(resolv - 2, resolv));
+        assertEquals("nameserver 10.0.2.3\nnameserver 198.51.100.53\n",
+                BwrapArguments.etcFiles(List.of("10.0.2.3", "198.51.100.53")).get("resolv.conf"));
     }
 
     @Test

@@ -49,6 +49,9 @@ class SeatbeltArgumentsTest {
         assertEquals("sandbox", env.get("USER"));
         assertEquals("sandbox", env.get("LOGNAME"));
         assertEquals("C.UTF-8", env.get("LANG"));
-        assertEquals(7, env.size());
+        assertEquals("1", env.get("PYTHONUNBUFFERED"));
+        // Ruby's prelude is a file beside the code on Linux only
+        assertFalse(env.containsKey("RUBYOPT"));
+        assertEquals(10, env.size());
     }
 }

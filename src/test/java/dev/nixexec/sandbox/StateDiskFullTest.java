@@ -74,7 +74,7 @@ class StateDiskFullTest {
             StatePaths paths = new StatePaths(small);
             LauncherPool pool = new LauncherPool(small, paths, cgroups, uids);
             try {
-                BwrapSandbox sandbox = new BwrapSandbox(small, pool, new StoreViews(small, paths));
+                BwrapSandbox sandbox = new BwrapSandbox(small, pool, new StoreViews(small, paths), new UserModeNetwork(small, new HostUids(small)));
                 Environment env = environments.get(EnvironmentRequest.of(Language.PYTHON, List.of()));
                 assertEquals("ok\n", run(sandbox, env, "print('ok')").stdout().text(), "a run before the disk fills");
 

@@ -163,7 +163,7 @@ class StoreViewIsolationTest {
         NixExecConfig whole = ConfigOverride.of(NixExecConfig.class, config, Map.of("sandbox", sandboxConfig));
         LauncherPool pool = new LauncherPool(whole, paths, cgroups, uids);
         try {
-            BwrapSandbox sandbox = new BwrapSandbox(whole, pool, new StoreViews(whole, paths));
+            BwrapSandbox sandbox = new BwrapSandbox(whole, pool, new StoreViews(whole, paths), new UserModeNetwork(whole, new HostUids(whole)));
             Environment own = python();
             Environment other = bash();
             String code = "import os\nprint(len(os.listdir('/nix/store')) > " + own.closure().size() + ", os.path.exists('"

@@ -22,6 +22,7 @@ import dev.nixexec.sandbox.SandboxEvent;
 import dev.nixexec.sandbox.SandboxResult;
 import dev.nixexec.sandbox.SandboxSpec;
 import dev.nixexec.sandbox.StoreViews;
+import dev.nixexec.sandbox.UserModeNetwork;
 import dev.nixexec.testing.ConfigOverride;
 import dev.nixexec.testing.NixSpy;
 import dev.nixexec.execution.ExecutionEngine;
@@ -137,7 +138,8 @@ class NoCgroupsOptOutTest {
         assertFalse(none.available());
         LauncherPool pool = new LauncherPool(withoutCgroups(false), paths, none, uids);
         try {
-            Optional<String> reason = new BwrapSandbox(withoutCgroups(false), pool, new StoreViews(withoutCgroups(false), paths)).unavailableReason();
+            Optional<String> reason = new BwrapSandbox(withoutCgroups(false), pool, new StoreViews(withoutCgroups(false), paths),
+                    new UserModeNetwork(withoutCgroups(false), new HostUids(withoutCgroups(false)))).unavailableReason();
             assertTrue(reason.orElse("").contains("memory and process limits cannot be enforced"), reason.toString());
         } finally {
             pool.close();
@@ -158,7 +160,7 @@ class NoCgroupsOptOutTest {
         assertFalse(none.available());
         LauncherPool pool = new LauncherPool(optOut, paths, none, uids);
         try {
-            BwrapSandbox sandbox = new BwrapSandbox(optOut, pool, new StoreViews(optOut, paths));
+            BwrapSandbox sandbox = new BwrapSandbox(optOut, pool, new StoreViews(optOut, paths), new UserModeNetwork(optOut, new HostUids(optOut)));
             assertEquals(Optional.empty(), sandbox.unavailableReason());
             Environment env = environments.get(EnvironmentRequest.of(Language.PYTHON, List.of()));
             SandboxSpec spec = new SandboxSpec(env.storePath(), env.closure(), Language.PYTHON.fileName(),

@@ -118,7 +118,7 @@ class AuditInvestigationsTest {
                 .header("Content-Disposition", containsString("attachment"));
         String[] lines = csv.asString().split("\r\n");
         assertEquals(2, lines.length, csv.asString());
-        assertTrue(lines[0].startsWith("id,tenant,status,language,"), lines[0]);
+        assertTrue(lines[0].startsWith("id,tenant,key_id,key_name,key_role,status,language,"), lines[0]);
         assertTrue(lines[1].startsWith(job + ",") && lines[1].contains(",succeeded,bash,"), lines[1]);
         assertTrue(lines[1].matches(".*,1\\.\\d s,.*"), "the human duration: " + lines[1]);
 
@@ -207,8 +207,10 @@ class AuditInvestigationsTest {
         AuditUiTest.Browser auditor = signIn(a.get(1));
         String page = auditor.request().get("/ui/audit").then().statusCode(200).extract().asString();
         String rows = page.substring(page.indexOf("<tbody>"));
-        assertTrue(rows.contains("<td>webhook_delivery</td>") && rows.contains("ui_signed_in"), rows);
-        assertTrue(rows.contains("<a class=\"mono\" href=\"/ui/jobs/" + jobA + "\">" + jobA + "</a>"), "the job is linked: " + rows);
+        assertTrue(rows.contains("<summary>webhook_delivery</summary>") && rows.contains("ui_signed_in"), rows);
+        assertTrue(rows.contains("result callback, attempt 1, to localhost:9: refused"), rows);
+        assertTrue(rows.contains("<a href=\"/ui/jobs/" + jobA + "\">job " + jobA.substring(0, 8) + "</a>"),
+                "the job is linked: " + rows);
         assertTrue(page.contains("<option value=\"webhook_delivery\">webhook_delivery</option>"), "a kind of the filter");
         assertFalse(page.contains(jobB), "another tenant's delivery");
         String deliveries = auditor.request().queryParam("kind", "webhook_delivery").get("/ui/audit").then().statusCode(200)

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.nixexec.audit.KeyRef;
 import dev.nixexec.job.JobView;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
@@ -39,6 +40,8 @@ class JobExportTest {
         assertEquals("\"two\nlines\"", JobExport.cell("two\nlines"));
     }
 
+    private static final UUID KEY = UUID.fromString("8b0942ae-0000-4000-8000-000000000001");
+
     @Test
     void csvAndJsonCarryTheSameRowsTheCsvWithCrlfLines() throws Exception {
         Map<String, Object> metadata = new LinkedHashMap<>();
@@ -46,14 +49,15 @@ class JobExportTest {
         UUID id = UUID.randomUUID();
         JobView job = new JobView(id, "succeeded", "bash", List.of("jq", "curl"), metadata,
                 OffsetDateTime.of(2026, 1, 31, 12, 0, 0, 0, ZoneOffset.UTC), null, null, 0, null, false, null, 184_900L,
-                "out", "", 3, 0, false, false, null, null, 1, "n1", List.of(), null, null);
+                "out", "", 3, 0, false, false, null, null, 1, "n1", List.of(), null, null, List.of(), "utf-8", null,
+                new KeyRef(KEY, "=ci,bot", "member"), null);
         List<JobExport.Row> rows = List.of(new JobExport.Row(job, "@acme"));
         String csv = JobExport.csv(rows, json);
         String[] lines = csv.split("\r\n", -1);
         assertEquals(3, lines.length, csv);
         assertEquals("", lines[2], "the last line ends with CRLF too");
         assertEquals(String.join(",", JobExport.COLUMNS), lines[0]);
-        assertEquals(id + ",'@acme,succeeded,bash,jq curl,2026-01-31T12:00Z,,,184900,3 min 4 s,0,,,n1,"
+        assertEquals(id + ",'@acme," + KEY + ",\"'=ci,bot\",member,succeeded,bash,jq curl,2026-01-31T12:00Z,,,184900,3 min 4 s,0,,,n1,"
                 + "\"{\"\"team\"\":\"\"=cmd|' /C calc'!A0\"\"}\"", lines[1]);
         JsonNode body = json.readTree(JobExport.json(rows, true, json));
         assertTrue(body.get("truncated").asBoolean());

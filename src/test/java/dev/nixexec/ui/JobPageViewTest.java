@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.nixexec.audit.AuditLog;
+import dev.nixexec.audit.KeyRef;
 import dev.nixexec.job.JobDetail;
 import dev.nixexec.job.JobView;
 import java.time.OffsetDateTime;
@@ -33,7 +34,7 @@ class JobPageViewTest {
         JobPageView page = JobPageView.of(new JobDetail(job, null, "echo", "", List.of("TOKEN"), Optional.empty(),
                 30000, false, 3, null, true), null, JSON);
         Map<String, String> summary = fields(page.summary());
-        assertEquals("local mode", summary.get("Submitted by key"));
+        assertEquals("local mode", summary.get("Submitted by"));
         assertEquals("2 of 3", summary.get("Attempt"));
         assertEquals("2026-01-31 11:00:00 UTC", summary.get("Created"), "times are shown in UTC");
         assertEquals("–", summary.get("Claimed"));
@@ -60,21 +61,23 @@ class JobPageViewTest {
     void aRunningJobIsLiveShowsEnvValuesToThoseWhoMaySeeThemAndItsTrailOldestFirst() {
         UUID key = UUID.randomUUID();
         JobView job = new JobView(ID, "running", "python", List.of(), Map.of(), T, T, null, null, null, false, null,
-                null, null, null, 0, 0, false, false, null, null, 1, null, List.of(), null, null);
+                null, null, null, 0, 0, false, false, null, null, 1, null, List.of(), null, null, List.of(), "utf-8", null,
+                new KeyRef(key, "ci-bot", "member"), null);
         List<AuditLog.Entry> entries = List.of(
                 new AuditLog.Entry(7, null, ID, null, "n1", "job_started", Map.of(), T.plusSeconds(1)),
-                new AuditLog.Entry(3, null, ID, key, null, "job_submitted", Map.of("size", 4), T));
+                new AuditLog.Entry(3, null, ID, key, null, "job_submitted", Map.of("size", 4), T,
+                        new KeyRef(key, "ci-bot", "member")));
         JobPageView page = JobPageView.of(new JobDetail(job, key, "print(1)", null, List.of("A"),
                 Optional.of(Map.of("A", "secret")), 1000, true, 1, T, false), entries, JSON);
         assertTrue(page.live());
         assertFalse(page.envValuesHidden());
         assertEquals(List.of(new Pages.EnvRow("A", "secret")), page.env());
-        assertEquals(key.toString(), fields(page.summary()).get("Submitted by key"));
+        assertEquals("ci-bot (member) · id " + key, fields(page.summary()).get("Submitted by"));
         assertFalse(fields(page.summary()).containsKey("Signal"));
         assertFalse(fields(page.summary()).containsKey("Metadata"));
         assertEquals("–", fields(page.environment()).get("Store path"));
         assertEquals(List.of(
-                new Pages.AuditRow("2026-01-31 11:00:00 UTC", "job_submitted", "–", key.toString(), "{\"size\":4}"),
+                new Pages.AuditRow("2026-01-31 11:00:00 UTC", "job_submitted", "–", "ci-bot (member)", "{\"size\":4}"),
                 new Pages.AuditRow("2026-01-31 11:00:01 UTC", "job_started", "n1", "–", "{}")), page.audit());
     }
 
