@@ -48,7 +48,7 @@ stdenvNoCC.mkDerivation {
     runHook preInstall
     mkdir -p $out/share/nix-exec $out/libexec $out/bin
     cp -r target/quarkus-app/. $out/share/nix-exec/
-    # the command (src/main/launcher/nix-exec): serve, or a client command, on this package's JDK
+    # the command (src/main/launcher/nix-exec): the MCP stdio server, serve, or a client command, on this package's JDK
     # and under nixo's name (src/main/launcher/nixo), for nixo's users
     install -m 755 target/nix-exec $out/libexec/nix-exec
     install -m 755 target/nixo $out/libexec/nixo

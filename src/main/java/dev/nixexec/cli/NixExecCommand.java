@@ -18,8 +18,8 @@ import picocli.CommandLine.Mixin;
 @QuarkusMain
 @Command(name = "nix-exec", mixinStandardHelpOptions = true, versionProvider = NixExecCommand.Version.class,
         description = {"Runs untrusted code in Nix environments and bubblewrap sandboxes: the service, and its client.",
-                "With no command: an MCP server on stdin/stdout (relayed to $NIXEXEC_SERVER, else a local-mode service"
-                        + " in this process), taking serve's flags, e.g. nix-exec -log-level debug -timeout 60s."},
+                "With no command: an MCP server on stdin/stdout (relayed to --server URL or $NIXEXEC_SERVER, else to a"
+                        + " local-mode service), taking serve's flags, e.g. nix-exec -log-level debug -timeout 60s."},
         subcommands = {RunCommand.class, CreateCommand.class, ExecCommand.class, EnterCommand.class, ListCommand.class,
                 StatusCommand.class, DestroyCommand.class, BuildCommand.class, CatalogCommand.class, JobsCommand.class,
                 LogsCommand.class, CompletionCommand.class, CommandLine.HelpCommand.class},
