@@ -48,12 +48,16 @@ stdenvNoCC.mkDerivation {
     runHook preInstall
     mkdir -p $out/share/nix-exec $out/libexec $out/bin
     cp -r target/quarkus-app/. $out/share/nix-exec/
-    # the command (src/main/launcher/nix-exec): serve, or a client command, on this package's JDK
+    # the command (src/main/launcher/nix-exec): the MCP stdio server, serve, or a client command, on this package's JDK
+    # and under nixo's name (src/main/launcher/nixo), for nixo's users
     install -m 755 target/nix-exec $out/libexec/nix-exec
-    makeWrapper $out/libexec/nix-exec $out/bin/nix-exec \
-      --set NIXEXEC_APP_DIR $out/share/nix-exec \
-      --set NIXEXEC_JAVA ${jdk21_headless}/bin/java \
-      --suffix PATH : ${lib.makeBinPath [ bubblewrap nix util-linux coreutils ]}
+    install -m 755 target/nixo $out/libexec/nixo
+    for command in nix-exec nixo; do
+      makeWrapper $out/libexec/$command $out/bin/$command \
+        --set NIXEXEC_APP_DIR $out/share/nix-exec \
+        --set NIXEXEC_JAVA ${jdk21_headless}/bin/java \
+        --suffix PATH : ${lib.makeBinPath [ bubblewrap nix util-linux coreutils ]}
+    done
     runHook postInstall
   '';
 

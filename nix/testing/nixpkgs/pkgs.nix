@@ -619,6 +619,23 @@ let
     statistics = octavePackage "octave-statistics" "statistics";
   };
 
+  # ------------------------------------------ tools of nixo's catalog (issue 37)
+
+  # Debian's rustc and cargo. rustc takes its sysroot from where its
+  # librustc_driver lies (the fixup copies it into $out/lib), so the standard
+  # library's rlibs go to $out/lib/rustlib; it links with the environment's
+  # `cc` (gcc), as nixpkgs' rustc does.
+  rustc = hostPackage "rustc-host" ''
+    cp -L /usr/bin/rustc $out/bin/rustc
+    cp -a /usr/lib/rustlib $out/lib/rustlib
+  '';
+  cargo = hostBins "cargo-host" [ "/usr/bin/cargo" ];
+  ripgrep = hostBins "ripgrep-host" [ "/usr/bin/rg" ];
+  # Debian names fd's binary fdfind (a name clash there); nixpkgs' is fd.
+  fd = hostPackage "fd-host" ''cp -L /usr/bin/fdfind $out/bin/fd'';
+  zsh = hostBins "zsh-host" [ "/usr/bin/zsh" ];
+  less = hostBins "less-host" [ "/usr/bin/less" ];
+
   # ------------------------------------------------- failure cases for tests
 
   # A build that fails after printing a log, for the "tail of the build log" error.
@@ -658,7 +675,8 @@ in {
     python3 python3Packages perl perlPackages lua5_4 lua5_4Packages
     ruby rubyPackages broken slow manyPaths manyMorePaths
     gnugrep gnused findutils diffutils gnutar gzip gawk jq gnumake curl netcat dig git binutils gcc
-    ghc haskellPackages octave octavePackages;
+    ghc haskellPackages octave octavePackages
+    rustc cargo ripgrep fd zsh less;
   python311 = python3;
   python311Packages = python3Packages;
   lua = lua5_4;

@@ -44,7 +44,8 @@ in
   inherit (package.passthru) mavenRepository;
   # what evaluation can check, failing on the first that does not hold: every entry is the Maven
   # Central file its path names, with a well-formed sha256, once; the build uses the repository;
-  # the command ./mvnw package makes (target/nix-exec, docs/cli.md) is installed as bin/nix-exec
+  # the command ./mvnw package makes (target/nix-exec, docs/cli.md) is installed as bin/nix-exec,
+  # and target/nixo as bin/nixo
   checks =
     let
       paths = map (f: f.path) lock.files;
@@ -53,12 +54,15 @@ in
         (unsafeDiscardStringContext package.buildPhase);
       install = builtins.unsafeDiscardStringContext package.installPhase;
       installsCommand = lib.hasInfix "install -m 755 target/nix-exec $out/libexec/nix-exec" install
-        && lib.hasInfix "makeWrapper $out/libexec/nix-exec $out/bin/nix-exec" install
+        && lib.hasInfix "for command in nix-exec nixo; do" install
+        && lib.hasInfix "makeWrapper $out/libexec/$command $out/bin/$command" install
         && package.meta.mainProgram == "nix-exec";
+      installsNixo = lib.hasInfix "install -m 755 target/nixo $out/libexec/nixo" install;
     in
     assert lib.assertMsg (notCentral == [ ]) "maven-lock.json: bad url or sha256: ${(builtins.head notCentral).path}";
     assert lib.assertMsg (lib.length (lib.unique paths) == lib.length paths) "maven-lock.json: a path twice";
     assert lib.assertMsg inBuild "package.nix: the build does not use the lock's repository";
     assert lib.assertMsg installsCommand "package.nix: target/nix-exec is not installed as bin/nix-exec";
+    assert lib.assertMsg installsNixo "package.nix: target/nixo is not installed as bin/nixo";
     "nixos/package.nix evaluates over ${toString (lib.length paths)} locked Maven files";
 }

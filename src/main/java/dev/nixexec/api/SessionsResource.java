@@ -50,14 +50,18 @@ public class SessionsResource {
         this.limits = limits;
     }
 
-    /** The create body as received; {@code idle_ttl} as a duration ("90s", "2h") or seconds. */
+    /**
+     * The create body as received; {@code idle_ttl} as a duration ("90s", "2h") or seconds;
+     * {@code host_workspace} an absolute host directory (local mode only).
+     */
     @Schema(name = "SessionCreateBody")
     public record CreateBody(List<String> packages, String profile, SpecBody spec, String network,
-            Map<String, String> env, String name, String agent, String description, JsonNode idleTtl) {
+            Map<String, String> env, String name, String agent, String description, JsonNode idleTtl,
+            String hostWorkspace) {
 
         SessionRequest request() {
             return new SessionRequest(packages, profile, spec, network, env, name, agent, description,
-                    SubmitBody.duration("idle_ttl", idleTtl));
+                    SubmitBody.duration("idle_ttl", idleTtl), hostWorkspace);
         }
     }
 

@@ -7,7 +7,8 @@ import java.util.List;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-@Command(name = "build", description = "Build an environment ahead, so later jobs and sessions with it start at once; prints its store path.")
+@Command(name = "build", mixinStandardHelpOptions = true, description = "Build an environment ahead, so later jobs and sessions with it start at once; prints its store path.",
+        footer = {"", "Examples:", "  ${ROOT-COMMAND-NAME} build --with jq,ripgrep", "  ${ROOT-COMMAND-NAME} build --profile build-install"})
 final class BuildCommand extends ClientCommand {
 
     @Option(names = {"-l", "--language"}, paramLabel = "LANGUAGE", description = "the language it is for (default bash)")

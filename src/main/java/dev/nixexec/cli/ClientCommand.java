@@ -16,6 +16,7 @@ import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.constructor.SafeConstructor;
 import org.yaml.snakeyaml.error.YAMLException;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.ParentCommand;
 
 /** A command that talks to a server: {@link #run(Server)} answers the exit code. */
 abstract class ClientCommand implements Callable<Integer> {
@@ -23,10 +24,16 @@ abstract class ClientCommand implements Callable<Integer> {
     @Mixin
     ClientOptions client;
 
+    @ParentCommand
+    NixExecCommand root;
+
     final Terminal terminal = Terminal.ofProcess();
 
     @Override
     public final Integer call() {
+        if (root != null) {
+            client.inherit(root.global);
+        }
         return run(client.connect());
     }
 

@@ -21,6 +21,20 @@ final class ClientOptions {
     @Option(names = "--json", description = "answer in JSON; streams as NDJSON, one event a line")
     boolean json;
 
+    /**
+     * Takes what was given before the command's name ({@code nix-exec --json --server URL list}, as
+     * docker, kubectl and gh take it) where this command's own options gave nothing.
+     */
+    void inherit(ClientOptions global) {
+        if (server == null) {
+            server = global.server;
+        }
+        if (key == null) {
+            key = global.key;
+        }
+        json = json || global.json;
+    }
+
     Server connect() {
         String url = Optional.ofNullable(server).or(() -> env("NIXEXEC_SERVER")).orElse(DEFAULT_SERVER);
         URI uri;

@@ -10,7 +10,9 @@ import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-@Command(name = "completion", description = "Print bash completion for nix-exec: source <(nix-exec completion bash)")
+@Command(name = "completion", mixinStandardHelpOptions = true,
+        description = "Print bash completion for ${ROOT-COMMAND-NAME}: source <(${ROOT-COMMAND-NAME} completion bash)",
+        footer = {"", "Example:", "  source <(${ROOT-COMMAND-NAME} completion bash)"})
 final class CompletionCommand implements Callable<Integer> {
 
     /** The commands whose first argument is a session; their completion asks the server for names. */
@@ -27,7 +29,7 @@ final class CompletionCommand implements Callable<Integer> {
         if (shell != null && !shell.equals("bash")) {
             throw new CommandFailure(Exit.USAGE, "completion: '" + Printable.line(shell) + "' is not a shell this has: bash");
         }
-        System.out.print(AutoComplete.bash("nix-exec", spec.root().commandLine()));
+        System.out.print(AutoComplete.bash(spec.root().name(), spec.root().commandLine()));
         System.out.print(sessionNames());
         System.out.flush();
         return Exit.OK.code;
@@ -51,15 +53,24 @@ final class CompletionCommand implements Callable<Integer> {
         valued.removeAll(List.of("--server", "--key"));
         return """
 
-                # Session names for %s (nix-exec list --names)
+                # Session names for %s (%s list --names)
                 _nix_exec_session_names() {
-                  local line=${COMP_LINE:0:COMP_POINT} words i word positional=0 connection=()
+                  local line=${COMP_LINE:0:COMP_POINT} words i word command=1 positional=0 connection=()
                   read -ra words <<< "$line"
                   [[ $line =~ [[:space:]]$ ]] && words+=("")
                   local last=$((${#words[@]} - 1))
-                  ((last >= 2)) || return 1
-                  case ${words[1]} in %s) ;; *) return 1 ;; esac
-                  for ((i = 2; i < last; i++)); do
+                  # --server, --key and --json may come before the command's name too
+                  while ((command < last)); do
+                    case ${words[command]} in
+                      --server|--key) connection+=("${words[command]}" "${words[command + 1]}"); command=$((command + 2)) ;;
+                      --server=*|--key=*) connection+=("${words[command]}"); command=$((command + 1)) ;;
+                      --json) command=$((command + 1)) ;;
+                      *) break ;;
+                    esac
+                  done
+                  ((last > command)) || return 1
+                  case ${words[command]} in %s) ;; *) return 1 ;; esac
+                  for ((i = command + 1; i < last; i++)); do
                     word=${words[i]}
                     case $word in
                       --) return 1 ;;
@@ -77,11 +88,11 @@ final class CompletionCommand implements Callable<Integer> {
                 }
 
                 _nix_exec_complete() {
-                  _nix_exec_session_names || _complete_nix-exec "$@"
+                  _nix_exec_session_names || _complete_%s "$@"
                 }
 
-                complete -F _nix_exec_complete -o default nix-exec
-                """.formatted(String.join(", ", SESSION_COMMANDS), String.join("|", SESSION_COMMANDS),
-                String.join("|", valued));
+                complete -F _nix_exec_complete -o default %s
+                """.formatted(String.join(", ", SESSION_COMMANDS), spec.root().name(), String.join("|", SESSION_COMMANDS),
+                String.join("|", valued), spec.root().name(), spec.root().name());
     }
 }

@@ -8,7 +8,8 @@ import java.util.Map;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-@Command(name = "create", description = "Create a session and wait until its environment is built; prints its id.")
+@Command(name = "create", mixinStandardHelpOptions = true, description = "Create a session and wait until its environment is built; prints its id.",
+        footer = {"", "Examples:", "  ${ROOT-COMMAND-NAME} create --with jq,ripgrep --name work --network off", "  ${ROOT-COMMAND-NAME} create --profile build-install --workspace ."})
 final class CreateCommand extends ClientCommand {
 
     @Option(names = "--with", split = ",", paramLabel = "PACKAGE", description = "nixpkgs packages, comma-separated")
@@ -20,8 +21,9 @@ final class CreateCommand extends ClientCommand {
     @Option(names = "--spec", paramLabel = "FILE", description = "a spec file, YAML or JSON: {name?, packages, env?, network?, writable?}")
     Path spec;
 
-    @Option(names = "--network", description = "give the session the network (if the tenant's policy allows it)")
-    boolean network;
+    @Option(names = "--network", arity = "0", parameterConsumer = NetworkMode.class, paramLabel = "off|full",
+            description = "off, or full: the session reaches out (if the tenant's policy allows it); bare --network is full")
+    String network;
 
     @Option(names = {"-e", "--env"}, paramLabel = "NAME=VALUE", description = "an environment variable of every command")
     Map<String, String> env;
@@ -38,6 +40,10 @@ final class CreateCommand extends ClientCommand {
     @Option(names = "--idle-ttl", paramLabel = "DURATION", description = "destroyed after this long unused, e.g. 30m")
     String idleTtl;
 
+    @Option(names = "--workspace", paramLabel = "DIR",
+            description = "local mode: mount this host directory at /workspace (inside nixexec.mcp.roots.allowed-prefixes)")
+    Path workspace;
+
     @Option(names = "--no-wait", description = "print the id at once, while the environment builds")
     boolean noWait;
 
@@ -46,14 +52,17 @@ final class CreateCommand extends ClientCommand {
         ObjectNode body = object();
         putEnvironment(body, with, profile, spec);
         putMap(body, "env", env);
-        if (network) {
-            body.put("network", "full");
+        if (network != null) {
+            body.put("network", network);
         }
         for (Map.Entry<String, String> field : Map.of("name", nonNull(name), "agent", nonNull(agent),
                 "description", nonNull(description)).entrySet()) {
             if (!field.getValue().isEmpty()) {
                 body.put(field.getKey(), field.getValue());
             }
+        }
+        if (workspace != null) {
+            body.put("host_workspace", workspace.toAbsolutePath().normalize().toString());
         }
         if (idleTtl != null) {
             body.set("idle_ttl", duration(idleTtl));

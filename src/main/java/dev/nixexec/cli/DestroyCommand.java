@@ -3,7 +3,8 @@ package dev.nixexec.cli;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 
-@Command(name = "destroy", description = "Destroy a session: its running commands are cancelled, its files deleted.")
+@Command(name = "destroy", mixinStandardHelpOptions = true, description = "Destroy a session: its running commands are cancelled, its files deleted.",
+        footer = {"", "Example:", "  ${ROOT-COMMAND-NAME} destroy work"})
 final class DestroyCommand extends ClientCommand {
 
     @Parameters(index = "0", paramLabel = "SESSION", description = "the session's id or name")

@@ -28,7 +28,8 @@ import picocli.CommandLine.Parameters;
  * input is sent as from a pipe, and the shell is written as NDJSON ({@link ShellOutput.Events}).
  * The command's exit code is the shell's.
  */
-@Command(name = "enter", description = "Open the session's interactive shell (a real terminal; stdin may be a pipe; NDJSON events with --json).")
+@Command(name = "enter", mixinStandardHelpOptions = true, description = "Open the session's interactive shell (a real terminal; stdin may be a pipe; NDJSON events with --json).",
+        footer = {"", "Examples:", "  ${ROOT-COMMAND-NAME} enter work", "  printf 'make test\\n' | ${ROOT-COMMAND-NAME} enter work"})
 final class EnterCommand extends ClientCommand {
 
     private static final Pattern EXIT = Pattern.compile("exit (\\d{1,9})");

@@ -7,7 +7,8 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-@Command(name = "exec", description = "Run a command in a session: its stdout, stderr and exit code are this command's.")
+@Command(name = "exec", mixinStandardHelpOptions = true, description = "Run a command in a session: its stdout, stderr and exit code are this command's.",
+        footer = {"", "Examples:", "  echo '{\"a\": 5}' | ${ROOT-COMMAND-NAME} exec -i work -- jq .a", "  ${ROOT-COMMAND-NAME} exec work --code 'print(6*7)' -l python"})
 final class ExecCommand extends ClientCommand {
 
     @Parameters(index = "0", paramLabel = "SESSION", description = "the session's id or name")

@@ -8,7 +8,8 @@ import java.util.Map;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-@Command(name = "jobs", description = "List the tenant's recent jobs, newest first.")
+@Command(name = "jobs", mixinStandardHelpOptions = true, description = "List the tenant's recent jobs, newest first.",
+        footer = {"", "Example:", "  ${ROOT-COMMAND-NAME} jobs --status failed --limit 5"})
 final class JobsCommand extends ClientCommand {
 
     @Option(names = "--status", paramLabel = "STATUS", description = "queued, building, running, succeeded, failed, timed_out, cancelled, error")

@@ -6,7 +6,8 @@ import java.util.List;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-@Command(name = "list", description = "List the tenant's live sessions, newest first.")
+@Command(name = "list", mixinStandardHelpOptions = true, description = "List the tenant's live sessions, newest first.",
+        footer = {"", "Examples:", "  ${ROOT-COMMAND-NAME} list", "  ${ROOT-COMMAND-NAME} list --json | jq -r '.[].name'"})
 final class ListCommand extends ClientCommand {
 
     @Option(names = "--names", description = "only the names (the id of a session without one), one a line: for scripts and completion")

@@ -5,7 +5,8 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-@Command(name = "logs", description = "Follow a job's events until it ends: its output, or NDJSON events with --json.")
+@Command(name = "logs", mixinStandardHelpOptions = true, description = "Follow a job's events until it ends: its output, or NDJSON events with --json.",
+        footer = {"", "Examples:", "  ${ROOT-COMMAND-NAME} logs JOB_ID", "  ${ROOT-COMMAND-NAME} logs --json --since 3 JOB_ID"})
 final class LogsCommand extends ClientCommand {
 
     @Parameters(index = "0", paramLabel = "JOB", description = "the job's id")

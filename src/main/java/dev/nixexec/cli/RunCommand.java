@@ -9,7 +9,8 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-@Command(name = "run", description = "Run CODE as one job: its stdout, stderr and exit code are this command's.")
+@Command(name = "run", mixinStandardHelpOptions = true, description = "Run CODE as one job: its stdout, stderr and exit code are this command's.",
+        footer = {"", "Examples:", "  ${ROOT-COMMAND-NAME} run -l python 'print(6*7)'", "  echo 'echo hi' | ${ROOT-COMMAND-NAME} run -l bash -"})
 final class RunCommand extends ClientCommand {
 
     @Option(names = {"-l", "--language"}, required = true, paramLabel = "LANGUAGE",
@@ -28,8 +29,9 @@ final class RunCommand extends ClientCommand {
     @Option(names = {"-e", "--env"}, paramLabel = "NAME=VALUE", description = "an environment variable of the job")
     Map<String, String> env;
 
-    @Option(names = "--network", description = "give the job the network (if the tenant's policy allows it)")
-    boolean network;
+    @Option(names = "--network", arity = "0", parameterConsumer = NetworkMode.class, paramLabel = "off|full",
+            description = "off, or full: the job reaches out (if the tenant's policy allows it); bare --network is full")
+    String network;
 
     @Option(names = {"-i", "--stdin"}, description = "pass this command's standard input to the program")
     boolean stdin;
@@ -58,8 +60,8 @@ final class RunCommand extends ClientCommand {
         if (timeout != null) {
             body.set("timeout", duration(timeout));
         }
-        if (network) {
-            body.put("network", "full");
+        if (network != null) {
+            body.put("network", network);
         }
         if (stdin) {
             body.put("stdin", readStdin());

@@ -31,6 +31,8 @@ final class ServeCommand implements Callable<Integer> {
                 .versionProvider(new NixExecCommand.Version());
         spec.usageMessage().description("Start the HTTP service (for systemd and the NixOS module).",
                 "Flags are the strongest configuration source: over -D given to java, NIXEXEC_* variables and the YAML file.");
+        spec.usageMessage().footer("", "Examples:", "  ${ROOT-COMMAND-NAME} serve -timeout 45s -name my-fleet",
+                "  ${ROOT-COMMAND-NAME} serve -config /etc/nix-exec/config.yaml -Dnixexec.node.role=worker");
         addFlags(spec);
         command.spec = spec;
         return spec;

@@ -32,7 +32,8 @@ import java.util.function.Consumer;
 /**
  * {@code nix-exec} with no command, as MCP clients start it ({@code {"command": "nix-exec",
  * "args": [...]}}): an MCP server on stdin and stdout, relayed ({@link McpRelay}) to a service's
- * {@code /mcp}. With {@code NIXEXEC_SERVER} that is the team's server, with {@code NIXEXEC_KEY}.
+ * {@code /mcp}. With {@code --server} or {@code NIXEXEC_SERVER} that is the team's server, with {@code --key} or
+ * {@code NIXEXEC_KEY}.
  * Without, it is a local-mode service on this machine, one per state directory: the first
  * nix-exec on it runs the service in its own process, on 127.0.0.1 and a free port, and writes
  * the port and a random secret the service requires of every request to a file only this user
@@ -66,20 +67,23 @@ final class StdioServer {
      * Serves MCP on stdin/stdout until stdin ends. {@code settings} are the flags' properties,
      * {@code flags} the flags given, {@code file} what the YAML file sets (for the state directory).
      */
-    static int run(Map<String, String> settings, Map<String, String> file, java.util.List<String> flags)
-            throws InterruptedException {
+    static int run(Map<String, String> settings, Map<String, String> file, java.util.List<String> flags,
+            ClientOptions upstream) throws InterruptedException {
         // stdout is the protocol's alone: whatever else would print there (the framework) goes to stderr
         OutputStream protocol = new FileOutputStream(FileDescriptor.out);
         System.setOut(new PrintStream(new FileOutputStream(FileDescriptor.err), true, StandardCharsets.UTF_8));
         Consumer<String> log = line -> System.err.println("nix-exec: " + Printable.line(line));
-        String server = System.getenv("NIXEXEC_SERVER");
+        // --server and --key before no command name the team's server as they do for every client command
+        String source = upstream.server != null ? "--server" : "NIXEXEC_SERVER";
+        String server = upstream.server != null ? upstream.server : System.getenv("NIXEXEC_SERVER");
         if (server != null && !server.isBlank()) {
             if (!flags.isEmpty()) {
-                log.accept("relaying to " + server + " (NIXEXEC_SERVER): the service's flags are that server's to set, "
+                log.accept("relaying to " + server + " (" + source + "): the service's flags are that server's to set, "
                         + "ignored here: " + String.join(" ", flags));
             }
-            McpRelay.Upstream team = new McpRelay.Upstream(mcpUri(server),
-                    Optional.ofNullable(System.getenv("NIXEXEC_KEY")).filter(key -> !key.isBlank()));
+            McpRelay.Upstream team = new McpRelay.Upstream(mcpUri(server, source),
+                    Optional.ofNullable(upstream.key).or(() -> Optional.ofNullable(System.getenv("NIXEXEC_KEY")))
+                            .filter(key -> !key.isBlank()));
             return new McpRelay(team, lost -> Optional.empty(), log).run(System.in, protocol);
         }
         StdioServer local = new StdioServer(settings, flags, stateDir(settings, file, System.getenv()), log);
@@ -96,12 +100,12 @@ final class StdioServer {
         }
     }
 
-    static URI mcpUri(String server) {
+    static URI mcpUri(String server, String source) {
         String base = server.strip().replaceAll("/+$", "");
         try {
             return URI.create(base.endsWith("/mcp") ? base : base + "/mcp");
         } catch (IllegalArgumentException e) {
-            throw new CommandFailure(Exit.USAGE, "NIXEXEC_SERVER: '" + server + "' is not a URL");
+            throw new CommandFailure(Exit.USAGE, source + ": '" + server + "' is not a URL");
         }
     }
 

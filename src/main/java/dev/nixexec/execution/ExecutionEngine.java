@@ -69,9 +69,12 @@ public class ExecutionEngine {
                     Optional.of(dir), Optional.empty(), args, hostMounts);
         }
 
-        /** The same request in a session's paths, materialised by the worker (private to the service). */
+        /**
+         * The same request in a session's paths, materialised by the worker (private to the service);
+         * a host directory given before stays the session's /workspace.
+         */
         public ValidatedRequest withPersistentPaths(PersistentPaths paths) {
-            return new ValidatedRequest(language, environment, code, env, stdin, limits, network, Optional.empty(),
+            return new ValidatedRequest(language, environment, code, env, stdin, limits, network, hostWorkspace,
                     Optional.empty(), Optional.of(paths), args, hostMounts);
         }
 

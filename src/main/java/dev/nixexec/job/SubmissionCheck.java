@@ -78,7 +78,8 @@ public class SubmissionCheck {
                 throw new InvalidRequestException(List.of(new FieldError(e.field(), e.getMessage())), false);
             }
         }
-        if (submission.hostWorkspace().isPresent() && !submission.files().isEmpty()) {
+        // a session's own files (home, cache) go with a host /workspace; a job's workspace or files do not
+        if (submission.hostWorkspace().isPresent() && !submission.files().isEmpty() && submission.session().isEmpty()) {
             throw new InvalidRequestException(List.of(new FieldError("workspace",
                     "a job with a host directory at /workspace takes no workspace, files or artifacts")), false);
         }

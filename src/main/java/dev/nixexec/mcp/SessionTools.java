@@ -82,7 +82,7 @@ public class SessionTools {
             SessionView session;
             try (KeyLimits.Wait held = limits.startWait(caller)) {
                 session = sessions.create(caller, new SessionRequest(packages, profile, null, network, env, name, agent,
-                        description, Optional.ofNullable(idleTtl).map(Duration::ofSeconds)), config.mcp().runWait());
+                        description, Optional.ofNullable(idleTtl).map(Duration::ofSeconds), null), config.mcp().runWait());
             }
             return new ToolResponse(session.status().equals("failed"), List.of(new TextContent(text(session))), session,
                     null);

@@ -73,8 +73,10 @@ public final class BwrapArguments {
         if (spec.persistent().isPresent()) {
             PersistentPaths persistent = spec.persistent().get();
             for (PersistentPaths.Mount m : PersistentPaths.MOUNTS) {
+                boolean host = m.target().equals(WORKSPACE) && spec.hostWorkspace().isPresent();
                 a.addAll(List.of(persistent.writable(m.target()) ? "--bind" : "--ro-bind",
-                        persistent.root().resolve(m.directory()).toString(), m.target()));
+                        host ? spec.hostWorkspace().get().toString() : persistent.root().resolve(m.directory()).toString(),
+                        m.target()));
             }
             if (!persistent.writable(PersistentPaths.TMP)) {
                 a.addAll(List.of("--remount-ro", PersistentPaths.TMP));

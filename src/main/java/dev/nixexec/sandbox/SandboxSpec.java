@@ -12,7 +12,8 @@ import java.util.Optional;
  * only, a checked host directory to mount read-write at {@code /workspace} instead of a fresh one;
  * or a workspace the worker materialised in a private directory of its own, which the sandbox
  * gives to the run's uid before mounting it; or a session's {@link PersistentPaths} (materialised
- * the same way) at /workspace, /home/sandbox and /cache. {@code args} follow the code file in the
+ * the same way) at /workspace, /home/sandbox and /cache, in local mode with a checked host
+ * directory at /workspace instead of the session's own. {@code args} follow the code file in the
  * program's argv, each its own element. {@code hostMounts} (local mode only, checked) are host paths
  * bind-mounted at their own paths, read-only or read-write.
  */
@@ -30,8 +31,8 @@ public record SandboxSpec(String environmentPath, List<String> closure, String c
         env = Map.copyOf(env);
         hostWorkspace = hostWorkspace == null ? Optional.empty() : hostWorkspace;
         materialisedWorkspace = materialisedWorkspace == null ? Optional.empty() : materialisedWorkspace;
-        if (java.util.stream.Stream.of(hostWorkspace, materialisedWorkspace, persistent).filter(Optional::isPresent)
-                .count() > 1) {
+        // a session's persistent paths may have a host directory at /workspace; nothing else combines
+        if (materialisedWorkspace.isPresent() && (hostWorkspace.isPresent() || persistent.isPresent())) {
             throw new IllegalArgumentException("a run has one /workspace");
         }
     }

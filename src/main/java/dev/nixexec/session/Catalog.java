@@ -50,9 +50,30 @@ public class Catalog {
     }
 
     private final Contents contents;
+    /** Each entry's name to its attribute, agents before tools. */
+    private final Map<String, String> attributes;
 
     public Catalog(NixExecConfig config, ObjectMapper json) {
         this.contents = config.catalog().file().map(file -> read(file, json)).orElseGet(() -> builtIn(json));
+        Map<String, String> byName = new java.util.LinkedHashMap<>();
+        for (CatalogEntry entry : contents.tools()) {
+            byName.put(entry.name(), entry.attribute());
+        }
+        for (CatalogEntry entry : contents.agents()) {
+            byName.put(entry.name(), entry.attribute());
+        }
+        this.attributes = Map.copyOf(byName);
+    }
+
+    /**
+     * Packages as nixo named them: a catalog name stands for its attribute ({@code amp} is
+     * {@code amp-cli}, {@code aider} {@code aider-chat}); every other name is left as given.
+     */
+    public List<String> resolve(List<String> packages) {
+        if (packages == null) {
+            return null;
+        }
+        return packages.stream().map(name -> attributes.getOrDefault(name, name)).toList();
     }
 
     /** The entries whose name, description or category contains {@code filter} (any case); all for none. */

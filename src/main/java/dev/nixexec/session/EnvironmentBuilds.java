@@ -42,8 +42,11 @@ public class EnvironmentBuilds {
     private final ProfileSubmissions profiles;
     private final SpecCheck specs;
     private final Tenants tenants;
+    private final Catalog catalog;
 
-    EnvironmentBuilds(JobWaits waits, JobReads reads, ProfileSubmissions profiles, SpecCheck specs, Tenants tenants) {
+    EnvironmentBuilds(JobWaits waits, JobReads reads, ProfileSubmissions profiles, SpecCheck specs, Tenants tenants,
+            Catalog catalog) {
+        this.catalog = catalog;
         this.waits = waits;
         this.reads = reads;
         this.profiles = profiles;
@@ -79,7 +82,8 @@ public class EnvironmentBuilds {
             submission = new JobService.Submission(language, code, spec.packages(), spec.env(), "", Optional.empty(),
                     spec.network(), mark, Optional.empty(), JobFiles.NONE);
         } else {
-            submission = new JobService.Submission(language, code, request.packages(), Map.of(), "", Optional.empty(),
+            submission = new JobService.Submission(language, code, catalog.resolve(request.packages()), Map.of(), "",
+                    Optional.empty(),
                     false, mark, Optional.empty(), JobFiles.NONE);
         }
         JobView job = waits.submit(caller, submission, null, wait).job();

@@ -27,13 +27,13 @@ class SessionRepository {
             String profile, boolean network, Map<String, String> env, List<String> writable, String agent,
             String description, Duration idleTtl, UUID buildJobId, UUID workspaceId, String storePath,
             String nixpkgsRevision, String error, OffsetDateTime createdAt, OffsetDateTime lastUsedAt,
-            OffsetDateTime expiresAt) {
+            OffsetDateTime expiresAt, String hostWorkspace) {
     }
 
     private static final String COLUMNS = """
             SELECT id, tenant_id, key_id, name, status, packages::text AS packages, profile, network, env::text AS env,
                    writable::text AS writable, agent, description, idle_ttl_ms, build_job_id, workspace_id, store_path,
-                   nixpkgs_revision, error, created_at, last_used_at, expires_at
+                   nixpkgs_revision, error, created_at, last_used_at, expires_at, host_workspace
               FROM sessions
             """;
 
@@ -63,10 +63,12 @@ class SessionRepository {
     boolean insert(Row r) {
         return em.createNativeQuery("""
                 INSERT INTO sessions (id, tenant_id, key_id, name, status, packages, profile, network, env, writable,
-                                      agent, description, idle_ttl_ms, workspace_id, created_at, last_used_at, expires_at)
+                                      agent, description, idle_ttl_ms, workspace_id, host_workspace, created_at,
+                                      last_used_at, expires_at)
                 VALUES (:id, :tenant, CAST(:key AS uuid), CAST(:name AS text), 'building', CAST(:packages AS jsonb),
                         CAST(:profile AS text), :network, CAST(:env AS jsonb), CAST(:writable AS jsonb),
-                        CAST(:agent AS text), CAST(:description AS text), :idle_ttl_ms, :workspace, now(), now(),
+                        CAST(:agent AS text), CAST(:description AS text), :idle_ttl_ms, :workspace,
+                        CAST(:host_workspace AS text), now(), now(),
                         now() + make_interval(secs => :idle_ttl_seconds))
                 ON CONFLICT (tenant_id, name) WHERE status <> 'destroyed' AND name IS NOT NULL DO NOTHING
                 """).setParameter("id", r.id()).setParameter("tenant", r.tenantId()).setParameter("key", r.keyId())
@@ -75,6 +77,7 @@ class SessionRepository {
                 .setParameter("env", write(r.env())).setParameter("writable", write(r.writable()))
                 .setParameter("agent", r.agent()).setParameter("description", r.description())
                 .setParameter("idle_ttl_ms", r.idleTtl().toMillis()).setParameter("workspace", r.workspaceId())
+                .setParameter("host_workspace", r.hostWorkspace())
                 .setParameter("idle_ttl_seconds", r.idleTtl().toMillis() / 1000.0).executeUpdate() == 1;
     }
 
@@ -159,7 +162,7 @@ class SessionRepository {
                 (String) t.get("description"), Duration.ofMillis(((Number) t.get("idle_ttl_ms")).longValue()),
                 (UUID) t.get("build_job_id"), (UUID) t.get("workspace_id"), (String) t.get("store_path"),
                 (String) t.get("nixpkgs_revision"), (String) t.get("error"), time(t, "created_at"),
-                time(t, "last_used_at"), time(t, "expires_at"))).toList();
+                time(t, "last_used_at"), time(t, "expires_at"), (String) t.get("host_workspace"))).toList();
     }
 
     private static OffsetDateTime time(Tuple row, String column) {

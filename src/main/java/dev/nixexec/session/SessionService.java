@@ -1,6 +1,7 @@
 package dev.nixexec.session;
 
 import dev.nixexec.audit.AuditLog;
+import dev.nixexec.config.HostWorkspaces;
 import dev.nixexec.config.NixExecConfig;
 import dev.nixexec.execution.ExecutionEngine;
 import dev.nixexec.execution.ExecutionRequest;
@@ -18,6 +19,7 @@ import dev.nixexec.workspace.JobFiles;
 import dev.nixexec.workspace.WorkspaceService;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -59,10 +61,14 @@ public class SessionService {
     private final JobTransitions transitions;
     private final WorkspaceService workspaces;
     private final AuditLog audit;
+    private final Catalog catalog;
+    private final HostWorkspaces hostWorkspaces;
 
     SessionService(NixExecConfig config, SessionRepository repository, Profiles profiles, Tenants tenants,
             ExecutionEngine engine, JobService jobs, JobWaits waits, JobReads reads, JobTransitions transitions,
-            WorkspaceService workspaces, AuditLog audit) {
+            WorkspaceService workspaces, AuditLog audit, Catalog catalog, HostWorkspaces hostWorkspaces) {
+        this.catalog = catalog;
+        this.hostWorkspaces = hostWorkspaces;
         this.config = config;
         this.repository = repository;
         this.profiles = profiles;
@@ -76,8 +82,11 @@ public class SessionService {
         this.audit = audit;
     }
 
-    /** What a request comes to: the spec the session is built from, and the profile it named. */
-    private record Resolved(Spec spec, String profile) {
+    /**
+     * What a request comes to: the spec the session is built from, the profile it named, and the
+     * host directory at its /workspace (the real path, checked).
+     */
+    private record Resolved(Spec spec, String profile, Optional<Path> hostWorkspace) {
     }
 
     /**
@@ -106,7 +115,7 @@ public class SessionService {
             SessionRepository.Row stored = new SessionRepository.Row(id, caller.tenantId(), caller.keyId(),
                     request.name(), SessionStatus.BUILDING, spec.packages(), resolved.profile(), spec.network(),
                     spec.env(), writable(spec), request.agent(), request.description(), idleTtl, null, workspace, null,
-                    null, null, null, null, null);
+                    null, null, null, null, null, resolved.hostWorkspace().map(Path::toString).orElse(null));
             if (!repository.insert(stored)) {
                 throw new Refusal(Refusal.Kind.CONFLICT, "a session named '" + request.name() + "' exists");
             }
@@ -300,7 +309,7 @@ public class SessionService {
             // the spec's words read as a profile's are (SpecBody); unreadable ones are reported with the rest
             base = r.spec().read("spec.", errors).orElse(new Spec(List.of(), Map.of(), false, null));
         } else {
-            base = new Spec(r.packages(), Map.of(), false, null);
+            base = new Spec(catalog.resolve(r.packages()), Map.of(), false, null);
         }
         boolean network = network("network", r.network(), base.network(), errors);
         Map<String, String> env = new LinkedHashMap<>(base.env());
@@ -315,6 +324,7 @@ public class SessionService {
         if (r.description() != null && r.description().length() > MAX_TEXT) {
             errors.add(new FieldError("description", "at most " + MAX_TEXT + " characters"));
         }
+        Optional<Path> host = hostWorkspace(r.hostWorkspace(), errors);
         if (network && !tenants.policy(caller.tenantId()).networkAllowed()) {
             errors.add(new FieldError(profile != null ? "profile" : "network", (profile != null ? "profile '" + profile
                     + "' needs network \"full\", which" : "network \"full\"") + " is not allowed for this tenant"));
@@ -324,7 +334,36 @@ public class SessionService {
         }
         // the engine's own rules for packages and env, as the build job will meet them
         engine.validate(new ExecutionRequest("bash", "true", base.packages(), env, "", Optional.empty(), network));
-        return new Resolved(new Spec(base.packages(), env, network, base.writable()), profile);
+        return new Resolved(new Spec(base.packages(), env, network, base.writable()), profile, host);
+    }
+
+    /**
+     * nixo's {@code create --workspace DIR}: a host directory at the session's /workspace, only in
+     * the single-user local mode and inside {@code nixexec.mcp.roots.allowed-prefixes}, as an MCP
+     * root is ({@link HostWorkspaces}: asked again before each run). With keys on, never.
+     */
+    private Optional<Path> hostWorkspace(String asked, List<FieldError> errors) {
+        if (asked == null) {
+            return Optional.empty();
+        }
+        if (config.auth().enabled()) {
+            errors.add(new FieldError("host_workspace", "a host directory is mounted only in local mode "
+                    + "(nixexec.auth.enabled=false); on a server with keys, put the files in a tenant workspace "
+                    + "(POST /v1/workspaces, then PUT /v1/workspaces/{id}/files/{path}) and name it in a job's workspace"));
+            return Optional.empty();
+        }
+        Optional<Path> permitted;
+        try {
+            permitted = hostWorkspaces.permit(Path.of(asked));
+        } catch (java.nio.file.InvalidPathException e) {
+            permitted = Optional.empty();
+        }
+        if (permitted.isEmpty()) {
+            errors.add(new FieldError("host_workspace", "not a directory this service may mount: the absolute "
+                    + "path of an existing directory inside "
+                    + "nixexec.mcp.roots.allowed-prefixes, with nixexec.mcp.roots.enabled=true"));
+        }
+        return permitted;
     }
 
     private Duration idleTtl(Optional<Duration> asked) {
@@ -370,7 +409,8 @@ public class SessionService {
         Map<String, String> env = new LinkedHashMap<>(session.env());
         env.putAll(exec.env());
         return new JobService.Submission(language, code, session.packages(), env, exec.stdin(), exec.timeout(),
-                session.network(), Map.of(), Optional.empty(), new JobFiles(Optional.of(session.workspaceId().toString()),
+                session.network(), Map.of(), Optional.ofNullable(session.hostWorkspace()).map(Path::of),
+                new JobFiles(Optional.of(session.workspaceId().toString()),
                         List.of(), List.of(ARTIFACTS)), Optional.of(session.id())).withLimits(exec.limits());
     }
 

@@ -1,5 +1,6 @@
 package dev.nixexec.session;
 
+import dev.nixexec.config.HostWorkspaces;
 import dev.nixexec.config.NixExecConfig;
 import dev.nixexec.execution.ExecutionEngine;
 import dev.nixexec.execution.ExecutionRequest;
@@ -55,10 +56,13 @@ public class SessionShellService implements SessionShells {
     private final EnvironmentCache environments;
     private final WorkspaceRuns workspaces;
     private final Tenants tenants;
+    private final HostWorkspaces hostWorkspaces;
 
     SessionShellService(NixExecConfig config, SessionService sessions, SessionRepository repository, SessionRuns runs,
-            ExecutionEngine engine, EnvironmentCache environments, WorkspaceRuns workspaces, Tenants tenants) {
+            ExecutionEngine engine, EnvironmentCache environments, WorkspaceRuns workspaces, Tenants tenants,
+            HostWorkspaces hostWorkspaces) {
         this.tenants = tenants;
+        this.hostWorkspaces = hostWorkspaces;
         this.config = config;
         this.sessions = sessions;
         this.repository = repository;
@@ -110,13 +114,18 @@ public class SessionShellService implements SessionShells {
             throw new Refusal(Refusal.Kind.CONFLICT, "the session was built on nixpkgs " + session.nixpkgsRevision()
                     + ", this node pins " + environment.nixpkgsRevision() + "; create a new session");
         }
+        Optional<java.nio.file.Path> host = Optional.ofNullable(session.hostWorkspace()).map(java.nio.file.Path::of);
+        if (host.isPresent() && host.flatMap(hostWorkspaces::permit).isEmpty()) {
+            throw new Refusal(Refusal.Kind.FORBIDDEN, "the session's host directory " + host.get()
+                    + " may not be mounted on this node (local mode, allowed prefixes only)");
+        }
         WorkspaceRun files = workspaces.prepareUnclaimed(session.tenantId(), session.workspaceId(), request.limits());
         try {
             PersistentPaths paths = runs.paths(files.dir(), new SessionRuns.Context(session.id(),
                     Set.copyOf(session.writable()), Optional.of(session.nixpkgsRevision())));
             SandboxSpec spec = new SandboxSpec(environment.storePath(), environment.closure(),
                     request.language().fileName(), SHELL.getBytes(StandardCharsets.UTF_8), request.language().command(),
-                    request.env(), new byte[0], request.limits(), session.network(), Optional.empty(), Optional.empty(),
+                    request.env(), new byte[0], request.limits(), session.network(), host, Optional.empty(),
                     Optional.of(paths));
             QuarkusTransaction.requiringNew().run(() -> repository.touch(session.id()));
             return Optional.of(new Shell(session, spec, files));

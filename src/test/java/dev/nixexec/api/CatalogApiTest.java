@@ -29,11 +29,14 @@ class CatalogApiTest {
     @Test
     void theDefaultListHasNixosAgentsAndToolsWithTheirAttributes() {
         as(memberKey("catalog")).get("/v1/catalog").then().statusCode(200)
-                .body(json("agents.name", hasItems("claude-code", "codex", "gemini-cli", "aider", "opencode")))
+                .body(json("agents.name", hasItems("claude-code", "codex", "gemini-cli", "amp", "aider", "opencode")))
                 .body(json("agents.find { it.name == 'aider' }.attribute", equalTo("aider-chat")))
+                .body(json("agents.find { it.name == 'amp' }.attribute", equalTo("amp-cli")))
                 .body(json("agents.category", everyItem(notNullValue())))
-                .body(json("tools.name", hasItems("git", "ripgrep", "jq", "gh", "fd")))
-                .body(json("tools.find { it.name == 'make' }.attribute", equalTo("gnumake")))
+                .body(json("tools.name", equalTo(List.of("python312", "nodejs_22", "rustc", "cargo", "go", "git",
+                        "coreutils", "bash", "findutils", "gnugrep", "gnused", "gawk", "gnumake", "gcc", "gnutar", "gzip",
+                        "curl", "cacert", "ripgrep", "fd", "jq", "less", "zsh", "nix"))))
+                .body(json("tools.find { it.name == 'fd' }.attribute", equalTo("fd")))
                 .body(json("tools.find { it.name == 'git' }.containsKey('category')", equalTo(false)));
     }
 
@@ -41,9 +44,10 @@ class CatalogApiTest {
     void aFilterMatchesNameDescriptionOrCategoryInAnyCase() {
         String key = memberKey("catalog");
         as(key).get("/v1/catalog?filter=JSON").then().statusCode(200).body(json("agents", empty()))
-                .body(json("tools.name", equalTo(List.of("jq", "yq"))));
+                .body(json("tools.name", equalTo(List.of("jq"))));
         as(key).get("/v1/catalog?filter=Multi-Provider").then().body(json("agents.name",
-                equalTo(List.of("aider", "opencode", "goose", "crush")))).body(json("tools", empty()));
+                equalTo(List.of("aider", "opencode", "goose", "crush", "plandex", "codebuff", "kilocode",
+                        "open-interpreter")))).body(json("tools", empty()));
         as(key).get("/v1/catalog?filter=ripgr").then().body(json("tools.name", equalTo(List.of("ripgrep"))));
         as(key).get("/v1/catalog?filter=no-such-thing").then().body(json("agents", empty())).body(json("tools", empty()));
     }
@@ -52,7 +56,8 @@ class CatalogApiTest {
     void groupedListsAgentsByCategory() {
         as(memberKey("catalog")).get("/v1/catalog?grouped=true&filter=code").then().statusCode(200)
                 .body(json("agent_categories.vendor.name", hasItems("claude-code", "codex", "qwen-code")))
-                .body(json("agent_categories.multi-provider.name", equalTo(List.of("opencode"))))
+                .body(json("agent_categories.multi-provider.name", equalTo(List.of("opencode", "codebuff", "kilocode",
+                        "open-interpreter"))))
                 .body(json("containsKey('agents')", equalTo(false)))
                 .body(json("tools", empty()));
     }

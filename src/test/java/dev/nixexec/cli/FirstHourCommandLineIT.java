@@ -98,6 +98,9 @@ class FirstHourCommandLineIT {
         // --server and --key on the line are the ones asked
         assertEquals(List.of("beta"), complete(bash.with(Map.of("NIXEXEC_SERVER", "http://127.0.0.1:9", "NIXEXEC_KEY", "nx_wrong")),
                 file, "nix-exec destroy --server " + base + " --key " + key + " b"));
+        // and so are they before the command's name
+        assertEquals(List.of("beta"), complete(bash.with(Map.of("NIXEXEC_SERVER", "http://127.0.0.1:9", "NIXEXEC_KEY", "nx_wrong")),
+                file, "nix-exec --server " + base + " --json --key " + key + " status b"));
         // not where a session goes: the command's words, its options, the program after --
         assertEquals(List.of("create"), complete(bash, file, "nix-exec cre"));
         assertFalse(complete(bash, file, "nix-exec exec alpha-one -- al").contains("alpha-one"));

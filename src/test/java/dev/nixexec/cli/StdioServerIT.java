@@ -74,6 +74,22 @@ class StdioServerIT {
             assertTrue(refused.has("error"), refused.toString());
             assertEquals(-32001, refused.path("error").path("code").asInt(), refused.toString());
         }
+
+        // --server and --key, as every client command takes them, name the team's server over the variables
+        env.put("NIXEXEC_SERVER", "http://127.0.0.1:9");
+        try (StdioSession flagged = StdioSession.start(env,
+                List.of("--server", base.toString(), "--key", memberKey("stdio-flags"), "-timeout", "60s"))) {
+            JsonNode hello = flagged.request("initialize", initializeParams());
+            assertEquals("nix-exec", hello.path("result").path("serverInfo").path("name").asText(), hello.toString());
+            assertEquals(0, flagged.leave(), flagged.stderr());
+            await().atMost(Duration.ofSeconds(30)).until(() -> flagged.stderr()
+                    .contains("(--server): the service's flags are that server's to set, ignored here: -timeout\n"));
+        }
+        // --json answers nothing here: one line and the usage exit, before anything starts
+        try (StdioSession json = StdioSession.start(env, List.of("--json"))) {
+            assertEquals(Exit.USAGE.code, json.leave(), json.stderr());
+            await().atMost(Duration.ofSeconds(30)).until(() -> json.stderr().startsWith("nix-exec: --json: give a command"));
+        }
     }
 
     @Test

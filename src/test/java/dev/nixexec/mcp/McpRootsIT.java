@@ -31,13 +31,13 @@ import org.junit.jupiter.api.Test;
 @QuarkusIntegrationTest
 @TestProfile(McpRootsIT.LocalRoots.class)
 @WithTestResource(NixSpy.class)
-class McpRootsIT {
+public class McpRootsIT {
 
     /**
      * Outside the checkout: the sandbox's per-run uid must reach the root, and a checkout may sit
      * under a directory only its owner can enter (as {@code mktemp -d} makes).
      */
-    static final Path BASE = traversableTempDir();
+    public static final Path BASE = traversableTempDir();
 
     public static class LocalRoots implements QuarkusTestProfile {
         @Override

@@ -61,6 +61,11 @@ class BuiltInProfileEnvironmentsTest {
             Map.entry("gnumake", new Check("""
                     mkdir -p mk && printf 'all: out.txt\\n\\tcat out.txt\\nout.txt:\\n\\techo made > out.txt\\n' > mk/Makefile
                     make -s -C mk""", "made")),
+            Map.entry("rustc", new Check("""
+                    printf 'fn main() { println!("rust {}", 6 * 7); }\\n' > hello.rs
+                    rustc -O -o hello-rs hello.rs && ./hello-rs""", "rust 42")),
+            Map.entry("cargo", new Check("""
+                    (cargo new -q --vcs none hello-cargo && cd hello-cargo && cargo run -q --offline)""", "Hello, world!")),
             Map.entry("curl", new Check("curl --version | head -n 1 | cut -d ' ' -f 1", "curl")),
             Map.entry("netcat", new Check("nc -h 2>&1 | head -n 1 | cut -d ' ' -f 1-2", "OpenBSD netcat")),
             Map.entry("dig", new Check("dig -v 2>&1 | cut -d ' ' -f 1", "DiG")));

@@ -24,6 +24,8 @@ public final class CommandLine {
 
     public static final Path REPO = Path.of(System.getProperty("nixexec-test.repo-dir", ".")).toAbsolutePath();
     public static final Path COMMAND = REPO.resolve("target/nix-exec");
+    /** The same command under nixo's name (src/main/launcher/nixo). */
+    public static final Path NIXO = REPO.resolve("target/nixo");
 
     /** What a run of the command did. */
     public record Outcome(int exit, String stdout, String stderr) {
@@ -65,6 +67,13 @@ public final class CommandLine {
 
     public Outcome run(String... args) throws IOException, InterruptedException {
         return runWithInput(null, args);
+    }
+
+    /** Runs {@code target/nixo} with these arguments. */
+    public Outcome nixo(String... args) throws IOException, InterruptedException {
+        List<String> argv = new ArrayList<>(List.of(NIXO.toString()));
+        argv.addAll(List.of(args));
+        return exec(argv, null);
     }
 
     /** Runs with {@code stdin} as its standard input (null: an empty one). */
