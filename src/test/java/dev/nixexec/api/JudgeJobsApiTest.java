@@ -123,7 +123,7 @@ class JudgeJobsApiTest {
         List<Map<String, Object>> jobs = List.of(
                 Map.of("language", "bash", "code", "echo first"),
                 Map.of("language", "cobol", "code", "x"),
-                Map.of("language", "python", "code", "print('third')", "args", List.of("a\0")),
+                Map.of("language", "python", "code", "print('third')", "args", List.of("a\nb")),
                 Map.of("language", "python", "code", "print('fourth')"));
         JsonPath answer = as(member).body(Map.of("jobs", jobs)).post("/v1/jobs/batch").then().statusCode(201)
                 .body(json("size()", equalTo(4)))
@@ -138,6 +138,12 @@ class JudgeJobsApiTest {
         as(member).get("/v1/jobs/" + answer.getString("[3].id") + "?wait=60").then().statusCode(200)
                 .body(json("stdout", equalTo("fourth\n")));
         // the refused ones stored nothing
+        as(member).get("/v1/jobs").then().statusCode(200).body(json("items.size()", equalTo(2)));
+        // NUL is not text: it refuses the whole body, naming the job's field, as any JSON body (api.md Errors)
+        List<Map<String, Object>> withNul = List.of(Map.of("language", "bash", "code", "echo kept"),
+                Map.of("language", "python", "code", "print('x')", "args", List.of("a\0")));
+        as(member).body(Map.of("jobs", withNul)).post("/v1/jobs/batch").then().statusCode(400)
+                .body(json("errors[0].field", equalTo("jobs[1].args[0]")));
         as(member).get("/v1/jobs").then().statusCode(200).body(json("items.size()", equalTo(2)));
         // all refused: nothing stored, 200
         as(member).body(Map.of("jobs", List.of(Map.of("language", "cobol", "code", "x")))).post("/v1/jobs/batch")
