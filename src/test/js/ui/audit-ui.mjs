@@ -138,7 +138,10 @@ try {
   await page.goto(baseUrl + '/ui/jobs/' + artifactId);
   const dot = page.locator(`img[src$="/artifacts/out/dot.png"]`);
   await dot.waitFor();
-  check(await dot.evaluate(img => img.complete && img.naturalWidth === 1), 'the PNG artifact is drawn on the job page');
+  // the <img> is there before its picture: await the fetch (it is lazy and need not hold up the page's load)
+  await dot.scrollIntoViewIfNeeded();
+  await page.waitForFunction(img => img.complete, await dot.elementHandle(), { timeout: 15000 });
+  check(await dot.evaluate(img => img.naturalWidth === 1), 'the PNG artifact is drawn on the job page');
   check(await page.locator(`img[src$="/artifacts/out/fake.png"]`).count() === 0, 'a text file named fake.png is not');
   check(await page.locator(`a[href$="/artifacts/out/fake.png"]`).count() === 1, 'but is there to download');
   await page.screenshot({ path: shots + '/artifacts.png', fullPage: true });
