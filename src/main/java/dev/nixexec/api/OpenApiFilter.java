@@ -82,7 +82,7 @@ public final class OpenApiFilter implements OASFilter {
             Map.entry("NodeEnvironment", new Answer(fieldsOf(dev.nixexec.worker.NodeEnvironments.Entry.class), List.of())),
             // the optional parts of a session's request, its environment until built, its error unless failed
             Map.entry("SessionView", new Answer(fieldsOf(dev.nixexec.session.SessionView.class),
-                    List.of("name", "profile", "agent", "description", "environment", "build_job_id", "error"))),
+                    List.of("name", "profile", "agent", "description", "environment", "build_job_id", "error", "host_workspace"))),
             // the job that made the workspace's version: none for an upload or a new workspace
             Map.entry("WorkspaceView", new Answer(fieldsOf(dev.nixexec.workspace.WorkspaceView.class), List.of("version_job_id"))),
             Map.entry("WorkspaceList", new Answer(fieldsOf(WorkspacesResource.ListBody.class), List.of())),

@@ -541,8 +541,8 @@ class OpenApiDocumentTest {
     void sessionWorkspaceProfileAndEnvironmentAnswersMatchTheirSchemas() throws Exception {
         Map<String, Object> schemas = map(document(), "components", "schemas");
         assertEquals(List.of("id", "name", "status", "packages", "profile", "network", "writable", "env_names", "agent",
-                "description", "idle_ttl", "environment", "build_job_id", "created_at", "last_used_at", "expires_at", "error"),
-                map(schemas, "SessionView").get("required"));
+                "description", "idle_ttl", "environment", "build_job_id", "created_at", "last_used_at", "expires_at", "error",
+                "host_workspace"), map(schemas, "SessionView").get("required"));
         assertEquals(List.of("id", "name", "quota_bytes", "quota_files", "bytes", "files", "version", "version_job_id",
                 "created_at", "updated_at"), map(schemas, "WorkspaceView").get("required"));
         Map<String, List<String>> fields = new java.util.LinkedHashMap<>();

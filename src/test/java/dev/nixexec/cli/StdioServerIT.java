@@ -241,7 +241,11 @@ class StdioServerIT {
         }
         try (Stream<Path> paths = Files.walk(root)) {
             for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-                path.toFile().setWritable(true);
+                // never through a link: the service's GC roots point into /nix/store, and File.setWritable
+                // follows them (it once made environments' store directories writable)
+                if (Files.isDirectory(path, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                    Files.setPosixFilePermissions(path, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+                }
                 Files.deleteIfExists(path);
             }
         }
