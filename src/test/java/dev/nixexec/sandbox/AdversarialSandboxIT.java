@@ -565,7 +565,8 @@ class AdversarialSandboxIT {
                     if (event instanceof ExecutionEvent.Output out) {
                         synchronized (holderOut) {
                             holderOut.append(new String(out.data(), StandardCharsets.UTF_8));
-                            if (holderOut.toString().contains("ready")) {
+                            // the whole line: unbuffered, print writes each of its words on its own
+                            if (holderOut.toString().matches("(?s).*ready \\S+ \\S+\n.*")) {
                                 ready.countDown();
                             }
                         }
