@@ -54,7 +54,11 @@ final class JobRun {
         } finally {
             // only a signal while following cancels; a failure to follow leaves the job running
             ended.set(true);
-            Runtime.getRuntime().removeShutdownHook(cancel);
+            try {
+                Runtime.getRuntime().removeShutdownHook(cancel);
+            } catch (IllegalStateException e) {
+                // already exiting (Ctrl-C): the hook cancels the job and says so
+            }
         }
         return job;
     }
