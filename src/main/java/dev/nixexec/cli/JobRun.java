@@ -57,7 +57,11 @@ final class JobRun {
             try {
                 Runtime.getRuntime().removeShutdownHook(cancel);
             } catch (IllegalStateException e) {
-                // already exiting (Ctrl-C): the hook cancels the job and says so
+                // already exiting (Ctrl-C): the hook cancels the job and says so, and the JVM ends
+                // once it has; this thread says nothing more meanwhile
+                while (true) {
+                    java.util.concurrent.locks.LockSupport.park();
+                }
             }
         }
         return job;
