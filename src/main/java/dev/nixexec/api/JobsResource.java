@@ -5,6 +5,7 @@ import dev.nixexec.refusal.Refusal;
 import dev.nixexec.job.JobEvents;
 import dev.nixexec.job.JobReads;
 import dev.nixexec.job.JobService;
+import dev.nixexec.job.Submission;
 import dev.nixexec.job.JobWaits;
 import dev.nixexec.job.JobStatus;
 import dev.nixexec.job.JobView;
@@ -102,7 +103,7 @@ public class JobsResource {
      * The submission a body says, under its profile if it names one; refused with every problem at
      * once: its shape's ({@code shapeProblems}, see {@link BodyText}), its words' and intake's.
      */
-    private JobService.Submission submission(SubmitBody body, List<FieldError> shapeProblems) {
+    private Submission submission(SubmitBody body, List<FieldError> shapeProblems) {
         SubmitBody.Read read = body.read();
         if (!shapeProblems.isEmpty() || !read.problems().isEmpty()) {
             List<FieldError> found = new ArrayList<>(shapeProblems);
@@ -160,7 +161,7 @@ public class JobsResource {
                 if (job == null) {
                     throw new InvalidRequestException(List.of(new FieldError("body", "a JSON object is required")), false);
                 }
-                JobService.Submission submission = submission(job, List.of());
+                Submission submission = submission(job, List.of());
                 answers.add(new BatchItem(jobs.submit(caller.get(), submission, null).job().id(), null));
                 stored = true;
             } catch (InvalidRequestException | Refusal e) {

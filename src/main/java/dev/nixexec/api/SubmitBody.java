@@ -3,7 +3,7 @@ package dev.nixexec.api;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.nixexec.execution.ByteSize;
 import dev.nixexec.execution.RequestedLimits;
-import dev.nixexec.job.JobService;
+import dev.nixexec.job.Submission;
 import dev.nixexec.job.OutputEncoding;
 import dev.nixexec.refusal.FieldError;
 import dev.nixexec.refusal.InvalidRequestException;
@@ -33,7 +33,7 @@ public record SubmitBody(String language, String code, List<String> packages, Ma
     private static final Pattern DURATION = Pattern.compile("(\\d{1,7})(ms|s|m|h)?");
 
     /** The submission these words say and every problem reading them; a field with a problem is left at its default. */
-    record Read(JobService.Submission submission, List<FieldError> problems) {
+    record Read(Submission submission, List<FieldError> problems) {
     }
 
     Read read() {
@@ -57,7 +57,7 @@ public record SubmitBody(String language, String code, List<String> packages, Ma
         } catch (InvalidRequestException e) {
             problems.addAll(e.errors());
         }
-        JobService.Submission submission = new JobService.Submission(language, code, packages, env, stdin, runFor,
+        Submission submission = new Submission(language, code, packages, env, stdin, runFor,
                 "full".equals(network), metadata, Optional.empty(), new JobFiles(Optional.ofNullable(workspace), files, artifacts))
                 .withCallbackUrl(Optional.ofNullable(callbackUrl)).withLimits(requested)
                 .withArgs(args).withEncoding(outputEncoding.orElse(OutputEncoding.UTF_8));

@@ -79,7 +79,7 @@ public class JobWaits {
      * Submits and waits up to {@code wait} for the job to end, as {@link #await} would, without
      * reading back the job it just stored: its end is watched for before it exists.
      */
-    public JobService.Submitted submit(Caller caller, JobService.Submission submission, String idempotencyKey,
+    public JobService.Submitted submit(Caller caller, Submission submission, String idempotencyKey,
             Duration wait) {
         if (!wait.isPositive()) {
             return intake.submit(caller, submission, idempotencyKey);

@@ -23,7 +23,7 @@ import java.util.Optional;
  * the request as the engine will run it (language, code, packages, env, stdin, timeout: the
  * engine's own rules, {@link ExecutionEngine#validate}), its metadata, host workspace and
  * idempotency key, callback URL, then the tenant's policy (its {@code webhook_hosts} among it). Adapters only turn their wire form into a
- * {@link JobService.Submission}; a refusal reads the same over all of them.
+ * {@link Submission}; a refusal reads the same over all of them.
  */
 @ApplicationScoped
 public class SubmissionCheck {
@@ -49,7 +49,7 @@ public class SubmissionCheck {
     }
 
     /** The checks that need no tenant: throws with the first group of problems found. */
-    void check(JobService.Submission submission, String idempotencyKey) {
+    void check(Submission submission, String idempotencyKey) {
         if (holdsNul(submission.metadata())) {
             // PostgreSQL jsonb cannot hold \u0000 in a key or a string
             throw new InvalidRequestException(List.of(new FieldError("metadata",
@@ -100,7 +100,7 @@ public class SubmissionCheck {
      * The tenant's policy: languages, package lists, network, longest timeout, the caps on a run's
      * limits (the service's own were checked by the engine); every problem at once.
      */
-    void check(JobService.Submission s, TenantPolicy policy) {
+    void check(Submission s, TenantPolicy policy) {
         List<FieldError> errors = new ArrayList<>();
         String language = s.language().toLowerCase(Locale.ROOT);
         if (policy.languages() != null && !policy.languages().contains(language)) {

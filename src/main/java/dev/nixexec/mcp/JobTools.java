@@ -6,6 +6,7 @@ import dev.nixexec.config.NixExecConfig;
 import dev.nixexec.refusal.Refusal;
 import dev.nixexec.job.JobReads;
 import dev.nixexec.job.JobService;
+import dev.nixexec.job.Submission;
 import dev.nixexec.job.JobStatus;
 import dev.nixexec.job.JobView;
 import dev.nixexec.job.JobWaits;
@@ -160,7 +161,7 @@ public class JobTools {
             Map<String, String> env, String stdin, Integer timeout) {
         List<FieldError> found = knownArguments.problems(message);
         if (!found.isEmpty()) {
-            throw jobs.refusal(found, new JobService.Submission(language, code, packages, env, stdin,
+            throw jobs.refusal(found, new Submission(language, code, packages, env, stdin,
                     Optional.ofNullable(timeout).map(Duration::ofSeconds), false, null, Optional.empty(), JobFiles.NONE));
         }
     }
@@ -293,7 +294,7 @@ public class JobTools {
         if (host.isPresent() || (workspace != null && !workspace.isBlank())) {
             // a mounted project directory (local mode) replaces the session's workspace
             JobFiles files = host.isPresent() ? JobFiles.NONE : new JobFiles(Optional.of(workspace), null, null);
-            return jobs.submit(caller(), underProfile(profile, new JobService.Submission(language, code, packages, env,
+            return jobs.submit(caller(), underProfile(profile, new Submission(language, code, packages, env,
                     stdin, limit, false, null, host, files).withHostMounts(mounts)), null, id).job();
         }
         try {
@@ -311,7 +312,7 @@ public class JobTools {
             Map<String, String> env, String stdin, Optional<Duration> limit, String profile, McpConnection connection,
             List<HostMount> mounts) {
         JobFiles files = new JobFiles(Optional.of(sessionWorkspaces.id(caller(), connection).toString()), null, null);
-        return jobs.submit(caller(), underProfile(profile, new JobService.Submission(language, code, packages, env,
+        return jobs.submit(caller(), underProfile(profile, new Submission(language, code, packages, env,
                 stdin, limit, false, null, Optional.empty(), files).withHostMounts(mounts)), null, id).job();
     }
 
@@ -325,7 +326,7 @@ public class JobTools {
     }
 
     /** The submission under the named profile (its packages, env, network, timeout); as it is for none. */
-    private JobService.Submission underProfile(String profile, JobService.Submission submission) {
+    private Submission underProfile(String profile, Submission submission) {
         return profile == null ? submission : profiles.apply(caller(), profile, submission, Optional.empty());
     }
 

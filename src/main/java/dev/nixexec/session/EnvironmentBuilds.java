@@ -1,6 +1,6 @@
 package dev.nixexec.session;
 
-import dev.nixexec.job.JobService;
+import dev.nixexec.job.Submission;
 import dev.nixexec.job.JobView;
 import dev.nixexec.job.JobWaits;
 import dev.nixexec.job.JobReads;
@@ -73,16 +73,16 @@ public class EnvironmentBuilds {
                     + NOTHING.keySet().stream().sorted().collect(Collectors.joining(", ")))), false);
         }
         Map<String, Object> mark = Map.of(MARK, true);
-        JobService.Submission submission;
+        Submission submission;
         if (request.profile() != null) {
-            submission = profiles.apply(caller, request.profile(), new JobService.Submission(language, code, List.of(),
+            submission = profiles.apply(caller, request.profile(), new Submission(language, code, List.of(),
                     Map.of(), "", Optional.empty(), false, mark, Optional.empty(), JobFiles.NONE), Optional.empty());
         } else if (request.spec() != null) {
             Spec spec = specs.check("spec.", request.spec(), tenants.policy(caller.tenantId()));
-            submission = new JobService.Submission(language, code, spec.packages(), spec.env(), "", Optional.empty(),
+            submission = new Submission(language, code, spec.packages(), spec.env(), "", Optional.empty(),
                     spec.network(), mark, Optional.empty(), JobFiles.NONE);
         } else {
-            submission = new JobService.Submission(language, code, catalog.resolve(request.packages()), Map.of(), "",
+            submission = new Submission(language, code, catalog.resolve(request.packages()), Map.of(), "",
                     Optional.empty(),
                     false, mark, Optional.empty(), JobFiles.NONE);
         }

@@ -1,6 +1,7 @@
 package dev.nixexec.session;
 
 import dev.nixexec.job.JobService;
+import dev.nixexec.job.Submission;
 import dev.nixexec.refusal.FieldError;
 import dev.nixexec.refusal.InvalidRequestException;
 import dev.nixexec.tenant.Caller;
@@ -41,7 +42,7 @@ public class ProfileSubmissions {
      * network, if it gave one. Refused (nothing stored) for an unknown profile, a network the
      * profile or the tenant's policy does not allow, or a timeout beyond the profile's.
      */
-    public JobService.Submission apply(Caller caller, String name, JobService.Submission s, Optional<Boolean> network) {
+    public Submission apply(Caller caller, String name, Submission s, Optional<Boolean> network) {
         Profile profile = profiles.find(caller.tenantId(), name).orElseThrow(() ->
                 new InvalidRequestException(List.of(new FieldError("profile", "unknown profile '"
                         // a name outside the grammar is not echoed back whole
@@ -73,7 +74,7 @@ public class ProfileSubmissions {
         packages.addAll(s.packages());
         Map<String, String> env = new LinkedHashMap<>(spec.env());
         env.putAll(s.env());
-        return new JobService.Submission(s.language(), s.code(), List.copyOf(packages), env, s.stdin(), timeout, full,
+        return new Submission(s.language(), s.code(), List.copyOf(packages), env, s.stdin(), timeout, full,
                 s.metadata(), s.hostWorkspace(), s.files()).withCallbackUrl(s.callbackUrl()).withLimits(s.limits())
                 .withArgs(s.args()).withEncoding(s.encoding()).withHostMounts(s.hostMounts());
     }

@@ -7,6 +7,7 @@ import dev.nixexec.execution.ExecutionEngine;
 import dev.nixexec.execution.ExecutionRequest;
 import dev.nixexec.job.JobReads;
 import dev.nixexec.job.JobService;
+import dev.nixexec.job.Submission;
 import dev.nixexec.job.JobTransitions;
 import dev.nixexec.job.JobView;
 import dev.nixexec.job.JobWaits;
@@ -123,7 +124,7 @@ public class SessionService {
         });
         JobService.Submitted build;
         try {
-            build = jobs.submit(caller, new JobService.Submission("bash", "true", row.packages(), row.env(), "",
+            build = jobs.submit(caller, new Submission("bash", "true", row.packages(), row.env(), "",
                     Optional.empty(), row.network(), Map.of(), Optional.empty(), JobFiles.NONE, Optional.of(id)), null);
         } catch (RuntimeException e) {
             QuarkusTransaction.requiringNew().run(() -> {
@@ -391,7 +392,7 @@ public class SessionService {
     }
 
     /** An exec as the job it runs as. */
-    private static JobService.Submission submission(SessionRepository.Row session, SessionExec exec) {
+    private static Submission submission(SessionRepository.Row session, SessionExec exec) {
         boolean hasCommand = exec.command() != null;
         boolean hasCode = exec.language() != null || exec.code() != null;
         if (hasCommand == hasCode) {
@@ -408,7 +409,7 @@ public class SessionService {
         }
         Map<String, String> env = new LinkedHashMap<>(session.env());
         env.putAll(exec.env());
-        return new JobService.Submission(language, code, session.packages(), env, exec.stdin(), exec.timeout(),
+        return new Submission(language, code, session.packages(), env, exec.stdin(), exec.timeout(),
                 session.network(), Map.of(), Optional.ofNullable(session.hostWorkspace()).map(Path::of),
                 new JobFiles(Optional.of(session.workspaceId().toString()),
                         List.of(), List.of(ARTIFACTS)), Optional.of(session.id())).withLimits(exec.limits());

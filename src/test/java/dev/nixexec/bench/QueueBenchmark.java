@@ -3,6 +3,7 @@ package dev.nixexec.bench;
 import dev.nixexec.job.ClaimedJob;
 import dev.nixexec.job.JobTransitions;
 import dev.nixexec.job.JobService;
+import dev.nixexec.job.Submission;
 import dev.nixexec.tenant.Caller;
 import dev.nixexec.tenant.Role;
 import dev.nixexec.tenant.TenantPolicy;
@@ -135,7 +136,7 @@ class QueueBenchmark {
 
     @Test
     void throughput() throws Exception {
-        JobService.Submission noop = new JobService.Submission("bash", "true", List.of(), Map.of(), "", Optional.empty(),
+        Submission noop = new Submission("bash", "true", List.of(), Map.of(), "", Optional.empty(),
                 false, Map.of());
         if (WARMUP > 0) {
             // a running service has compiled its paths: a first round in a fresh JVM measures the
@@ -184,7 +185,7 @@ class QueueBenchmark {
     }
 
     /** Submits {@code count} jobs, then claims and finishes them all. */
-    private Round round(Caller[] callers, JobService.Submission noop, int count) throws Exception {
+    private Round round(Caller[] callers, Submission noop, int count) throws Exception {
         Cpu cpu0 = cpu();
         long submitStart = System.nanoTime();
         AtomicInteger next = new AtomicInteger();

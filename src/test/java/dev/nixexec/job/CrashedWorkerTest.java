@@ -61,7 +61,7 @@ class CrashedWorkerTest {
                 dev.nixexec.tenant.TenantPolicy.defaults(), null).id;
         Caller caller = new Caller(tenant, null, Role.MEMBER);
         for (int i = 0; i < 2; i++) {
-            jobs.submit(caller, new JobService.Submission("bash", "echo " + i, List.of(), Map.of(), "", Optional.empty(),
+            jobs.submit(caller, new Submission("bash", "echo " + i, List.of(), Map.of(), "", Optional.empty(),
                     false, Map.of()), null);
         }
         Process rogue = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",

@@ -47,8 +47,8 @@ class FairnessEndToEndTest {
         return new Caller(id, null, Role.MEMBER);
     }
 
-    private static JobService.Submission bash(String code) {
-        return new JobService.Submission("bash", code, List.of(), Map.of(), "", Optional.empty(), false, Map.of());
+    private static Submission bash(String code) {
+        return new Submission("bash", code, List.of(), Map.of(), "", Optional.empty(), false, Map.of());
     }
 
     @Test

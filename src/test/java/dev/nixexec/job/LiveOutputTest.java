@@ -62,7 +62,7 @@ class LiveOutputTest {
         UUID tenant = tenants.create("live-" + UUID.randomUUID().toString().substring(0, 8), TenantPolicy.defaults(),
                 null).id;
         Caller caller = new Caller(tenant, null, Role.MEMBER);
-        UUID job = jobs.submit(caller, new JobService.Submission("bash", "true", List.of(), Map.of(), "",
+        UUID job = jobs.submit(caller, new Submission("bash", "true", List.of(), Map.of(), "",
                 Optional.empty(), false, Map.of()), null).job().id();
 
         queue.output(job, "node-a", 1, line("while queued"));

@@ -82,7 +82,7 @@ class RetentionTest {
     }
 
     private UUID submit(Caller caller) {
-        return jobs.submit(caller, new JobService.Submission("bash", "true", List.of(), Map.of(), "", Optional.empty(),
+        return jobs.submit(caller, new Submission("bash", "true", List.of(), Map.of(), "", Optional.empty(),
                 false, Map.of()), null).job().id();
     }
 }

@@ -21,8 +21,8 @@ class SubmissionCheckTest {
     /** The tenant half of the checks needs none of the service's parts. */
     private static final SubmissionCheck CHECK = new SubmissionCheck(null, null, null, null);
 
-    private static JobService.Submission asking(RequestedLimits limits) {
-        return new JobService.Submission("bash", "true", List.of(), Map.of(), "", Optional.empty(), false, Map.of())
+    private static Submission asking(RequestedLimits limits) {
+        return new Submission("bash", "true", List.of(), Map.of(), "", Optional.empty(), false, Map.of())
                 .withLimits(limits);
     }
 

@@ -10,6 +10,7 @@ import dev.nixexec.job.ClaimedJob;
 import dev.nixexec.job.JobQueue;
 import dev.nixexec.job.JobTransitions;
 import dev.nixexec.job.JobService;
+import dev.nixexec.job.Submission;
 import dev.nixexec.tenant.Caller;
 import dev.nixexec.tenant.Role;
 import dev.nixexec.tenant.Tenants;
@@ -85,7 +86,7 @@ class NoCgroupsNotReadyIT {
     void theWorkerClaimsNoJob() {
         assertTrue(workers.take().isEmpty(), "a local submission was offered a slot");
         UUID tenant = tenants.create("nocg-" + UUID.randomUUID().toString().substring(0, 8), null, null).id;
-        UUID id = jobs.submit(new Caller(tenant, null, Role.MEMBER), new JobService.Submission("bash", "true", List.of(),
+        UUID id = jobs.submit(new Caller(tenant, null, Role.MEMBER), new Submission("bash", "true", List.of(),
                 Map.of(), "", Optional.empty(), false, Map.of()), null).job().id();
         // still queued for a node that can bound it: another claimer gets it
         List<ClaimedJob> claimed = transitions.claim("node-with-cgroups", 100);

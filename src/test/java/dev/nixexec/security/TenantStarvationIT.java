@@ -12,6 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.nixexec.job.JobReads;
 import dev.nixexec.job.JobWaits;
 import dev.nixexec.job.JobService;
+import dev.nixexec.job.Submission;
 import dev.nixexec.job.JobView;
 import dev.nixexec.tenant.Caller;
 import dev.nixexec.tenant.Role;
@@ -95,8 +96,8 @@ class TenantStarvationIT {
                 new TenantPolicy(null, null, null, null, null, null, null, maxRunning), null).id, null, Role.MEMBER);
     }
 
-    private static JobService.Submission bash(String code) {
-        return new JobService.Submission("bash", code, List.of(), Map.of(), "", Optional.empty(), false, Map.of());
+    private static Submission bash(String code) {
+        return new Submission("bash", code, List.of(), Map.of(), "", Optional.empty(), false, Map.of());
     }
 
     private JobView until(Caller caller, UUID id, String status) {

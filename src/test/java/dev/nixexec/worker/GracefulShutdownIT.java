@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import dev.nixexec.job.JobReads;
 import dev.nixexec.job.JobWaits;
 import dev.nixexec.job.JobService;
+import dev.nixexec.job.Submission;
 import dev.nixexec.job.JobView;
 import dev.nixexec.tenant.Caller;
 import dev.nixexec.tenant.Role;
@@ -77,7 +78,7 @@ class GracefulShutdownIT {
     }
 
     private UUID submit(Caller caller, String code) {
-        return jobs.submit(caller, new JobService.Submission("python", code, List.of(), Map.of(), "", Optional.empty(),
+        return jobs.submit(caller, new Submission("python", code, List.of(), Map.of(), "", Optional.empty(),
                 false, Map.of()), null).job().id();
     }
 }

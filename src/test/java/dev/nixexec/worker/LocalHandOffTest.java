@@ -21,6 +21,7 @@ import dev.nixexec.job.JobEvents;
 import dev.nixexec.job.JobReads;
 import dev.nixexec.job.JobWaits;
 import dev.nixexec.job.JobService;
+import dev.nixexec.job.Submission;
 import dev.nixexec.job.JobView;
 import dev.nixexec.tenant.Caller;
 import dev.nixexec.tenant.Role;
@@ -127,8 +128,8 @@ class LocalHandOffTest {
         }
     }
 
-    private static JobService.Submission bash(String code) {
-        return new JobService.Submission("bash", code, List.of(), Map.of(), "", Optional.empty(), false, Map.of());
+    private static Submission bash(String code) {
+        return new Submission("bash", code, List.of(), Map.of(), "", Optional.empty(), false, Map.of());
     }
 
     /** Runs started before their submission committed, on this node so far. */
@@ -185,7 +186,7 @@ class LocalHandOffTest {
         do {
             awaitAllSlotsFree();
             early = earlyRuns();
-            assertThrows(InvalidRequestException.class, () -> jobs.submit(denied, new JobService.Submission("bash",
+            assertThrows(InvalidRequestException.class, () -> jobs.submit(denied, new Submission("bash",
                     "echo never", packages, Map.of(), "", Optional.empty(), false, Map.of()), null));
             awaitAllSlotsFree();
         } while (earlyRuns() == early && ++tries < 20);
