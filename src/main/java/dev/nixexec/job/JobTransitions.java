@@ -591,36 +591,6 @@ public class JobTransitions {
         return text == null || text.indexOf('\0') < 0 ? text : text.replace('\0', '\uFFFD');
     }
 
-    /** How a run ended, in the job's terms; {@code usage} null when the sandbox measured nothing. */
-    public record Outcome(String status, Integer exitCode, Integer signal, boolean timedOut, String limitHit,
-            Long durationMs, String stdout, String stderr, long stdoutBytes, long stderrBytes, boolean stdoutTruncated,
-            boolean stderrTruncated, String errorCode, String errorMessage, JobView.Usage usage) {
-        public Outcome {
-            stdout = storable(stdout);
-            stderr = storable(stderr);
-            errorMessage = storable(errorMessage);
-        }
-
-        /** An outcome with no measured usage (the code never ran, or was stopped from outside). */
-        public Outcome(String status, Integer exitCode, Integer signal, boolean timedOut, String limitHit,
-                Long durationMs, String stdout, String stderr, long stdoutBytes, long stderrBytes,
-                boolean stdoutTruncated, boolean stderrTruncated, String errorCode, String errorMessage) {
-            this(status, exitCode, signal, timedOut, limitHit, durationMs, stdout, stderr, stdoutBytes, stderrBytes,
-                    stdoutTruncated, stderrTruncated, errorCode, errorMessage, null);
-        }
-
-        /** Whether the job's code ran to an end of its own (not stopped, never started, or refused). */
-        public boolean codeRanToAnEnd() {
-            return status.equals("succeeded") || status.equals("failed") || status.equals("timed_out");
-        }
-
-        /** The same run, ended as an {@code error} of the platform's after the code ran (its output kept). */
-        public Outcome asError(String code, String message) {
-            return new Outcome("error", exitCode, signal, timedOut, limitHit, durationMs, stdout, stderr, stdoutBytes,
-                    stderrBytes, stdoutTruncated, stderrTruncated, code, message, usage);
-        }
-    }
-
     /** The exact bytes of a run's kept output (the same head, mark and tail as the text), for a base64 job. */
     public record ExactOutput(byte[] stdout, byte[] stderr) {
     }
@@ -655,11 +625,11 @@ public class JobTransitions {
             Map<String, Object> end = new HashMap<>();
             end.put("id", f.id());
             end.put("attempt", f.attempt());
-            end.put("status", o.status());
+            end.put("status", o.status().id());
             end.put("exit_code", o.exitCode());
             end.put("signal", o.signal());
             end.put("timed_out", o.timedOut());
-            end.put("limit_hit", o.limitHit());
+            end.put("limit_hit", o.limitHit() == null ? null : o.limitHit().id());
             end.put("duration_ms", o.durationMs());
             end.put("stdout", o.stdout());
             end.put("stderr", o.stderr());

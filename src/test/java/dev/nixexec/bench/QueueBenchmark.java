@@ -3,6 +3,8 @@ package dev.nixexec.bench;
 import dev.nixexec.job.ClaimedJob;
 import dev.nixexec.job.JobTransitions;
 import dev.nixexec.job.JobService;
+import dev.nixexec.job.JobStatus;
+import dev.nixexec.job.Outcome;
 import dev.nixexec.job.Submission;
 import dev.nixexec.tenant.Caller;
 import dev.nixexec.tenant.Role;
@@ -229,8 +231,8 @@ class QueueBenchmark {
                         }
                         // Each claimed job ends on its own thread, as runs do on a worker.
                         List<Thread> runs = batch.stream().map(job -> Thread.ofVirtual().start(() -> {
-                            if (results.write(node, new JobTransitions.Finish(job.id(), job.attempt(), new JobTransitions.Outcome("succeeded", 0,
-                                    null, false, null, 0L, "", "", 0, 0, false, false, null, null), List.of()))) {
+                            if (results.write(node, new JobTransitions.Finish(job.id(), job.attempt(), new Outcome(JobStatus.SUCCEEDED, 0,
+                                    null, false, null, 0L, "", "", 0, 0, false, false, null, null, null), List.of()))) {
                                 done.incrementAndGet();
                             }
                         })).toList();

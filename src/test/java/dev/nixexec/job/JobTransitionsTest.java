@@ -32,8 +32,8 @@ import org.postgresql.PGNotification;
 @DatabaseTest
 class JobTransitionsTest {
 
-    private static final JobTransitions.Outcome SUCCEEDED = new JobTransitions.Outcome("succeeded", 0, null, false,
-            null, 5L, "out", "", 3, 0, false, false, null, null);
+    private static final Outcome SUCCEEDED = new Outcome(JobStatus.SUCCEEDED, 0, null, false,
+            null, 5L, "out", "", 3, 0, false, false, null, null, null);
 
     private JobFixture db;
 
@@ -180,8 +180,8 @@ class JobTransitionsTest {
         UUID id = db.submit(tenant);
         ClaimedJob job = claimOne("n1", id);
         db.transitions.cancel(tenant, id, key);
-        JobTransitions.Outcome killed = new JobTransitions.Outcome("failed", null, 9, false, null, 5L, "", "", 0, 0,
-                false, false, null, null);
+        Outcome killed = new Outcome(JobStatus.FAILED, null, 9, false, null, 5L, "", "", 0, 0,
+                false, false, null, null, null);
         db.transitions.finish("n1", List.of(new JobTransitions.Finish(id, job.attempt(), killed, List.of())));
         assertEquals(JobStatus.CANCELLED, db.row(id).status());
         assertEquals("cancelled@n1 {\"status\": \"cancelled\"}", db.audit(id).getLast());

@@ -841,7 +841,7 @@ class AdversarialSandboxIT {
                     time.sleep(0.01)
                 """, SMALL.withTimeout(Duration.ofSeconds(2)));
         assertEquals("timed_out", result.status(), describe(result));
-        assertEquals("timeout", result.limitHit().orElseThrow());
+        assertEquals("timeout", result.limitHit().orElseThrow().id());
         assertEquals("ignoring\n", stdout(result));
         assertTrue(Duration.ofNanos(System.nanoTime() - start).toMillis() < 6_000, describe(result));
     }
@@ -949,9 +949,9 @@ class AdversarialSandboxIT {
                 print('burned 3 cpu seconds under a 1 second limit')
                 """, oneCpuSecond);
         // the soft limit gives cpu_time (SIGXCPU); code that escapes it meets the hard limit's SIGKILL
-        assertTrue(raised.limitHit().equals(Optional.of("cpu_time")) || raised.signal().equals(Optional.of(9)), describe(raised));
+        assertTrue(raised.limitHit().equals(Optional.of(LimitHit.CPU_TIME)) || raised.signal().equals(Optional.of(9)), describe(raised));
         assertEquals("", stdout(raised), describe(raised));
-        assertTrue(ignored.limitHit().equals(Optional.of("cpu_time")) || ignored.signal().equals(Optional.of(9)), describe(ignored));
+        assertTrue(ignored.limitHit().equals(Optional.of(LimitHit.CPU_TIME)) || ignored.signal().equals(Optional.of(9)), describe(ignored));
         assertEquals("", stdout(ignored), describe(ignored));
     }
 
