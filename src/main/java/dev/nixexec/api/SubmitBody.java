@@ -2,6 +2,7 @@ package dev.nixexec.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.nixexec.execution.ByteSize;
+import dev.nixexec.execution.ExecutionRequest;
 import dev.nixexec.execution.RequestedLimits;
 import dev.nixexec.job.Submission;
 import dev.nixexec.job.OutputEncoding;
@@ -57,10 +58,10 @@ public record SubmitBody(String language, String code, List<String> packages, Ma
         } catch (InvalidRequestException e) {
             problems.addAll(e.errors());
         }
-        Submission submission = new Submission(language, code, packages, env, stdin, runFor,
-                "full".equals(network), metadata, Optional.empty(), new JobFiles(Optional.ofNullable(workspace), files, artifacts))
-                .withCallbackUrl(Optional.ofNullable(callbackUrl)).withLimits(requested)
-                .withArgs(args).withEncoding(outputEncoding.orElse(OutputEncoding.UTF_8));
+        Submission submission = new Submission(new ExecutionRequest(language, code, packages, env, stdin, runFor,
+                "full".equals(network), requested, args), outputEncoding.orElse(OutputEncoding.UTF_8), metadata,
+                Optional.empty(), List.of(), new JobFiles(Optional.ofNullable(workspace), files, artifacts),
+                Optional.empty(), Optional.ofNullable(callbackUrl), Optional.empty());
         return new Read(submission, problems);
     }
 

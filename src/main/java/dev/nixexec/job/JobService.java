@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.nixexec.config.NixExecConfig;
+import dev.nixexec.execution.ExecutionRequest;
 import dev.nixexec.execution.RequestedLimits;
 import dev.nixexec.refusal.FieldError;
 import dev.nixexec.refusal.InvalidRequestException;
@@ -218,21 +219,22 @@ public class JobService {
         job.keyName = caller.keyName();
         job.keyRole = caller.keyId() == null ? null : caller.role().id();
         job.status = JobStatus.QUEUED.id();
-        job.language = s.language().toLowerCase(java.util.Locale.ROOT);
-        job.code = s.code();
-        job.packages = write(s.packages());
-        job.env = write(s.env());
-        job.stdin = s.stdin();
-        job.timeoutMs = s.timeout().orElse(config.sandbox().timeout()).toMillis();
-        job.network = s.network();
+        ExecutionRequest run = s.run();
+        job.language = run.language().toLowerCase(java.util.Locale.ROOT);
+        job.code = run.code();
+        job.packages = write(run.packages());
+        job.env = write(run.env());
+        job.stdin = run.stdin();
+        job.timeoutMs = run.timeout().orElse(config.sandbox().timeout()).toMillis();
+        job.network = run.network();
         job.hostWorkspace = s.hostWorkspace().map(Path::toString).orElse(null);
         job.hostMounts = s.hostMounts().isEmpty() ? null : write(s.hostMounts());
         job.metadata = write(s.metadata());
         job.idempotencyKey = idempotencyKey;
         job.requestHash = hash;
         job.sessionId = s.session().orElse(null);
-        job.limits = s.limits().isEmpty() ? null : write(s.limits());
-        job.args = write(s.args());
+        job.limits = run.limits().isEmpty() ? null : write(run.limits());
+        job.args = write(run.args());
         job.encoding = s.encoding().id();
         job.rerunOf = s.rerunOf().map(Submission.RerunOf::job).orElse(null);
         job.requiredNixpkgsRevision = s.rerunOf().flatMap(Submission.RerunOf::nixpkgsRevision).orElse(null);
@@ -245,10 +247,8 @@ public class JobService {
 
     /** The job as this node runs it once claimed in its submission (attempt 1), under {@code policy}. */
     private static ClaimedJob claimed(Job job, Submission s, TenantPolicy policy) {
-        return new ClaimedJob(job.id, job.tenantId, 1, job.language, job.code, s.packages(), s.env(), job.stdin,
-                Duration.ofMillis(job.timeoutMs), job.network, policy, s.hostWorkspace(), !s.files().isEmpty(),
-                s.session(), s.limits(), s.args(), s.encoding(), Optional.ofNullable(job.requiredNixpkgsRevision),
-                s.hostMounts());
+        return new ClaimedJob(job.id, job.tenantId, 1, policy, s, !s.files().isEmpty(),
+                Optional.ofNullable(job.requiredNixpkgsRevision));
     }
 
     /** In the transaction of {@code intake}'s batch; {@code wrote} is told once the job is written. */
@@ -271,8 +271,8 @@ public class JobService {
             throw new Refusal(Refusal.Kind.UNAVAILABLE, "the queue is full (" + allQueued + " jobs waiting); submit again later");
         }
         int maxQueued = Optional.ofNullable(policy.maxQueued()).orElse(config.jobs().maxQueuedPerTenant());
-        String submitted = write(Map.of("language", job.language, "packages", s.packages(),
-                "env_names", new ArrayList<>(new TreeMap<>(s.env()).keySet())));
+        String submitted = write(Map.of("language", job.language, "packages", s.run().packages(),
+                "env_names", new ArrayList<>(new TreeMap<>(s.run().env()).keySet())));
         // A run started early under another policy than the one checked here is not handed the job.
         Optional<String> handOff = early.isPresent() && !early.get().policy().equals(policy) ? Optional.empty()
                 : slot.map(LocalSlots.Slot::nodeId);
@@ -376,19 +376,18 @@ public class JobService {
                         + "values, which a " + caller.role().id() + " key may not read, so it may not rerun the job "
                         + "either; submit it again with env values of its own");
             }
-            return new Submission(original.language, original.code,
+            ExecutionRequest run = new ExecutionRequest(original.language, original.code,
                     JobRows.read(views.json(), original.packages, JobRows.STRINGS), env,
                     original.stdin, Optional.of(Duration.ofMillis(original.timeoutMs)), original.network,
-                    JobRows.read(views.json(), original.metadata, JobRows.OBJECT_MAP),
-                    Optional.ofNullable(original.hostWorkspace).map(Path::of),
-                    inputs.submitted(original.id).orElse(JobFiles.NONE), Optional.empty(), Optional.empty(),
                     original.limits == null ? RequestedLimits.NONE
                             : JobRows.read(views.json(), original.limits, RequestedLimits.class),
-                    original.args == null ? List.of()
-                            : JobRows.read(views.json(), original.args, JobRows.STRINGS),
-                    OutputEncoding.byId(original.encoding).orElse(OutputEncoding.UTF_8),
-                    Optional.of(new Submission.RerunOf(original.id, Optional.ofNullable(original.nixpkgsRevision))),
-                    JobRows.hostMounts(views.json(), original.hostMounts));
+                    original.args == null ? List.of() : JobRows.read(views.json(), original.args, JobRows.STRINGS));
+            return new Submission(run, OutputEncoding.byId(original.encoding).orElse(OutputEncoding.UTF_8),
+                    JobRows.read(views.json(), original.metadata, JobRows.OBJECT_MAP),
+                    Optional.ofNullable(original.hostWorkspace).map(Path::of),
+                    JobRows.hostMounts(views.json(), original.hostMounts),
+                    inputs.submitted(original.id).orElse(JobFiles.NONE), Optional.empty(), Optional.empty(),
+                    Optional.of(new Submission.RerunOf(original.id, Optional.ofNullable(original.nixpkgsRevision))));
         });
         return submit(caller, again, null);
     }
@@ -423,13 +422,14 @@ public class JobService {
     private String requestHash(Submission s) {
         try {
             Map<String, Object> fields = new TreeMap<>();
-            fields.put("language", s.language());
-            fields.put("code", s.code());
-            fields.put("packages", s.packages());
-            fields.put("env", new TreeMap<>(s.env()));
-            fields.put("stdin", s.stdin());
-            fields.put("timeout_ms", s.timeout().map(Duration::toMillis).orElse(null));
-            fields.put("network", s.network());
+            ExecutionRequest run = s.run();
+            fields.put("language", run.language());
+            fields.put("code", run.code());
+            fields.put("packages", run.packages());
+            fields.put("env", new TreeMap<>(run.env()));
+            fields.put("stdin", run.stdin());
+            fields.put("timeout_ms", run.timeout().map(Duration::toMillis).orElse(null));
+            fields.put("network", run.network());
             fields.put("host_workspace", s.hostWorkspace().map(Path::toString).orElse(null));
             fields.put("metadata", s.metadata());
             if (!s.files().isEmpty()) {
@@ -437,12 +437,12 @@ public class JobService {
             }
             s.session().ifPresent(session -> fields.put("session", session));
             s.callbackUrl().ifPresent(url -> fields.put("callback_url", url));
-            if (!s.limits().isEmpty()) {
-                fields.put("limits", s.limits());
+            if (!run.limits().isEmpty()) {
+                fields.put("limits", run.limits());
             }
             // only when given, so a key stored before these fields keeps its hash
-            if (!s.args().isEmpty()) {
-                fields.put("args", s.args());
+            if (!run.args().isEmpty()) {
+                fields.put("args", run.args());
             }
             if (s.encoding() != OutputEncoding.UTF_8) {
                 fields.put("encoding", s.encoding().id());

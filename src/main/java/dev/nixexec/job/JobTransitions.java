@@ -2,8 +2,10 @@ package dev.nixexec.job;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.nixexec.config.NixExecConfig;
+import dev.nixexec.execution.ExecutionRequest;
 import dev.nixexec.execution.RequestedLimits;
 import dev.nixexec.tenant.TenantPolicy;
+import dev.nixexec.workspace.JobFiles;
 import io.agroal.api.AgroalDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -539,19 +541,20 @@ public class JobTransitions {
                 .set("window_seconds", (double) settings.contentionWindow().toSeconds())
                 .set("changed_channel", JobNotifications.CHANGED).map();
         return run(c -> CLAIM.with(values).query(c, rs -> new ClaimedJob(rs.getObject("id", UUID.class),
-                rs.getObject("tenant_id", UUID.class), rs.getInt("attempt"), rs.getString("language"),
-                rs.getString("code"), JobRows.read(json, rs.getString("packages"), JobRows.STRINGS),
-                JobRows.read(json, rs.getString("env"), JobRows.STRING_MAP),
-                rs.getString("stdin"), Duration.ofMillis(rs.getLong("timeout_ms")), rs.getBoolean("network"),
+                rs.getObject("tenant_id", UUID.class), rs.getInt("attempt"),
                 JobRows.read(json, rs.getString("policy"), TenantPolicy.class),
-                Optional.ofNullable(rs.getString("host_workspace")).map(Path::of), rs.getBoolean("has_files"),
-                Optional.ofNullable(rs.getObject("session_id", UUID.class)),
-                Optional.ofNullable(rs.getString("limits"))
-                        .map(text -> JobRows.read(json, text, RequestedLimits.class)).orElse(null),
-                JobRows.read(json, rs.getString("args"), JobRows.STRINGS),
-                OutputEncoding.byId(rs.getString("encoding")).orElseThrow(),
-                Optional.ofNullable(rs.getString("required_nixpkgs_revision")),
-                JobRows.hostMounts(json, rs.getString("host_mounts")))));
+                new Submission(new ExecutionRequest(rs.getString("language"), rs.getString("code"),
+                        JobRows.read(json, rs.getString("packages"), JobRows.STRINGS),
+                        JobRows.read(json, rs.getString("env"), JobRows.STRING_MAP), rs.getString("stdin"),
+                        Optional.of(Duration.ofMillis(rs.getLong("timeout_ms"))), rs.getBoolean("network"),
+                        Optional.ofNullable(rs.getString("limits"))
+                                .map(text -> JobRows.read(json, text, RequestedLimits.class)).orElse(null),
+                        JobRows.read(json, rs.getString("args"), JobRows.STRINGS)),
+                        OutputEncoding.byId(rs.getString("encoding")).orElseThrow(), Map.of(),
+                        Optional.ofNullable(rs.getString("host_workspace")).map(Path::of),
+                        JobRows.hostMounts(json, rs.getString("host_mounts")), JobFiles.NONE,
+                        Optional.ofNullable(rs.getObject("session_id", UUID.class)), Optional.empty(), Optional.empty()),
+                rs.getBoolean("has_files"), Optional.ofNullable(rs.getString("required_nixpkgs_revision")))));
     }
 
     // ---------------------------------------------------------------- start

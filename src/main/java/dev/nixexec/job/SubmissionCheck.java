@@ -60,7 +60,7 @@ public class SubmissionCheck {
             throw new InvalidRequestException(List.of(new FieldError("metadata", "nests " + depth
                     + " levels of objects and arrays; at most " + MAX_METADATA_DEPTH + " are kept")), false);
         }
-        engine.validate(submission.execution());
+        engine.validate(submission.run());
         int metadataBytes = views.write(submission.metadata()).getBytes(StandardCharsets.UTF_8).length;
         if (metadataBytes > config.jobs().maxMetadataBytes()) {
             throw new InvalidRequestException(List.of(new FieldError("metadata", "metadata is " + metadataBytes
@@ -102,28 +102,28 @@ public class SubmissionCheck {
      */
     void check(Submission s, TenantPolicy policy) {
         List<FieldError> errors = new ArrayList<>();
-        String language = s.language().toLowerCase(Locale.ROOT);
+        String language = s.run().language().toLowerCase(Locale.ROOT);
         if (policy.languages() != null && !policy.languages().contains(language)) {
             errors.add(new FieldError("language", "language '" + language + "' is not allowed for this tenant; allowed: "
                     + String.join(", ", policy.languages())));
         }
         PackagePolicy packages = new PackagePolicy(Optional.ofNullable(policy.packageDenylist()).orElse(List.of()),
                 Optional.ofNullable(policy.packageAllowlist()));
-        for (String name : s.packages()) {
+        for (String name : s.run().packages()) {
             packages.rejection(PackageName.parse(name)).ifPresent(reason -> errors.add(new FieldError("packages", reason)));
         }
-        if (s.network() && !policy.networkAllowed()) {
+        if (s.run().network() && !policy.networkAllowed()) {
             errors.add(new FieldError("network", "network \"full\" is not allowed for this tenant"));
         }
-        if (policy.maxTimeoutSeconds() != null && s.timeout().isPresent()
-                && s.timeout().get().toSeconds() > policy.maxTimeoutSeconds()) {
+        if (policy.maxTimeoutSeconds() != null && s.run().timeout().isPresent()
+                && s.run().timeout().get().toSeconds() > policy.maxTimeoutSeconds()) {
             errors.add(new FieldError("timeout", "timeout may be at most " + policy.maxTimeoutSeconds() + "s for this tenant"));
         }
         s.callbackUrl().map(CallbackUrl::parse).filter(url -> !policy.webhooks().lists(url.host(), url.port()))
                 .ifPresent(url -> errors.add(new FieldError("callback_url", "host " + url.host() + ":" + url.port()
                         + " is not in this tenant's webhook_hosts" + (policy.webhooks().entries().isEmpty() ? " (none listed)"
                                 : ": " + String.join(", ", policy.webhooks().entries())))));
-        RequestedLimits limits = s.limits();
+        RequestedLimits limits = s.run().limits();
         if (over(limits.memory(), policy.maxMemoryBytes())) {
             errors.add(new FieldError("limits.memory", "may be at most " + ByteSize.describe(policy.maxMemoryBytes())
                     + " for this tenant"));

@@ -1,5 +1,6 @@
 package dev.nixexec.session;
 
+import dev.nixexec.execution.ExecutionRequest;
 import dev.nixexec.job.JobService;
 import dev.nixexec.job.Submission;
 import dev.nixexec.refusal.FieldError;
@@ -62,7 +63,8 @@ public class ProfileSubmissions {
                     + "policy that allows it (policy.network: true); this tenant's does not. "
                     + "Pass network \"off\" to run without it"));
         }
-        Optional<Duration> timeout = s.timeout().or(() -> profile.limits().timeout());
+        ExecutionRequest run = s.run();
+        Optional<Duration> timeout = run.timeout().or(() -> profile.limits().timeout());
         Optional<Duration> cap = profile.limits().timeout();
         if (cap.isPresent() && timeout.isPresent() && timeout.get().compareTo(cap.get()) > 0) {
             errors.add(new FieldError("timeout", "profile '" + name + "' allows at most " + cap.get().toSeconds() + "s"));
@@ -71,11 +73,10 @@ public class ProfileSubmissions {
             throw new InvalidRequestException(errors, false);
         }
         LinkedHashSet<String> packages = new LinkedHashSet<>(spec.packages());
-        packages.addAll(s.packages());
+        packages.addAll(run.packages());
         Map<String, String> env = new LinkedHashMap<>(spec.env());
-        env.putAll(s.env());
-        return new Submission(s.language(), s.code(), List.copyOf(packages), env, s.stdin(), timeout, full,
-                s.metadata(), s.hostWorkspace(), s.files()).withCallbackUrl(s.callbackUrl()).withLimits(s.limits())
-                .withArgs(s.args()).withEncoding(s.encoding()).withHostMounts(s.hostMounts());
+        env.putAll(run.env());
+        ExecutionRequest profiled = run.withPackages(packages.toArray(String[]::new)).withEnv(env).withNetwork(full);
+        return s.withRun(timeout.map(profiled::withTimeout).orElse(profiled));
     }
 }

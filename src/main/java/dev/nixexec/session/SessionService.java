@@ -7,6 +7,7 @@ import dev.nixexec.execution.ExecutionEngine;
 import dev.nixexec.execution.ExecutionRequest;
 import dev.nixexec.job.JobReads;
 import dev.nixexec.job.JobService;
+import dev.nixexec.job.OutputEncoding;
 import dev.nixexec.job.Submission;
 import dev.nixexec.job.JobTransitions;
 import dev.nixexec.job.JobView;
@@ -124,8 +125,9 @@ public class SessionService {
         });
         JobService.Submitted build;
         try {
-            build = jobs.submit(caller, new Submission("bash", "true", row.packages(), row.env(), "",
-                    Optional.empty(), row.network(), Map.of(), Optional.empty(), JobFiles.NONE, Optional.of(id)), null);
+            build = jobs.submit(caller, new Submission(new ExecutionRequest("bash", "true", row.packages(), row.env(),
+                    "", Optional.empty(), row.network()), OutputEncoding.UTF_8, Map.of(), Optional.empty(), List.of(),
+                    JobFiles.NONE, Optional.of(id), Optional.empty(), Optional.empty()), null);
         } catch (RuntimeException e) {
             QuarkusTransaction.requiringNew().run(() -> {
                 repository.forget(caller.tenantId(), id);
@@ -409,10 +411,11 @@ public class SessionService {
         }
         Map<String, String> env = new LinkedHashMap<>(session.env());
         env.putAll(exec.env());
-        return new Submission(language, code, session.packages(), env, exec.stdin(), exec.timeout(),
-                session.network(), Map.of(), Optional.ofNullable(session.hostWorkspace()).map(Path::of),
-                new JobFiles(Optional.of(session.workspaceId().toString()),
-                        List.of(), List.of(ARTIFACTS)), Optional.of(session.id())).withLimits(exec.limits());
+        return new Submission(new ExecutionRequest(language, code, session.packages(), env, exec.stdin(),
+                exec.timeout(), session.network()).withLimits(exec.limits()), OutputEncoding.UTF_8, Map.of(),
+                Optional.ofNullable(session.hostWorkspace()).map(Path::of), List.of(),
+                new JobFiles(Optional.of(session.workspaceId().toString()), List.of(), List.of(ARTIFACTS)),
+                Optional.of(session.id()), Optional.empty(), Optional.empty());
     }
 
     /**

@@ -2,7 +2,6 @@ package dev.nixexec.worker;
 
 import dev.nixexec.execution.ExecutionEngine;
 import dev.nixexec.execution.ExecutionEvent;
-import dev.nixexec.execution.ExecutionRequest;
 import dev.nixexec.execution.ExecutionResult;
 import dev.nixexec.refusal.InvalidRequestException;
 
@@ -14,6 +13,7 @@ import dev.nixexec.job.JobTransitions;
 import dev.nixexec.job.OutputEncoding;
 import dev.nixexec.job.Outcome;
 import dev.nixexec.job.PendingSubmission;
+import dev.nixexec.job.Submission;
 import dev.nixexec.sandbox.OutputCapture;
 import dev.nixexec.sandbox.StreamName;
 import dev.nixexec.session.SessionRuns;
@@ -144,42 +144,42 @@ final class JobRun {
     }
 
     private void run() {
+        Submission asked = job.submission();
         ExecutionEngine.ValidatedRequest request;
         try {
-            request = deps.engine.validate(new ExecutionRequest(job.language(), job.code(), job.packages(), job.env(),
-                    job.stdin(), Optional.of(job.timeout()), job.network(), job.limits(), job.args()));
+            request = deps.engine.validate(asked.run());
             // the tenant's caps as of the claim: a limit the job asked for was within them at intake (this
             // only matters if the policy tightened since); one it left out takes the smaller of default and cap
             request = request.withLimits(job.policy().narrow(request.limits()));
-            if (job.hostWorkspace().isPresent()) {
-                Optional<Path> checked = job.hostWorkspace().flatMap(deps.hostWorkspaces::permit);
+            if (asked.hostWorkspace().isPresent()) {
+                Optional<Path> checked = asked.hostWorkspace().flatMap(deps.hostWorkspaces::permit);
                 if (checked.isEmpty()) {
-                    end(Outcome.refused("workspace_refused", "the host directory " + job.hostWorkspace().get()
+                    end(Outcome.refused("workspace_refused", "the host directory " + asked.hostWorkspace().get()
                             + " may not be mounted on this node (local mode, allowed prefixes only)"));
                     return;
                 }
                 request = request.withHostWorkspace(checked.get());
             }
-            if (!job.hostMounts().isEmpty()) {
+            if (!asked.hostMounts().isEmpty()) {
                 try {
-                    deps.hostWorkspaces.recheck(job.hostMounts());
+                    deps.hostWorkspaces.recheck(asked.hostMounts());
                 } catch (HostWorkspaces.Refused e) {
                     end(Outcome.refused("workspace_refused", e.field() + ": " + e.getMessage()));
                     return;
                 }
-                request = request.withHostMounts(job.hostMounts());
+                request = request.withHostMounts(asked.hostMounts());
             }
-            if (job.sessionId().isPresent()) {
-                session = deps.sessions.context(job.sessionId().get());
+            if (asked.session().isPresent()) {
+                session = deps.sessions.context(asked.session().get());
                 if (session.isEmpty()) {
-                    end(Outcome.refused("session_gone", "the job's session " + job.sessionId().get()
+                    end(Outcome.refused("session_gone", "the job's session " + asked.session().get()
                             + " was destroyed before the job ran"));
                     return;
                 }
             }
             if (job.hasFiles()) {
                 workspace = deps.workspaces.prepare(job.id(), job.attempt(), nodeId, job.tenantId(), request.limits());
-            } else if (session.isEmpty() && job.hostWorkspace().isEmpty()) {
+            } else if (session.isEmpty() && asked.hostWorkspace().isEmpty()) {
                 // artifacts default to out/ for every job, so a plain job's /workspace outlives its sandbox too
                 workspace = Optional.of(deps.workspaces.prepareEmpty(job.id(), job.attempt(), nodeId, job.tenantId(),
                         request.limits()));
@@ -283,7 +283,7 @@ final class JobRun {
 
     /** For a base64 job, the kept output's exact bytes as the outcome's text shows them; else none. */
     private JobTransitions.ExactOutput exact(OutputCapture.Captured out, OutputCapture.Captured err) {
-        return job.encoding() == OutputEncoding.BASE64 ? new JobTransitions.ExactOutput(out.bytes(), err.bytes()) : null;
+        return job.submission().encoding() == OutputEncoding.BASE64 ? new JobTransitions.ExactOutput(out.bytes(), err.bytes()) : null;
     }
 
     /** Ended from outside: cancelled by the tenant, or abandoned by a node shutting down. */
@@ -408,7 +408,7 @@ final class JobRun {
                 }
             }
             // after the write, which a waiting caller's answer waits for, not before
-            LOG.infof("job %s ended %s", job.id(), outcome.status());
+            LOG.infof("job %s ended %s", job.id(), outcome.status().id());
         } catch (RuntimeException e) {
             LOG.errorf(e, "could not store the end of job %s; the reaper will take it back", job.id());
         } finally {

@@ -1,5 +1,6 @@
 package dev.nixexec.bench;
 
+import dev.nixexec.execution.ExecutionRequest;
 import dev.nixexec.job.ClaimedJob;
 import dev.nixexec.job.JobTransitions;
 import dev.nixexec.job.JobService;
@@ -28,8 +29,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -138,8 +137,7 @@ class QueueBenchmark {
 
     @Test
     void throughput() throws Exception {
-        Submission noop = new Submission("bash", "true", List.of(), Map.of(), "", Optional.empty(),
-                false, Map.of());
+        Submission noop = Submission.of(ExecutionRequest.of("bash", "true"));
         if (WARMUP > 0) {
             // a running service has compiled its paths: a first round in a fresh JVM measures the
             // compiler's work too (its threads' CPU is the JVM's); after 5,000 jobs C2 still took

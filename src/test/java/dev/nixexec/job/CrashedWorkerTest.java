@@ -3,6 +3,7 @@ package dev.nixexec.job;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.nixexec.execution.ExecutionRequest;
 import dev.nixexec.tenant.Caller;
 import dev.nixexec.tenant.Role;
 import dev.nixexec.tenant.Tenants;
@@ -17,9 +18,6 @@ import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import java.util.UUID;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.Test;
@@ -61,8 +59,7 @@ class CrashedWorkerTest {
                 dev.nixexec.tenant.TenantPolicy.defaults(), null).id;
         Caller caller = new Caller(tenant, null, Role.MEMBER);
         for (int i = 0; i < 2; i++) {
-            jobs.submit(caller, new Submission("bash", "echo " + i, List.of(), Map.of(), "", Optional.empty(),
-                    false, Map.of()), null);
+            jobs.submit(caller, Submission.of(ExecutionRequest.of("bash", "echo " + i)), null);
         }
         Process rogue = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
                 System.getProperty("java.class.path"), RogueWorker.class.getName(), url, user, password,

@@ -99,8 +99,8 @@ class JobTransitionsTest {
         UUID id = db.submit(db.tenant());
         ClaimedJob claimed = claimOne("n1", id);
         assertEquals(1, claimed.attempt());
-        assertEquals("bash", claimed.language());
-        assertEquals(Duration.ofSeconds(10), claimed.timeout());
+        assertEquals("bash", claimed.submission().run().language());
+        assertEquals(Optional.of(Duration.ofSeconds(10)), claimed.submission().run().timeout());
         assertEquals(new JobFixture.Row(JobStatus.BUILDING, "n1", 1, false, null, null), db.row(id));
         assertEquals(List.of("status:queued", "status:building"), db.events(id));
         assertEquals("claimed@n1 {\"attempt\": 1}", db.audit(id).get(1));

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.nixexec.execution.ExecutionRequest;
 import dev.nixexec.job.JobReads;
 import dev.nixexec.job.JobWaits;
 import dev.nixexec.job.JobService;
@@ -37,7 +38,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.MethodOrderer;
@@ -97,7 +97,7 @@ class TenantStarvationIT {
     }
 
     private static Submission bash(String code) {
-        return new Submission("bash", code, List.of(), Map.of(), "", Optional.empty(), false, Map.of());
+        return Submission.of(ExecutionRequest.of("bash", code));
     }
 
     private JobView until(Caller caller, UUID id, String status) {

@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.nixexec.execution.ExecutionRequest;
 import dev.nixexec.config.NixExecConfig;
-import dev.nixexec.execution.RequestedLimits;
 import dev.nixexec.job.ClaimedJob;
 import dev.nixexec.job.LocalSlots;
 import dev.nixexec.job.PendingSubmission;
@@ -129,7 +129,7 @@ class LocalHandOffTest {
     }
 
     private static Submission bash(String code) {
-        return new Submission("bash", code, List.of(), Map.of(), "", Optional.empty(), false, Map.of());
+        return Submission.of(ExecutionRequest.of("bash", code));
     }
 
     /** Runs started before their submission committed, on this node so far. */
@@ -186,8 +186,8 @@ class LocalHandOffTest {
         do {
             awaitAllSlotsFree();
             early = earlyRuns();
-            assertThrows(InvalidRequestException.class, () -> jobs.submit(denied, new Submission("bash",
-                    "echo never", packages, Map.of(), "", Optional.empty(), false, Map.of()), null));
+            assertThrows(InvalidRequestException.class, () -> jobs.submit(denied, Submission.of(new ExecutionRequest("bash",
+                    "echo never", packages, Map.of(), "", Optional.empty(), false)), null));
             awaitAllSlotsFree();
         } while (earlyRuns() == early && ++tries < 20);
         assertTrue(earlyRuns() > early, "no submission of " + tries + " started its run early");
@@ -227,9 +227,9 @@ class LocalHandOffTest {
         awaitAllSlotsFree();
         UUID id = UUID.randomUUID();
         PendingSubmission refusedLater = PendingSubmissions.undecided();
-        assertTrue(freeSlot().runPending(new ClaimedJob(id, caller.tenantId(), 1, "bash", "echo stale",
-                List.of(), Map.of(), "", Duration.ofSeconds(30), false, tenants.policy(caller.tenantId()),
-                Optional.empty(), false, Optional.empty(), RequestedLimits.NONE), refusedLater));
+        assertTrue(freeSlot().runPending(new ClaimedJob(id, caller.tenantId(), 1, tenants.policy(caller.tenantId()),
+                Submission.of(ExecutionRequest.of("bash", "echo stale").withTimeout(Duration.ofSeconds(30))), false,
+                Optional.empty()), refusedLater));
         jobs.submit(caller, bash("sleep 60"), null, id);
         // handed to this node in its submission, or (the claim loop held the free slot a moment) claimed after
         JobView running = awaitRunning(caller, id);
@@ -257,9 +257,9 @@ class LocalHandOffTest {
         awaitAllSlotsFree();
         UUID id = UUID.randomUUID();
         PendingSubmission pending = PendingSubmissions.undecided();
-        assertTrue(freeSlot().runPending(new ClaimedJob(id, caller.tenantId(), 1, "bash", "echo never", packages,
-                Map.of(), "", Duration.ofSeconds(30), false, tenants.policy(caller.tenantId()), Optional.empty(), false,
-                Optional.empty(), RequestedLimits.NONE), pending));
+        assertTrue(freeSlot().runPending(new ClaimedJob(id, caller.tenantId(), 1, tenants.policy(caller.tenantId()),
+                Submission.of(new ExecutionRequest("bash", "echo never", packages, Map.of(), "",
+                        Optional.of(Duration.ofSeconds(30)), false)), false, Optional.empty()), pending));
         // as a cancel's notification or a shutdown does, while the run waits for the verdict; on a
         // thread of its own, since ending the run waits for the verdict too
         Thread cancel = Thread.ofVirtual().start(() -> pool.cancel(id));
