@@ -205,7 +205,8 @@ public class WorkerPool implements LocalSlots {
         wake.release();
     }
 
-    @Scheduled(every = "${nixexec.jobs.heartbeat:5s}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    @Scheduled(every = "${nixexec.jobs.heartbeat:5s}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
+            skipExecutionIf = Scheduled.ApplicationNotRunning.class)
     void heartbeat() {
         if (shuttingDown) {
             return;
