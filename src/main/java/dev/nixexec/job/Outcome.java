@@ -32,8 +32,8 @@ public record Outcome(JobStatus status, Integer exitCode, Integer signal, boolea
                         r.usage().maxRssBytes().orElse(null)) : null);
     }
 
-    /** Refused before its code ran: an {@code error} with nothing printed. */
-    public static Outcome refused(String code, String message) {
+    /** An {@code error} of the platform's with nothing of a run kept: refused before its code ran, or the engine failed. */
+    public static Outcome error(String code, String message) {
         return new Outcome(JobStatus.ERROR, null, null, false, null, null, "", "", 0, 0, false, false, code, message,
                 null);
     }

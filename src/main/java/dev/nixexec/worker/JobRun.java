@@ -154,7 +154,7 @@ final class JobRun {
             if (asked.hostWorkspace().isPresent()) {
                 Optional<Path> checked = asked.hostWorkspace().flatMap(deps.hostWorkspaces::permit);
                 if (checked.isEmpty()) {
-                    end(Outcome.refused("workspace_refused", "the host directory " + asked.hostWorkspace().get()
+                    end(Outcome.error("workspace_refused", "the host directory " + asked.hostWorkspace().get()
                             + " may not be mounted on this node (local mode, allowed prefixes only)"));
                     return;
                 }
@@ -164,7 +164,7 @@ final class JobRun {
                 try {
                     deps.hostWorkspaces.recheck(asked.hostMounts());
                 } catch (HostWorkspaces.Refused e) {
-                    end(Outcome.refused("workspace_refused", e.field() + ": " + e.getMessage()));
+                    end(Outcome.error("workspace_refused", e.field() + ": " + e.getMessage()));
                     return;
                 }
                 request = request.withHostMounts(asked.hostMounts());
@@ -172,7 +172,7 @@ final class JobRun {
             if (asked.session().isPresent()) {
                 session = deps.sessions.context(asked.session().get());
                 if (session.isEmpty()) {
-                    end(Outcome.refused("session_gone", "the job's session " + asked.session().get()
+                    end(Outcome.error("session_gone", "the job's session " + asked.session().get()
                             + " was destroyed before the job ran"));
                     return;
                 }
@@ -190,14 +190,14 @@ final class JobRun {
                 request = request.withMaterialisedWorkspace(workspace.get().dir());
             }
         } catch (WorkspaceRuns.Refused e) {
-            end(Outcome.refused(e.code(), e.getMessage()));
+            end(Outcome.error(e.code(), e.getMessage()));
             return;
         } catch (InvalidRequestException e) {
-            end(Outcome.refused("invalid_request", e.getMessage()));
+            end(Outcome.error("invalid_request", e.getMessage()));
             return;
         } catch (java.io.IOException | RuntimeException e) {
             LOG.errorf(e, "job %s could not be prepared", job.id());
-            end(Outcome.refused("internal_error", String.valueOf(e.getMessage())));
+            end(Outcome.error("internal_error", String.valueOf(e.getMessage())));
             return;
         }
         if (stopReason != null) {
@@ -214,7 +214,7 @@ final class JobRun {
         }));
         subscription.set(deps.engine.execute(request, this::mayBuild, this::beforeRun).subscribe().with(JobLogContext.around(job.id(), job.tenantId(), this::onEvent), failure -> {
             LOG.errorf(failure, "job %s failed in the engine", job.id());
-            end(Outcome.refused("internal_error", String.valueOf(failure.getMessage())));
+            end(Outcome.error("internal_error", String.valueOf(failure.getMessage())));
         }));
         if (stopReason != null) {
             subscription.get().cancel();
@@ -263,7 +263,7 @@ final class JobRun {
         // not_built: mayBuild said no (not stored here, or stopped), so the end is the stop's or none
         if (r.error().isPresent() && List.of("not_started", "not_built").contains(r.error().get().code())) {
             if (otherRevision != null && stopReason == null) {
-                end(Outcome.refused("nixpkgs_changed", session.isPresent()
+                end(Outcome.error("nixpkgs_changed", session.isPresent()
                         ? "the session was built on nixpkgs " + requiredRevision().orElseThrow() + ", this node now pins "
                                 + otherRevision + "; create a new session"
                         : "the job reruns one that ran on nixpkgs " + requiredRevision().orElseThrow()
