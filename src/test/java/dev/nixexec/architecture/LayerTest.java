@@ -7,6 +7,9 @@ import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
@@ -52,6 +55,15 @@ class LayerTest {
             }
         }
         assertEquals(List.of(), List.copyOf(unplaced), "add new packages to LAYERS and docs/architecture.md");
+    }
+
+    @Test
+    void theDocsDrawTheSameOrder() throws IOException {
+        Path doc = Path.of(System.getProperty("nixexec-test.repo-dir", "."), "docs", "architecture.md");
+        List<String> drawn = Files.readAllLines(doc).stream().dropWhile(line -> !line.startsWith("| package |"))
+                .takeWhile(line -> line.startsWith("|")).filter(line -> line.startsWith("| `"))
+                .map(line -> line.substring(3, line.indexOf('`', 3))).toList();
+        assertEquals(LAYERS, drawn, "docs/architecture.md's Parts table, bottom up");
     }
 
     private static int layer(JavaClass c) {
