@@ -12,7 +12,7 @@ import dev.nixexec.limits.KeyLimits;
 import dev.nixexec.refusal.FieldError;
 import dev.nixexec.refusal.InvalidRequestException;
 import dev.nixexec.refusal.JsonShape;
-import dev.nixexec.session.ProfileSubmissions;
+import dev.nixexec.profile.ProfileSubmissions;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import io.smallrye.mutiny.Multi;
 import jakarta.ws.rs.Consumes;
