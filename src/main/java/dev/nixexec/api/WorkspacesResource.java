@@ -3,6 +3,7 @@ package dev.nixexec.api;
 import dev.nixexec.refusal.Refusal;
 import dev.nixexec.workspace.FileContent;
 import dev.nixexec.workspace.WorkspaceFile;
+import dev.nixexec.workspace.WorkspaceListing;
 import dev.nixexec.workspace.WorkspacePath;
 import dev.nixexec.workspace.WorkspaceService;
 import dev.nixexec.workspace.WorkspaceView;
@@ -100,7 +101,7 @@ public class WorkspacesResource {
     @Path("{id}/files")
     @RunOnVirtualThread
     public FilesBody files(@PathParam("id") String id) {
-        WorkspaceService.Listing listing = workspaces.files(caller.get(), workspaceId(id));
+        WorkspaceListing listing = workspaces.files(caller.get(), workspaceId(id));
         return new FilesBody(listing.workspace().version(), listing.files());
     }
 
