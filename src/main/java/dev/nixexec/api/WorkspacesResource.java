@@ -1,6 +1,5 @@
 package dev.nixexec.api;
 
-import dev.nixexec.refusal.Refusal;
 import dev.nixexec.workspace.FileContent;
 import dev.nixexec.workspace.WorkspaceFile;
 import dev.nixexec.workspace.WorkspaceListing;
@@ -134,11 +133,7 @@ public class WorkspacesResource {
     }
 
     static UUID workspaceId(String id) {
-        try {
-            return UUID.fromString(id);
-        } catch (IllegalArgumentException e) {
-            throw new Refusal(Refusal.Kind.NOT_FOUND, "no workspace " + id);
-        }
+        return PathIds.uuidOr404(id, "no workspace " + id);
     }
 
     /** A stored file as a download: its media type, hash as ETag, never rendered in the API's origin. */
