@@ -22,7 +22,7 @@ class LayerTest {
 
     /** Bottom up, as in docs/architecture.md's "Parts" table. */
     static final List<String> LAYERS = List.of("config", "refusal", "logging", "audit", "nix", "sandbox", "tenant",
-            "execution", "workspace", "limits", "job", "session", "attach", "worker", "api", "mcp", "webhook", "cli",
+            "execution", "workspace", "limits", "job", "catalog", "profile", "session", "attach", "worker", "api", "mcp", "webhook", "cli",
             "ui");
 
     private static final JavaClasses PRODUCTION = new ClassFileImporter()
