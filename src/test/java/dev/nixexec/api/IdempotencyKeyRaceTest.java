@@ -47,7 +47,7 @@ class IdempotencyKeyRaceTest {
 
     /** More than one batch ({@code IntakeCommits.MAX_BATCH}, 32), so both writers are busy. */
     private static final int CALLERS = 48;
-    private static final int ROUNDS = Integer.getInteger("intake.race.rounds", 5);
+    private static final int ROUNDS = Integer.getInteger("intake.race.rounds", 2);
     /** Far below the transaction timeout: a stall is seen before the reaper ends it. */
     private static final long ROUND_SECONDS = 30;
 
