@@ -18,6 +18,7 @@ import dev.nixexec.sandbox.OutputCapture;
 import dev.nixexec.sandbox.StreamName;
 import dev.nixexec.session.SessionRuns;
 import dev.nixexec.workspace.StoreBack;
+import dev.nixexec.workspace.WorkspaceProblem;
 import dev.nixexec.workspace.WorkspaceRun;
 import dev.nixexec.workspace.WorkspaceRuns;
 import io.smallrye.mutiny.subscription.Cancellable;
@@ -89,7 +90,7 @@ final class JobRun {
         CANCELLED, SHUTDOWN, WORKSPACE
     }
     /** Why the workspace watcher stopped the run, when it did. */
-    private volatile WorkspaceRun.Problem workspaceProblem;
+    private volatile WorkspaceProblem workspaceProblem;
     /** Unflushed output: stream id and text, consecutive text of one stream merged. */
     private final List<Map.Entry<String, StringBuilder>> pending = new ArrayList<>();
     /** Not a monitor: a virtual thread blocked in it must not pin its carrier (JDK 21). */
