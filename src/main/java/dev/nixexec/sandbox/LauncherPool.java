@@ -246,7 +246,7 @@ public class LauncherPool {
     }
 
     /** Where a launcher that died wrote why: its stderr, or its terminal. */
-    private static java.io.InputStream launcherErrors(Process process) {
+    static java.io.InputStream launcherErrors(Process process) {
         return process instanceof PtyProcess ? process.getInputStream() : process.getErrorStream();
     }
 
