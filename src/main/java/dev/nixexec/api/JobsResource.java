@@ -12,7 +12,7 @@ import dev.nixexec.limits.KeyLimits;
 import dev.nixexec.refusal.FieldError;
 import dev.nixexec.refusal.InvalidRequestException;
 import dev.nixexec.refusal.JsonShape;
-import dev.nixexec.session.ProfileSubmissions;
+import dev.nixexec.profile.ProfileSubmissions;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import io.smallrye.mutiny.Multi;
 import jakarta.ws.rs.Consumes;
@@ -301,15 +301,7 @@ public class JobsResource {
     }
 
     static UUID jobId(String id) {
-        return jobIdOr404(id, "no job " + id);
-    }
-
-    static UUID jobIdOr404(String id, String message) {
-        try {
-            return UUID.fromString(id);
-        } catch (IllegalArgumentException e) {
-            throw new Refusal(Refusal.Kind.NOT_FOUND, message);
-        }
+        return PathIds.uuidOr404(id, "no job " + id);
     }
 
     private static Duration waitParam(String wait) {

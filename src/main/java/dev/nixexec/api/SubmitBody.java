@@ -19,7 +19,7 @@ import java.util.regex.Pattern;
 /**
  * The body of {@code POST /v1/jobs}; {@code workspace} (id or name), {@code files} and
  * {@code artifacts} are described in docs/workspaces.md; {@code profile} names a profile the job runs
- * under (session/ProfileSubmissions); {@code callback_url} gets the job JSON when it ends (docs/api.md,
+ * under (profile/ProfileSubmissions); {@code callback_url} gets the job JSON when it ends (docs/api.md,
  * "Callbacks"); {@code limits} the run's limits ({@link #limits}); {@code args} are passed to the
  * program, {@code encoding} ({@code utf-8} or {@code base64}) is how its output is returned. It only
  * turns the wire form into a submission (the network and encoding words, durations as text); intake

@@ -18,7 +18,7 @@ import dev.nixexec.session.SessionService;
 import dev.nixexec.tenant.Caller;
 import dev.nixexec.refusal.FieldError;
 import dev.nixexec.refusal.InvalidRequestException;
-import dev.nixexec.session.ProfileSubmissions;
+import dev.nixexec.profile.ProfileSubmissions;
 import dev.nixexec.workspace.Artifact;
 import dev.nixexec.workspace.JobFiles;
 import dev.nixexec.workspace.WorkspacePath;

@@ -1,9 +1,13 @@
 package dev.nixexec.session;
 
+import dev.nixexec.catalog.Catalog;
 import dev.nixexec.job.JobService;
 import dev.nixexec.job.JobView;
 import dev.nixexec.job.JobWaits;
 import dev.nixexec.job.JobReads;
+import dev.nixexec.profile.ProfileSubmissions;
+import dev.nixexec.profile.Spec;
+import dev.nixexec.profile.SpecCheck;
 import dev.nixexec.refusal.FieldError;
 import dev.nixexec.refusal.InvalidRequestException;
 import dev.nixexec.refusal.Refusal;

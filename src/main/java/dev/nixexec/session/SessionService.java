@@ -1,6 +1,7 @@
 package dev.nixexec.session;
 
 import dev.nixexec.audit.AuditLog;
+import dev.nixexec.catalog.Catalog;
 import dev.nixexec.config.HostWorkspaces;
 import dev.nixexec.config.NixExecConfig;
 import dev.nixexec.execution.ExecutionEngine;
@@ -10,6 +11,10 @@ import dev.nixexec.job.JobService;
 import dev.nixexec.job.JobTransitions;
 import dev.nixexec.job.JobView;
 import dev.nixexec.job.JobWaits;
+import dev.nixexec.profile.Profile;
+import dev.nixexec.profile.Profiles;
+import dev.nixexec.profile.Spec;
+import dev.nixexec.profile.WritablePath;
 import dev.nixexec.refusal.FieldError;
 import dev.nixexec.refusal.InvalidRequestException;
 import dev.nixexec.refusal.Refusal;

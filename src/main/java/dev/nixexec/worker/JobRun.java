@@ -18,6 +18,7 @@ import dev.nixexec.sandbox.OutputCapture;
 import dev.nixexec.sandbox.StreamName;
 import dev.nixexec.session.SessionRuns;
 import dev.nixexec.workspace.StoreBack;
+import dev.nixexec.workspace.WorkspaceProblem;
 import dev.nixexec.workspace.WorkspaceRun;
 import dev.nixexec.workspace.WorkspaceRuns;
 import io.smallrye.mutiny.subscription.Cancellable;
@@ -84,7 +85,7 @@ final class JobRun {
     private final AtomicBoolean started = new AtomicBoolean();
     private volatile String stopReason;
     /** Why the workspace watcher stopped the run, when it did. */
-    private volatile WorkspaceRun.Problem workspaceProblem;
+    private volatile WorkspaceProblem workspaceProblem;
     /** Unflushed output: stream id and text, consecutive text of one stream merged. */
     private final List<Map.Entry<String, StringBuilder>> pending = new ArrayList<>();
     /** Not a monitor: a virtual thread blocked in it must not pin its carrier (JDK 21). */
@@ -307,7 +308,7 @@ final class JobRun {
                     "the node shut down while the job ran");
         }
         if ("workspace".equals(stopReason)) {
-            WorkspaceRun.Problem problem = workspaceProblem;
+            WorkspaceProblem problem = workspaceProblem;
             return new JobTransitions.Outcome("error", null, null, false, problem.quota() ? "workspace" : null, null, out.text(),
                     err.text(), out.totalBytes(), err.totalBytes(), out.truncated(), err.truncated(), problem.code(),
                     problem.message() + "; the job was stopped and the workspace keeps its previous version");

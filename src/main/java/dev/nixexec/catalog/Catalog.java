@@ -1,4 +1,4 @@
-package dev.nixexec.session;
+package dev.nixexec.catalog;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;

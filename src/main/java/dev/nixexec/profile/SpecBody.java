@@ -1,4 +1,4 @@
-package dev.nixexec.session;
+package dev.nixexec.profile;
 
 import dev.nixexec.refusal.FieldError;
 import java.util.ArrayList;
@@ -20,7 +20,7 @@ public record SpecBody(String name, List<String> packages, Map<String, String> e
      * {@code prefix}); a word that cannot be read is left out, so that the rest is still checked.
      * Empty only when a null name or value leaves no spec to check.
      */
-    Optional<Spec> read(String prefix, List<FieldError> errors) {
+    public Optional<Spec> read(String prefix, List<FieldError> errors) {
         boolean unreadable = false;
         boolean full = false;
         if (network != null && !network.equals("off") && !network.equals("full")) {

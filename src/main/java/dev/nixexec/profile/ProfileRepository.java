@@ -1,4 +1,4 @@
-package dev.nixexec.session;
+package dev.nixexec.profile;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;

@@ -1,4 +1,4 @@
-package dev.nixexec.session;
+package dev.nixexec.profile;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

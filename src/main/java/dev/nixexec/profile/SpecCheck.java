@@ -1,4 +1,4 @@
-package dev.nixexec.session;
+package dev.nixexec.profile;
 
 import dev.nixexec.config.NixExecConfig;
 import dev.nixexec.nix.PackageName;

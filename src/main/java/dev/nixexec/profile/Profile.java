@@ -1,4 +1,4 @@
-package dev.nixexec.session;
+package dev.nixexec.profile;
 
 /** A named spec: one of nixo's built-ins, or a tenant's own (defined by its admin). */
 public record Profile(String name, String description, Spec spec, ProfileLimits limits, boolean builtIn) {

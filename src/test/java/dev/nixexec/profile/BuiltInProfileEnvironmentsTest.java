@@ -1,4 +1,4 @@
-package dev.nixexec.session;
+package dev.nixexec.profile;
 
 import static dev.nixexec.testing.Runs.describe;
 import static dev.nixexec.testing.Runs.stdout;
