@@ -1,5 +1,6 @@
 package dev.nixexec.job;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -86,12 +87,8 @@ class CrashedWorkerTest {
         JobView lost = waits.await(caller, started, java.time.Duration.ofSeconds(30));
         assertEquals("error", lost.status());
         assertEquals("worker_lost", lost.error().code());
-        JobView requeued = reads.get(caller, claimedOnly);
-        for (int i = 0; i < 100 && !requeued.status().equals("queued"); i++) {
-            Thread.sleep(100);
-            requeued = reads.get(caller, claimedOnly);
-        }
-        assertEquals("queued", requeued.status());
+        JobView requeued = await("the claimed job to be queued again").atMost(java.time.Duration.ofSeconds(10))
+                .until(() -> reads.get(caller, claimedOnly), job -> job.status().equals("queued"));
         assertEquals(1, requeued.attempt());
         long seconds = (System.nanoTime() - killedAt) / 1_000_000_000;
         assertTrue(seconds < 15, "recovery took " + seconds + " s; the lease is 3 s and the reaper runs every second");

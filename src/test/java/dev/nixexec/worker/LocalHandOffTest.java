@@ -1,5 +1,6 @@
 package dev.nixexec.worker;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -270,10 +271,10 @@ class LocalHandOffTest {
         PendingSubmissions.decide(pending, true);
         assertTrue(cancel.join(Duration.ofSeconds(30)), "the cancel did not return after the verdict");
         awaitAllSlotsFree();
-        // a build would have begun by the time the run gave its slot back; give a late one a moment too
-        Thread.sleep(500);
-        assertEquals(List.of(), NixSpy.requests().stream().filter(line -> packages.stream()
-                .allMatch(p -> line.contains("\"name\":\"" + p + "\""))).toList(), "nix ran for a cancelled run");
+        // a build would have begun by the time the run gave its slot back; a late one is watched for a while too
+        await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5)).untilAsserted(() ->
+                assertEquals(List.of(), NixSpy.requests().stream().filter(line -> packages.stream()
+                        .allMatch(p -> line.contains("\"name\":\"" + p + "\""))).toList(), "nix ran for a cancelled run"));
     }
 
     /** The job once its code started: its run is the node's by then. */

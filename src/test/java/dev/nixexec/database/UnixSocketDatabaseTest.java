@@ -1,4 +1,4 @@
-package dev.nixexec.config;
+package dev.nixexec.database;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -29,7 +29,7 @@ class UnixSocketDatabaseTest {
                 .start()) {
             // as in nixos/module.nix, localDatabaseUrl
             String url = "jdbc:postgresql://localhost/postgres"
-                    + "?socketFactory=dev.nixexec.config.UnixSocketFactory"
+                    + "?socketFactory=dev.nixexec.database.UnixSocketFactory"
                     + "&socketFactoryArg=" + dir.resolve(".s.PGSQL." + postgres.getPort())
                     + "&user=postgres";
             try (Connection connection = DriverManager.getConnection(url);

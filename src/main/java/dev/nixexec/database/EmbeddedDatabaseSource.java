@@ -1,5 +1,8 @@
-package dev.nixexec.config;
+package dev.nixexec.database;
 
+import dev.nixexec.config.BuildTimeReads;
+import dev.nixexec.config.NixExecYamlSource;
+import dev.nixexec.config.StatePaths;
 import io.smallrye.config.ConfigSourceContext;
 import io.smallrye.config.ConfigSourceFactory;
 import io.smallrye.config.PropertiesConfigSource;
@@ -36,12 +39,6 @@ public class EmbeddedDatabaseSource implements ConfigSourceFactory {
         return List.of(new Embedded(stateDir.toAbsolutePath().resolve("postgres")));
     }
 
-    /** Whether the Quarkus build is reading, which records what it reads as the application's runtime defaults. */
-    static boolean readByTheBuild() {
-        return StackWalker.getInstance().walk(frames ->
-                frames.anyMatch(f -> f.getClassName().startsWith("io.quarkus.deployment.configuration.")));
-    }
-
     /** Connection settings of the embedded database, which starts on the first read of one of them. */
     static final class Embedded implements ConfigSource {
         private static final Set<String> NAMES = Set.of(URL, "quarkus.datasource.username", "quarkus.datasource.password");
@@ -66,7 +63,7 @@ public class EmbeddedDatabaseSource implements ConfigSourceFactory {
                 return EmbeddedPostgresServer.OWNER;
             }
             // Building the application reads every value too; only a running service starts a database.
-            if (readByTheBuild()) {
+            if (BuildTimeReads.now()) {
                 return null;
             }
             EmbeddedDatabases.Connection connection = EmbeddedDatabases.INSTANCE.connection(dataDir);

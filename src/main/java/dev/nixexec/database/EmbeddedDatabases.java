@@ -1,4 +1,4 @@
-package dev.nixexec.config;
+package dev.nixexec.database;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -33,7 +33,7 @@ public enum EmbeddedDatabases {
     public Connection connection(Path dataDir) {
         String published = System.getProperty(property(dataDir));
         String url = published != null ? published : start(dataDir).url();
-        return new Connection(url, EmbeddedPostgresServer.OWNER, EmbeddedPostgresServer.password(dataDir, EmbeddedPostgresServer.OWNER));
+        return new Connection(url, EmbeddedPostgresServer.OWNER, PostgresPasswords.of(dataDir, EmbeddedPostgresServer.OWNER));
     }
 
     private static String property(Path dataDir) {

@@ -1,4 +1,4 @@
-package dev.nixexec.config;
+package dev.nixexec.database;
 
 import io.quarkus.runtime.LaunchMode;
 import io.quarkus.runtime.ShutdownEvent;

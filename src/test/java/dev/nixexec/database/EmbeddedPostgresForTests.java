@@ -1,4 +1,4 @@
-package dev.nixexec.config;
+package dev.nixexec.database;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -22,6 +22,6 @@ public final class EmbeddedPostgresForTests {
         EmbeddedPostgresServer server = new EmbeddedPostgresServer(dataDir);
         server.start();
         return new Server(new EmbeddedDatabases.Connection(server.url(), EmbeddedPostgresServer.OWNER,
-                EmbeddedPostgresServer.password(dataDir, EmbeddedPostgresServer.OWNER)), server::stop);
+                PostgresPasswords.of(dataDir, EmbeddedPostgresServer.OWNER)), server::stop);
     }
 }

@@ -1,4 +1,4 @@
-package dev.nixexec.config;
+package dev.nixexec.database;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -20,7 +20,7 @@ import java.util.concurrent.locks.ReentrantLock;
 import javax.net.SocketFactory;
 
 /**
- * PostgreSQL's Unix socket for the JDBC driver ({@code socketFactory=dev.nixexec.config.UnixSocketFactory},
+ * PostgreSQL's Unix socket for the JDBC driver ({@code socketFactory=dev.nixexec.database.UnixSocketFactory},
  * {@code socketFactoryArg=<socket path>}): the JDK's own Unix-domain {@link SocketChannel} behind
  * the {@link Socket} the driver asks for. A virtual thread (jobs, REST and MCP run on them) that
  * blocks on it is parked and woken by the JDK, and a platform thread blocks in the read itself, so
