@@ -104,8 +104,18 @@ public class BwrapSandbox implements Sandbox {
 
             // bubblewrap sets up the sandbox meanwhile, and waits at the gate
             if (spec.network()) {
-                attachedNetwork = network.attach(process.pid(), launcher.runDir().resolve("network.log"),
-                        process::isAlive);
+                try {
+                    attachedNetwork = network.attach(process.pid(), launcher.runDir().resolve("network.log"),
+                            process::isAlive);
+                } catch (SandboxException e) {
+                    if (process.isAlive()) {
+                        throw e;
+                    }
+                    // bubblewrap ended while the network was being made: what it said is why, not the network's step
+                    errReader.join(Duration.ofSeconds(5));
+                    throw new SandboxException("the sandbox exited before its run started (exit " + process.exitValue()
+                            + "): " + stderr.result().text().strip());
+                }
             }
             if (!gate.open()) {
                 gateChannel.close();

@@ -79,8 +79,17 @@ public class BwrapShells {
         try {
             launchers.passTerminalGate(launcher, SeccompFilter.program(), () -> {
                 if (spec.network()) {
-                    attachedNetwork[0] = network.attach(launcher.process().pid(),
-                            launcher.runDir().resolve("network.log"), launcher.process()::isAlive);
+                    try {
+                        attachedNetwork[0] = network.attach(launcher.process().pid(),
+                                launcher.runDir().resolve("network.log"), launcher.process()::isAlive);
+                    } catch (SandboxException e) {
+                        if (launcher.process().isAlive()) {
+                            throw e;
+                        }
+                        // bubblewrap ended while the network was being made: what it said is why, not the network's step
+                        throw new SandboxException("the sandbox exited before its shell started: " + new String(
+                                LauncherPool.launcherErrors(launcher.process()).readAllBytes(), StandardCharsets.UTF_8).strip());
+                    }
                 }
             });
         } catch (IOException | RuntimeException e) {

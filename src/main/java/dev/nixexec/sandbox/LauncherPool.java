@@ -20,6 +20,10 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
 import java.nio.channels.FileChannel;
@@ -113,6 +117,14 @@ public class LauncherPool {
     private final ConcurrentLinkedQueue<Launcher> idle = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean refilling = new AtomicBoolean();
     private final Set<Thread> tidying = ConcurrentHashMap.newKeySet();
+    /**
+     * The one thread every launcher is started from, for the pool's life: bubblewrap's
+     * {@code --die-with-parent} is the kernel's parent-death signal, which follows the thread that
+     * started the process, not the service; started from a virtual thread, whose carrier the
+     * scheduler retires after 30 s idle, a run was killed then.
+     */
+    private final ExecutorService parent = Executors.newSingleThreadExecutor(
+            Thread.ofPlatform().daemon().name("sandbox-launcher-parent").factory());
     private volatile boolean closed;
 
     public LauncherPool(NixExecConfig config, StatePaths paths, Cgroups cgroups, HostUids uids) {
@@ -246,7 +258,7 @@ public class LauncherPool {
     }
 
     /** Where a launcher that died wrote why: its stderr, or its terminal. */
-    private static java.io.InputStream launcherErrors(Process process) {
+    static java.io.InputStream launcherErrors(Process process) {
         return process instanceof PtyProcess ? process.getInputStream() : process.getErrorStream();
     }
 
@@ -288,6 +300,8 @@ public class LauncherPool {
             kill(launcher);
             tidy(launcher);
         }
+        // its end ends whatever bubblewrap is left, as the service's would
+        parent.shutdown();
         for (Thread tidy : tidying) {
             try {
                 tidy.join(Duration.ofSeconds(5));
@@ -411,19 +425,43 @@ public class LauncherPool {
             if (terminal.isPresent()) {
                 TerminalSize size = terminal.get().size();
                 // an empty environment, as below; pty4j's spawn closes every other descriptor, as the JDK's does
-                PtyProcess process = new PtyProcessBuilder(argv.toArray(String[]::new)).setEnvironment(Map.of())
+                PtyProcessBuilder builder = new PtyProcessBuilder(argv.toArray(String[]::new)).setEnvironment(Map.of())
                         .setDirectory(runDir.toString()).setInitialColumns(size.columns()).setInitialRows(size.rows())
-                        .setRedirectErrorStream(true).start();
-                return new Launcher(key, process, uid, cgroup, runDir);
+                        .setRedirectErrorStream(true);
+                return new Launcher(key, startFromParent(builder::start), uid, cgroup, runDir);
             }
             ProcessBuilder builder = new ProcessBuilder(argv).directory(runDir.toFile());
             builder.environment().clear();
-            return new Launcher(key, builder.start(), uid, cgroup, runDir);
+            return new Launcher(key, startFromParent(builder::start), uid, cgroup, runDir);
         } catch (IOException | RuntimeException e) {
             cgroup.ifPresent(JobCgroup::remove);
             ChildStreams.deleteTree(runDir);
             uids.release(uid);
             throw e;
+        }
+    }
+
+    /** Starts a process from {@link #parent}; waits for it even if interrupted, so that none is started unseen. */
+    private Process startFromParent(java.util.concurrent.Callable<? extends Process> start) throws IOException {
+        Future<? extends Process> started = parent.submit(start);
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    return started.get();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof IOException io) {
+                throw io;
+            }
+            throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 

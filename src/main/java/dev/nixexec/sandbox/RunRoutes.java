@@ -17,6 +17,9 @@ final class RunRoutes {
     /** slirp4netns's defaults: its subnet, its gateway, the run's address and its interface. */
     static final String TAP = "tap0";
     static final String GATEWAY = "10.0.2.2";
+    static final String ADDRESS = "10.0.2.100/24";
+    /** slirp4netns's largest MTU: fewer, larger segments through the relay. */
+    static final int MTU = 65520;
 
     /**
      * Not the internet: this network, private (RFC 1918), shared (CGNAT), link-local (cloud
@@ -31,12 +34,15 @@ final class RunRoutes {
     }
 
     /**
-     * The {@code ip -batch} lines: the refused ranges, the allowed ones through the gateway, and
-     * the node's own addresses refused last, whatever was allowed (a service listening on all of
-     * the node's addresses is never the run's to reach).
+     * The {@code ip -batch} lines: the TAP device up with its address and the default route (what
+     * slirp4netns's {@code --configure} would do, but for loopback, which is bubblewrap's), the
+     * refused ranges, the allowed ones through the gateway, and the node's own addresses refused
+     * last, whatever was allowed (a service listening on all of the node's addresses is never the
+     * run's to reach).
      */
     static List<String> ipBatch(List<Ipv4Range> allowed, List<Ipv4Range> nodeAddresses) {
-        List<String> lines = new ArrayList<>();
+        List<String> lines = new ArrayList<>(List.of("link set " + TAP + " mtu " + MTU + " up",
+                "addr add " + ADDRESS + " dev " + TAP, "route add default via " + GATEWAY + " dev " + TAP));
         for (Ipv4Range range : REFUSED) {
             lines.add("route add prohibit " + range);
         }

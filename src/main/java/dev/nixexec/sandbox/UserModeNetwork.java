@@ -24,15 +24,12 @@ import java.util.function.BooleanSupplier;
  * ordinary sockets of the node, from {@code network-egress-namespace} if one is set. The node's
  * loopback is not offered ({@code --disable-host-loopback}), the node's Unix sockets live in its
  * own namespace, and {@link RunRoutes} refuses what is not the internet. All of it is done while
- * bubblewrap waits at the run's gate, before any of the run's code exists.
+ * bubblewrap sets the sandbox up and waits at the run's gate, before any of the run's code exists.
  */
 @ApplicationScoped
 public class UserModeNetwork {
 
-    /** slirp4netns's largest MTU: fewer, larger segments through the relay. */
-    private static final int MTU = 65520;
     private static final Duration READY_WAIT = Duration.ofSeconds(10);
-    private static final String DEFAULT_ROUTE = RunRoutes.TAP + "\t00000000\t";
 
     private final Optional<Path> slirp4netns;
     private final Optional<Path> nsenter;
@@ -128,8 +125,9 @@ public class UserModeNetwork {
 
     /**
      * Brings up the network of the run whose bubblewrap has pid {@code bwrapPid} and is held at its
-     * gate: waits for the sandbox's namespace, starts its relay, waits until the relay configured
-     * the TAP device, then sets the routes. {@code log} takes the relay's own messages.
+     * gate: waits for the sandbox's namespace and holds it, starts its relay, waits until the relay
+     * made the TAP device, then configures it and sets the routes. {@code log} takes the relay's own
+     * messages.
      */
     Attached attach(long bwrapPid, Path log, BooleanSupplier launcherAlive) throws IOException {
         String reason = unavailableReason().orElse(null);
@@ -138,68 +136,83 @@ public class UserModeNetwork {
         }
         long deadline = System.nanoTime() + READY_WAIT.toNanos();
         long sandboxPid = awaitSandbox(bwrapPid, deadline, launcherAlive);
-        Path netns = Path.of("/proc", Long.toString(sandboxPid), "ns", "net");
-        // slirp4netns's --enable-sandbox pivots into a new root and detaches the old one; where the
-        // node's mounts are shared (systemd's default, /run/netns), that unmount propagated back and
-        // took the node's `ip netns` mounts with it. A private mount namespace of its own keeps it in.
-        List<String> argv = new ArrayList<>(List.of(unshare.orElseThrow().toString(), "--mount", "--propagation",
-                "private", "--"));
-        egress.ifPresent(e -> argv.addAll(List.of(nsenter.orElseThrow().toString(), "--net=" + e, "--")));
-        argv.addAll(List.of(slirp4netns.orElseThrow().toString(), "--configure", "--mtu=" + MTU,
-                "--disable-host-loopback", "--enable-sandbox", "--enable-seccomp", "--exit-fd=0"));
-        // by path: given a pid, slirp4netns would first join that process's user namespace, which
-        // --disable-userns made a nested one without rights over the run's network namespace
-        argv.addAll(List.of("--netns-type=path", netns.toString(), RunRoutes.TAP));
-        ProcessBuilder builder = new ProcessBuilder(argv).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.to(log.toFile()));
-        builder.environment().clear();
-        Process relay = builder.start();
-        Attached attached = new Attached(relay);
-        try {
-            Path routes = Path.of("/proc", Long.toString(sandboxPid), "net", "route");
-            await(deadline, () -> hasDefaultRoute(routes), () -> relay.isAlive() && launcherAlive.getAsBoolean(),
-                    () -> "the network relay did not start: " + tail(log));
-            setRoutes(netns);
-            return attached;
-        } catch (IOException | RuntimeException e) {
-            attached.close();
-            throw e;
+        try (HeldNetNamespace netns = HeldNetNamespace.open(sandboxPid,
+                () -> childrenOf(bwrapPid).contains(sandboxPid) && launcherAlive.getAsBoolean())) {
+            // slirp4netns's --enable-sandbox pivots into a new root and detaches the old one; where the
+            // node's mounts are shared (systemd's default, /run/netns), that unmount propagated back and
+            // took the node's `ip netns` mounts with it. A private mount namespace of its own keeps it in.
+            List<String> argv = new ArrayList<>(List.of(unshare.orElseThrow().toString(), "--mount", "--propagation",
+                    "private", "--"));
+            egress.ifPresent(e -> argv.addAll(List.of(nsenter.orElseThrow().toString(), "--net=" + e, "--")));
+            // no --configure: it brings the namespace's loopback up, and bubblewrap, still setting the
+            // sandbox up, then fails to give loopback its address (it exists already); the TAP device
+            // is configured with the routes instead
+            argv.addAll(List.of(slirp4netns.orElseThrow().toString(), "--mtu=" + RunRoutes.MTU,
+                    "--disable-host-loopback", "--enable-sandbox", "--enable-seccomp", "--exit-fd=0"));
+            // by path: given a pid, slirp4netns would first join that process's user namespace, which
+            // --disable-userns made a nested one without rights over the run's network namespace
+            argv.addAll(List.of("--netns-type=path", netns.path().toString(), RunRoutes.TAP));
+            ProcessBuilder builder = new ProcessBuilder(argv).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.to(log.toFile()));
+            builder.environment().clear();
+            Process relay = builder.start();
+            Attached attached = new Attached(relay);
+            try {
+                Path devices = Path.of("/proc", Long.toString(sandboxPid), "net", "dev");
+                await(deadline, () -> hasTap(devices), () -> relay.isAlive() && launcherAlive.getAsBoolean(),
+                        () -> launcherAlive.getAsBoolean() ? "the network relay did not start: " + tail(log)
+                                : "the sandbox ended before its network was set up");
+                configure(netns.path());
+                return attached;
+            } catch (IOException | RuntimeException e) {
+                attached.close();
+                throw e;
+            }
         }
     }
 
     /** The first process in the sandbox's namespaces: bubblewrap's child, in a network namespace not ours. */
     private static long awaitSandbox(long bwrapPid, long deadline, BooleanSupplier launcherAlive) throws IOException {
-        Path children = Path.of("/proc", Long.toString(bwrapPid), "task", Long.toString(bwrapPid), "children");
         long[] found = new long[1];
         await(deadline, () -> {
             try {
-                String list = Files.readString(children).strip();
-                if (list.isEmpty()) {
+                List<Long> children = childrenOf(bwrapPid);
+                if (children.isEmpty()) {
                     return false;
                 }
-                long child = Long.parseLong(list.split(" ")[0]);
+                long child = children.get(0);
                 Path childNet = Path.of("/proc", Long.toString(child), "ns", "net");
                 if (Files.readSymbolicLink(childNet).equals(Files.readSymbolicLink(Path.of("/proc/self/ns/net")))) {
                     return false;
                 }
                 found[0] = child;
                 return true;
-            } catch (IOException | NumberFormatException e) {
+            } catch (IOException e) {
                 return false;
             }
         }, launcherAlive, () -> "the sandbox did not start");
         return found[0];
     }
 
-    private static boolean hasDefaultRoute(Path routes) {
+    private static List<Long> childrenOf(long pid) {
+        Path children = Path.of("/proc", Long.toString(pid), "task", Long.toString(pid), "children");
         try {
-            return Files.readString(routes).contains(DEFAULT_ROUTE);
+            String list = Files.readString(children).strip();
+            return list.isEmpty() ? List.of() : java.util.Arrays.stream(list.split(" ")).map(Long::parseLong).toList();
+        } catch (IOException | NumberFormatException e) {
+            return List.of();
+        }
+    }
+
+    private static boolean hasTap(Path devices) {
+        try {
+            return Files.readString(devices).contains(RunRoutes.TAP + ":");
         } catch (IOException e) {
             return false;
         }
     }
 
-    private void setRoutes(Path netns) throws IOException {
+    private void configure(Path netns) throws IOException {
         List<String> argv = List.of(nsenter.orElseThrow().toString(), "--net=" + netns, "--", ip.orElseThrow().toString(),
                 "-batch", "-");
         ProcessBuilder builder = new ProcessBuilder(argv).redirectErrorStream(true);
@@ -213,15 +226,15 @@ public class UserModeNetwork {
         try {
             if (!process.waitFor(READY_WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS)) {
                 process.destroyForcibly();
-                throw new SandboxException("setting the run's routes did not finish");
+                throw new SandboxException("configuring the run's network did not finish");
             }
         } catch (InterruptedException e) {
             process.destroyForcibly();
             Thread.currentThread().interrupt();
-            throw new SandboxException("interrupted while setting the run's routes");
+            throw new SandboxException("interrupted while configuring the run's network");
         }
         if (process.exitValue() != 0) {
-            throw new SandboxException("setting the run's routes failed: " + output);
+            throw new SandboxException("configuring the run's network failed: " + output);
         }
     }
 

@@ -11,16 +11,19 @@ import org.junit.jupiter.api.Test;
 class RunRoutesTest {
 
     @Test
-    void refusedRangesFirstThenAllowedThenTheNodesOwnAddresses() {
+    void theTapThenRefusedRangesThenAllowedThenTheNodesOwnAddresses() {
         List<String> lines = RunRoutes.ipBatch(List.of(Ipv4Range.parse("10.0.0.0/8"), Ipv4Range.parse("192.168.7.0/24")),
                 List.of(Ipv4Range.parse("192.168.7.5")));
-        assertEquals("route add prohibit 0.0.0.0/8", lines.get(0));
+        // the TAP device first, as slirp4netns's --configure would, loopback aside (bubblewrap's)
+        assertEquals(List.of("link set tap0 mtu 65520 up", "addr add 10.0.2.100/24 dev tap0",
+                "route add default via 10.0.2.2 dev tap0"), lines.subList(0, 3));
+        assertEquals("route add prohibit 0.0.0.0/8", lines.get(3));
         assertTrue(lines.contains("route add prohibit 169.254.0.0/16"), lines.toString());
         int allowed = lines.indexOf("route replace 10.0.0.0/8 via 10.0.2.2 dev tap0");
         assertTrue(allowed > lines.indexOf("route add prohibit 10.0.0.0/8"), lines.toString());
         assertEquals("route replace prohibit 192.168.7.5/32", lines.get(lines.size() - 1));
-        // the run's own loopback is its own
-        assertFalse(lines.stream().anyMatch(l -> l.contains("127.0.0.0")), lines.toString());
+        // the run's own loopback is its own, and bubblewrap's to set up
+        assertFalse(lines.stream().anyMatch(l -> l.contains("127.0.0.0") || l.contains(" lo")), lines.toString());
     }
 
     @Test
