@@ -2,8 +2,8 @@ package dev.nixexec.job;
 
 import dev.nixexec.refusal.Refusal;
 import dev.nixexec.tenant.Caller;
+import io.agroal.api.AgroalDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.persistence.EntityManager;
 import jakarta.transaction.Transactional;
 import java.time.OffsetDateTime;
 import java.util.LinkedHashMap;
@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
+import javax.sql.DataSource;
 
 /**
  * Reading jobs: one job, its review detail, its events, and a tenant's list page by page. Every
@@ -54,11 +55,11 @@ public class JobReads {
     public record TenantPage(List<TenantJob> items, String nextCursor) {
     }
 
-    private final EntityManager em;
+    private final DataSource db;
     private final JobViews views;
 
-    public JobReads(EntityManager em, JobViews views) {
-        this.em = em;
+    public JobReads(AgroalDataSource db, JobViews views) {
+        this.db = db;
         this.views = views;
     }
 
@@ -104,7 +105,7 @@ public class JobReads {
      */
     @Transactional
     public List<JobEvents.Event> events(Caller caller, UUID id, int afterSeq) {
-        return JobEvents.after(em, caller.tenantId(), id, afterSeq);
+        return JobEvents.after(db, caller.tenantId(), id, afterSeq);
     }
 
     /**
@@ -113,7 +114,7 @@ public class JobReads {
      */
     @Transactional
     public int resumeAfter(Caller caller, UUID id, int afterSeq) {
-        return JobEvents.resultSeq(em, caller.tenantId(), id).map(result -> Math.min(afterSeq, result - 1)).orElse(afterSeq);
+        return JobEvents.resultSeq(db, caller.tenantId(), id).map(result -> Math.min(afterSeq, result - 1)).orElse(afterSeq);
     }
 
     @Transactional

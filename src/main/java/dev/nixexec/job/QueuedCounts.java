@@ -4,8 +4,6 @@ import io.agroal.api.AgroalDataSource;
 import io.quarkus.scheduler.Scheduled;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import java.sql.Connection;
-import java.sql.SQLException;
 import java.util.Map;
 import javax.sql.DataSource;
 import org.jboss.logging.Logger;
@@ -21,26 +19,8 @@ class QueuedCounts {
 
     private static final Logger LOG = Logger.getLogger(QueuedCounts.class);
 
-    /**
-     * Rows in use by an open transaction are passed over until the next fold, so the fold never
-     * waits for a submission or a claim, nor one for the fold for longer than its own short
-     * transaction (a connection whose row was folded starts a new one). Each tenant's total row is
-     * written in tenant order: two folds at once wait for each other there, never in a cycle.
-     */
-    static final NamedStatement FOLD = NamedStatement.of("""
-            WITH held AS (
-                SELECT tenant_id, backend FROM queued_job_counts WHERE backend <> 0 FOR UPDATE SKIP LOCKED
-            ), folded AS (
-                DELETE FROM queued_job_counts c USING held h
-                WHERE c.tenant_id = h.tenant_id AND c.backend = h.backend
-                RETURNING c.tenant_id, c.queued
-            ), totals AS (
-                INSERT INTO queued_job_counts AS c (tenant_id, backend, queued)
-                SELECT tenant_id, 0, sum(queued) FROM folded GROUP BY tenant_id ORDER BY tenant_id
-                ON CONFLICT (tenant_id, backend) DO UPDATE SET queued = c.queued + excluded.queued
-            )
-            SELECT count(*) AS rows FROM folded
-            """);
+    private static final NamedStatement FOLD = QueueSql.STATEMENTS.get("FoldQueuedCounts");
+    private static final NamedStatement OF_ALL_TENANTS = QueueSql.STATEMENTS.get("QueuedOfAllTenants");
 
     private final DataSource db;
 
@@ -65,13 +45,7 @@ class QueuedCounts {
 
     /** The queued jobs of all tenants, in the current transaction's snapshot (its own outside one). */
     long ofAllTenants() {
-        try (Connection connection = db.getConnection(); var statement = connection.createStatement();
-                var rs = statement.executeQuery("SELECT coalesce(sum(queued), 0) FROM queued_job_counts")) {
-            rs.next();
-            return rs.getLong(1);
-        } catch (SQLException e) {
-            throw new JobTransitions.SqlFailure(e);
-        }
+        return QueueSql.run(db, c -> OF_ALL_TENANTS.with(Map.of()).single(c, rs -> rs.getLong("queued")));
     }
 
     /**
@@ -79,10 +53,6 @@ class QueuedCounts {
      * outside one); how many rows it moved.
      */
     long fold() {
-        try (Connection connection = db.getConnection()) {
-            return FOLD.with(Map.of()).single(connection, rs -> rs.getLong("rows"));
-        } catch (SQLException e) {
-            throw new JobTransitions.SqlFailure(e);
-        }
+        return QueueSql.run(db, c -> FOLD.with(Map.of()).single(c, rs -> rs.getLong("rows")));
     }
 }
