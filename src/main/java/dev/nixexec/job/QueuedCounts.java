@@ -1,6 +1,7 @@
 package dev.nixexec.job;
 
 import io.agroal.api.AgroalDataSource;
+import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.scheduler.Scheduled;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -23,6 +24,16 @@ class QueuedCounts {
     private static final NamedStatement OF_ALL_TENANTS = QueueSql.STATEMENTS.get("QueuedOfAllTenants");
 
     private final DataSource db;
+    /**
+     * Queued jobs of all tenants, as last counted plus this node's submissions since: the count reads
+     * a row per tenant and connection, a round trip that grows with the tenants, so it happens at
+     * most once a second and beside the submissions, or in the submission's transaction when the
+     * cap looks reached.
+     */
+    private long queuedEstimate;
+    private long queuedCountedAt = System.nanoTime() - 2_000_000_000L;
+    /** This node's submissions since a count beside them began; -1: none is running. */
+    private long submittedWhileCounting = -1;
 
     @Inject
     QueuedCounts(AgroalDataSource db) {
@@ -46,6 +57,47 @@ class QueuedCounts {
     /** The queued jobs of all tenants, in the current transaction's snapshot (its own outside one). */
     long ofAllTenants() {
         return QueueSql.run(db, c -> OF_ALL_TENANTS.with(Map.of()).single(c, rs -> rs.getLong("queued")));
+    }
+
+    /**
+     * The queued jobs of all tenants, as last counted plus this node's submissions since (each call
+     * is one); counted again, in the caller's transaction, when that reaches {@code max}.
+     */
+    synchronized long estimateOfAllTenants(long max) {
+        long now = System.nanoTime();
+        if (queuedEstimate >= max) {
+            // a refusal is never decided on an estimate
+            queuedEstimate = ofAllTenants();
+            queuedCountedAt = now;
+        } else if (now - queuedCountedAt > 1_000_000_000L && submittedWhileCounting < 0) {
+            queuedCountedAt = now;
+            submittedWhileCounting = 0;
+            Thread.ofVirtual().name("queued-count").start(this::countQueued);
+        }
+        if (submittedWhileCounting >= 0) {
+            submittedWhileCounting++;
+        }
+        return queuedEstimate++;
+    }
+
+    /**
+     * Counts the queued jobs beside the submissions; those of this node while it counted are added,
+     * whether or not the count saw them: an estimate too high only makes the next one count at once.
+     */
+    private void countQueued() {
+        long counted = -1;
+        try {
+            counted = QuarkusTransaction.requiringNew().call(this::ofAllTenants);
+        } catch (RuntimeException e) {
+            // the estimate stays as it is; the next submission after a second counts again
+        } finally {
+            synchronized (this) {
+                if (counted >= 0) {
+                    queuedEstimate = counted + submittedWhileCounting;
+                }
+                submittedWhileCounting = -1;
+            }
+        }
     }
 
     /**

@@ -434,3 +434,20 @@ FOR KEY SHARE
 
 -- name: ShowArtifacts
 UPDATE jobs SET artifacts = CAST(:artifacts AS jsonb) WHERE id = :job
+
+-- name: JobById
+SELECT * FROM jobs WHERE id = :id
+
+-- name: JobByIdempotencyKey
+SELECT * FROM jobs WHERE tenant_id = :tenant AND idempotency_key = :idempotency_key
+
+-- name: JobsOfSession
+SELECT * FROM jobs WHERE tenant_id = :tenant AND session_id = :session ORDER BY created_at DESC LIMIT :limit
+
+-- name: UnfinishedOfSession
+SELECT id FROM jobs
+WHERE tenant_id = :tenant AND session_id = :session AND status IN ('queued', 'building', 'running')
+
+-- name: RegisterCallback
+-- The job's callback, due once the job ends; in the submission's transaction, so never lost.
+INSERT INTO job_callbacks (job_id, tenant_id, url) VALUES (:job, :tenant, :url)
