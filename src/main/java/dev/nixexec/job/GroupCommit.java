@@ -25,18 +25,7 @@ public final class GroupCommit<T, R> {
     }
 
     /** An item waiting to be written; its caller is woken once it is settled. */
-    public static final class Item<T, R> {
-        private final T value;
-        private final CompletableFuture<R> done = new CompletableFuture<>();
-        private final Thread caller = Thread.currentThread();
-
-        private Item(T value) {
-            this.value = value;
-        }
-
-        public T value() {
-            return value;
-        }
+    public record Item<T, R>(T value, CompletableFuture<R> done, Thread caller) {
 
         public void succeed(R result) {
             done.complete(result);
@@ -69,25 +58,21 @@ public final class GroupCommit<T, R> {
 
     /** Writes {@code value}, with whatever others wait at the moment; its result, or what its write threw. */
     public R write(T value) {
-        Item<T, R> mine = new Item<>(value);
+        Item<T, R> mine = new Item<>(value, new CompletableFuture<>(), Thread.currentThread());
         pending.add(mine);
-        // once queued, the item may be written by another writer: its caller waits for the answer
-        // even when interrupted, so what it answers is what was written
+        // once queued, another writer may write it: its caller waits even when interrupted
         boolean interrupted = false;
-        while (!mine.done.isDone()) {
-            // an empty queue with this item not done: another writer has it and wakes this caller
-            // when it is written; taking a place would find nothing to write, again and again (a
-            // spin that once kept a carrier from the writer's own virtual thread)
+        while (!mine.done().isDone()) {
+            // an empty queue with this item not done: another writer has it and wakes this caller;
+            // taking a place to find nothing, again and again, once starved that writer's carrier
             if (!pending.isEmpty() && takePlace()) {
                 try {
                     List<Item<T, R>> batch = batch(mine);
                     if (freePlaces.get() > 0) {
-                        // more than a batch waits, or a place left while this writer drained woke
-                        // the first in line then: the other place need not stay empty meanwhile
+                        // more than a batch waits: the other place need not stay empty meanwhile
                         wakeFirstInLine();
                     }
-                    // other callers' writes run on this thread: an interrupt meant for this caller
-                    // must not break their connection (it is restored once this one is answered)
+                    // an interrupt meant for this caller must not break the others' connection
                     interrupted |= Thread.interrupted();
                     if (!batch.isEmpty()) {
                         write(batch);
@@ -105,7 +90,7 @@ public final class GroupCommit<T, R> {
             Thread.currentThread().interrupt();
         }
         try {
-            return mine.done.join();
+            return mine.done().join();
         } catch (CompletionException e) {
             if (e.getCause() instanceof RuntimeException r) {
                 throw r;
@@ -125,16 +110,15 @@ public final class GroupCommit<T, R> {
             failure = e;
         }
         for (Item<T, R> item : batch) {
-            if (!item.done.isDone()) {
+            if (!item.done().isDone()) {
                 item.fail(failure != null ? failure : new IllegalStateException("the batch left it unwritten"));
             }
         }
     }
 
     /**
-     * The items waiting, oldest first, up to {@code maxBatch}, and the writer's own among them even
-     * from behind a full batch: left in line, it would be the one woken when the other place is
-     * left, while its caller is busy writing, and that place would stay empty.
+     * The items waiting, oldest first, up to {@code maxBatch}, and the writer's own even from behind
+     * a full batch: left in line, it would be woken for a free place while its caller is busy.
      */
     private List<Item<T, R>> batch(Item<T, R> mine) {
         List<Item<T, R>> batch = new ArrayList<>(maxBatch);
@@ -162,11 +146,8 @@ public final class GroupCommit<T, R> {
     }
 
     /**
-     * Frees a place and wakes the caller first in line, who takes it if anything still waits (or, if
-     * a newcomer took it first, waits for that writer to leave and wake the first in line again).
-     * Only that one is woken: waking every waiter made each batch cost a wake-up of every caller in
-     * the queue. A caller that queues as the place is freed either sees the place free or is behind a
-     * first in line that is woken (both sides write, then read, a volatile).
+     * Frees a place and wakes only the caller first in line (waking every waiter cost each batch a
+     * wake-up of every caller): a caller queueing meanwhile sees the place free or is behind it.
      */
     private void leavePlace() {
         freePlaces.incrementAndGet();
@@ -176,7 +157,7 @@ public final class GroupCommit<T, R> {
     private void wakeFirstInLine() {
         Item<T, R> first = pending.peek();
         if (first != null) {
-            LockSupport.unpark(first.caller);
+            LockSupport.unpark(first.caller());
         }
     }
 }

@@ -35,10 +35,8 @@ public class Job {
     public int attempt;
     public int maxAttempts;
     public String nodeId;
-    public OffsetDateTime leaseUntil;
     public OffsetDateTime runAfter;
     public boolean cancelRequested;
-    public UUID cancelledBy;
     public OffsetDateTime createdAt;
     public OffsetDateTime claimedAt;
     public OffsetDateTime startedAt;

@@ -25,22 +25,19 @@ public final class JobEvents {
     /** The most events one read returns; a reader that got this many reads again at once. */
     static final int PAGE = 1000;
 
-    private static final NamedStatement AFTER = QueueSql.STATEMENTS.get("EventsAfter");
-    private static final NamedStatement RESULT_SEQ = QueueSql.STATEMENTS.get("ResultSeq");
-
     private JobEvents() {
     }
 
     /** The sequence number of the job's {@code result} event, once it ended; none for another tenant's job. */
     static Optional<Integer> resultSeq(DataSource db, UUID tenantId, UUID jobId) {
-        return QueueSql.run(db, c -> RESULT_SEQ.with(Map.of("job", jobId, "tenant", tenantId))
-                .query(c, rs -> rs.getInt("seq"))).stream().findFirst();
+        return QueueSql.query(db, "ResultSeq", Map.of("job", jobId, "tenant", tenantId), rs -> rs.getInt("seq")).stream()
+                .findFirst();
     }
 
     /** The job's events after {@code afterSeq}, at most {@link #PAGE}; none for another tenant's job. */
     static List<Event> after(DataSource db, UUID tenantId, UUID jobId, int afterSeq) {
         Map<String, Object> values = Map.of("job", jobId, "tenant", tenantId, "after", afterSeq, "page", PAGE);
-        return QueueSql.run(db, c -> AFTER.with(values).query(c, rs -> new Event(rs.getInt("seq"),
-                rs.getString("kind"), rs.getString("data"), rs.getObject("created_at", OffsetDateTime.class).toInstant())));
+        return QueueSql.query(db, "EventsAfter", values, rs -> new Event(rs.getInt("seq"), rs.getString("kind"),
+                rs.getString("data"), rs.getObject("created_at", OffsetDateTime.class).toInstant()));
     }
 }

@@ -56,10 +56,6 @@ public class JobReads {
     public record TenantPage(List<TenantJob> items, String nextCursor) {
     }
 
-    private static final NamedStatement BY_ID = QueueSql.STATEMENTS.get("JobById");
-    private static final NamedStatement OF_SESSION = QueueSql.STATEMENTS.get("JobsOfSession");
-    private static final NamedStatement UNFINISHED_OF_SESSION = QueueSql.STATEMENTS.get("UnfinishedOfSession");
-
     private final DataSource db;
     private final JobViews views;
 
@@ -83,15 +79,15 @@ public class JobReads {
     /** The tenant's jobs of this session that have not ended (queued, building, running), in the current transaction. */
     @Transactional(Transactional.TxType.MANDATORY)
     public List<UUID> unfinishedOfSession(UUID tenantId, UUID sessionId) {
-        return QueueSql.run(db, c -> UNFINISHED_OF_SESSION.with(Map.of("tenant", tenantId, "session", sessionId))
-                .query(c, rs -> rs.getObject("id", UUID.class)));
+        return QueueSql.query(db, "UnfinishedOfSession", Map.of("tenant", tenantId, "session", sessionId),
+                rs -> rs.getObject("id", UUID.class));
     }
 
     /** The newest {@code limit} jobs of one of the caller's tenant's sessions (its build and its commands), newest first. */
     @Transactional
     public List<JobView> ofSession(Caller caller, UUID sessionId, int limit) {
         Map<String, Object> values = Map.of("tenant", caller.tenantId(), "session", sessionId, "limit", limit);
-        return QueueSql.run(db, c -> OF_SESSION.with(values).query(c, JobRows::job)).stream().map(views::view).toList();
+        return QueueSql.query(db, "JobsOfSession", values, JobRows::job).stream().map(views::view).toList();
     }
 
     /** The job's row, in the current transaction, if it belongs to the caller's tenant. */
@@ -101,7 +97,7 @@ public class JobReads {
 
     /** The job's row, in the current transaction. */
     public Optional<Job> find(UUID id) {
-        return QueueSql.run(db, c -> BY_ID.with(Map.of("id", id)).query(c, JobRows::job)).stream().findFirst();
+        return QueueSql.query(db, "JobById", Map.of("id", id), JobRows::job).stream().findFirst();
     }
 
     /**
@@ -163,10 +159,7 @@ public class JobReads {
                 + " OR (status IN ('building', 'running') AND " + condition + "))";
     }
 
-    /**
-     * One query, its conditions those of the filter's fields given, each value a bound parameter;
-     * {@code tenantId} null only for {@link #listEveryTenant}.
-     */
+    /** One query of the filter's conditions, every value a bound parameter; {@code tenantId} null only for {@link #listEveryTenant}. */
     private Rows rows(UUID tenantId, Filter filter, int limit, String cursor) {
         StringBuilder query = new StringBuilder("SELECT * FROM jobs WHERE ");
         query.append(tenantId == null ? "true" : "tenant_id = :tenant");

@@ -11,9 +11,6 @@ import javax.sql.DataSource;
 @ApplicationScoped
 public class JobRunClaims implements RunClaims {
 
-    private static final NamedStatement HOLD_IF_STILL_CLAIMED = QueueSql.STATEMENTS.get("HoldIfStillClaimed");
-    private static final NamedStatement SHOW_ARTIFACTS = QueueSql.STATEMENTS.get("ShowArtifacts");
-
     private final DataSource db;
 
     public JobRunClaims(AgroalDataSource db) {
@@ -24,11 +21,11 @@ public class JobRunClaims implements RunClaims {
     @Override
     public boolean holdIfStillClaimed(UUID jobId, String nodeId, int attempt) {
         Map<String, Object> values = Map.of("job", jobId, "node", nodeId, "attempt", attempt);
-        return !QueueSql.run(db, c -> HOLD_IF_STILL_CLAIMED.with(values).query(c, rs -> rs.getObject("id"))).isEmpty();
+        return !QueueSql.query(db, "HoldIfStillClaimed", values, rs -> rs.getObject("id")).isEmpty();
     }
 
     @Override
     public void showArtifacts(UUID jobId, String artifactsJson) {
-        QueueSql.run(db, c -> SHOW_ARTIFACTS.with(Map.of("job", jobId, "artifacts", artifactsJson)).update(c));
+        QueueSql.update(db, "ShowArtifacts", Map.of("job", jobId, "artifacts", artifactsJson));
     }
 }

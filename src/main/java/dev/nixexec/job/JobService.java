@@ -148,9 +148,6 @@ public class JobService {
     public record Submitted(JobView job, boolean created) {
     }
 
-    private static final NamedStatement BY_IDEMPOTENCY_KEY = QueueSql.STATEMENTS.get("JobByIdempotencyKey");
-    private static final NamedStatement REGISTER_CALLBACK = QueueSql.STATEMENTS.get("RegisterCallback");
-
     private final NixExecConfig config;
     private final DataSource db;
     private final QueuedCounts queuedCounts;
@@ -372,12 +369,12 @@ public class JobService {
 
     /** The job's callback, due once the job ends; in the submission's transaction, so never lost. */
     private void registerCallback(Job job, String url) {
-        QueueSql.run(db, c -> REGISTER_CALLBACK.with(Map.of("job", job.id, "tenant", job.tenantId, "url", url)).update(c));
+        QueueSql.update(db, "RegisterCallback", Map.of("job", job.id, "tenant", job.tenantId, "url", url));
     }
 
     private Optional<Submitted> existing(Caller caller, String idempotencyKey, String hash) {
         Map<String, Object> values = Map.of("tenant", caller.tenantId(), "idempotency_key", idempotencyKey);
-        return QueueSql.run(db, c -> BY_IDEMPOTENCY_KEY.with(values).query(c, JobRows::job)).stream().findFirst()
+        return QueueSql.query(db, "JobByIdempotencyKey", values, JobRows::job).stream().findFirst()
                 .map(job -> {
                     if (!hash.equals(job.requestHash)) {
                         throw new Refusal(Refusal.Kind.CONFLICT,

@@ -8,7 +8,6 @@ import io.agroal.api.AgroalDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.transaction.Transactional;
-import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -34,11 +33,7 @@ import javax.sql.DataSource;
  * its notification ({@code pg_notify}), so all of them exist exactly when the change does. Every
  * change is guarded by the status it expects (and, for a worker's, the owning node and attempt), so
  * a job taken back is never finished twice. See {@link JobStatus} for which transition moves a job
- * in and out of each state.
- *
- * <p>The statements run on the current transaction's plain JDBC connection (in the service the
- * JTA transaction's, shared with Hibernate; in a database test the test's own), with named
- * parameters; rows are read by column name.
+ * in and out of each state. The statements are jobs.sql's, run through {@link QueueSql}.
  */
 @ApplicationScoped
 public class JobTransitions {
@@ -67,16 +62,10 @@ public class JobTransitions {
         void ended(List<Job> jobs);
     }
 
-    private static final NamedStatement.Statements SQL = QueueSql.STATEMENTS;
-    static final NamedStatement INSERT = SQL.get("Insert").plannedOnce();
-    static final NamedStatement INSERT_QUEUED = SQL.get("InsertQueued").plannedOnce();
-    static final NamedStatement CLAIM = SQL.get("Claim").plannedOnce().withPlainIndexScans();
-    static final NamedStatement START = SQL.get("Start");
-    static final NamedStatement FINISH = SQL.get("Finish").withPlainIndexScans();
-    static final NamedStatement CANCEL = SQL.get("Cancel");
-    static final NamedStatement GIVE_BACK = SQL.get("GiveBack");
-    static final NamedStatement EXPIRED = SQL.get("Expired");
-    static final NamedStatement REAP = SQL.get("Reap");
+    static final NamedStatement INSERT = QueueSql.statement("Insert").plannedOnce();
+    static final NamedStatement INSERT_QUEUED = QueueSql.statement("InsertQueued").plannedOnce();
+    static final NamedStatement CLAIM = QueueSql.statement("Claim").plannedOnce().withPlainIndexScans();
+    static final NamedStatement FINISH = QueueSql.statement("Finish").withPlainIndexScans();
 
     private final Settings settings;
     private final DataSource db;
@@ -142,7 +131,7 @@ public class JobTransitions {
                 .set("window_seconds", (double) settings.contentionWindow().toSeconds())
                 .set("submitted_channel", JobNotifications.SUBMITTED).map();
         NamedStatement statement = handOffNode.isPresent() ? INSERT : INSERT_QUEUED;
-        return run(c -> statement.with(values).single(c, rs -> new Inserted(rs.getLong("queued"), rs.getLong("stored") == 1,
+        return QueueSql.run(db, c -> statement.with(values).single(c, rs -> new Inserted(rs.getLong("queued"), rs.getLong("stored") == 1,
                 Optional.ofNullable(rs.getString("claimed_by")))));
     }
 
@@ -162,7 +151,7 @@ public class JobTransitions {
                 .set("share", settings.share(slots))
                 .set("window_seconds", (double) settings.contentionWindow().toSeconds())
                 .set("changed_channel", JobNotifications.CHANGED).map();
-        return run(c -> CLAIM.with(values).query(c, rs -> new ClaimedJob(rs.getObject("id", UUID.class),
+        return QueueSql.run(db, c -> CLAIM.with(values).query(c, rs -> new ClaimedJob(rs.getObject("id", UUID.class),
                 rs.getObject("tenant_id", UUID.class), rs.getInt("attempt"), rs.getString("language"),
                 rs.getString("code"), JobRows.read(json, rs.getString("packages"), JobRows.STRINGS),
                 JobRows.read(json, rs.getString("env"), JobRows.STRING_MAP),
@@ -195,7 +184,7 @@ public class JobTransitions {
                 .set("store_path", storePath).set("revision", revision).set("cache_hit", cacheHit)
                 .set("build_ms", buildMs).set("environment", environment)
                 .set("changed_channel", JobNotifications.CHANGED).map();
-        return run(c -> START.with(values).single(c, rs -> rs.getLong("started"))) == 1;
+        return QueueSql.single(db, "Start", values, rs -> rs.getLong("started")) == 1;
     }
 
     // ---------------------------------------------------------------- finish
@@ -307,7 +296,7 @@ public class JobTransitions {
         Map<String, Object> values = NamedStatement.values().set("ends", JobRows.write(json, endRows))
                 .set("node", nodeId).set("output", JobRows.write(json, output))
                 .set("changed_channel", JobNotifications.CHANGED).set("ended_channel", JobNotifications.ENDED).map();
-        List<Job> done = run(c -> FINISH.with(values).query(c, JobRows::job));
+        List<Job> done = QueueSql.run(db, c -> FINISH.with(values).query(c, JobRows::job));
         ends.ended(done);
         Set<UUID> stored = new LinkedHashSet<>();
         done.forEach(job -> stored.add(job.id));
@@ -326,7 +315,7 @@ public class JobTransitions {
         Map<String, Object> values = NamedStatement.values().set("id", id).set("tenant", tenantId).set("key", keyId)
                 .set("changed_channel", JobNotifications.CHANGED).set("ended_channel", JobNotifications.ENDED)
                 .set("cancel_channel", JobNotifications.CANCEL).map();
-        List<Job> changed = run(c -> CANCEL.with(values).query(c, JobRows::job));
+        List<Job> changed = QueueSql.query(db, "Cancel", values, JobRows::job);
         List<Job> ended = changed.stream().filter(j -> j.jobStatus().terminal()).toList();
         if (!ended.isEmpty()) {
             ends.ended(ended);
@@ -342,7 +331,7 @@ public class JobTransitions {
         Map<String, Object> values = NamedStatement.values().set("id", id).set("node", nodeId)
                 .set("submitted_channel", JobNotifications.SUBMITTED).set("changed_channel", JobNotifications.CHANGED)
                 .map();
-        return !run(c -> GIVE_BACK.with(values).query(c, rs -> rs.getObject("id", UUID.class))).isEmpty();
+        return !QueueSql.query(db, "GiveBack", values, rs -> rs.getObject("id", UUID.class)).isEmpty();
     }
 
     // ---------------------------------------------------------------- reap
@@ -360,10 +349,10 @@ public class JobTransitions {
      */
     @Transactional
     public Reaped reap() {
-        List<ExpiredLease> expired = run(c -> EXPIRED.with(Map.of()).query(c, rs -> new ExpiredLease(
+        List<ExpiredLease> expired = QueueSql.query(db, "Expired", Map.of(), rs -> new ExpiredLease(
                 rs.getObject("id", UUID.class), rs.getString("node_id"),
                 JobStatus.byId(rs.getString("status")).orElseThrow(), rs.getInt("attempt"), rs.getInt("max_attempts"),
-                rs.getBoolean("cancel_requested"))));
+                rs.getBoolean("cancel_requested")));
         if (expired.isEmpty()) {
             return new Reaped(List.of(), List.of());
         }
@@ -380,7 +369,7 @@ public class JobTransitions {
         Map<String, Object> values = NamedStatement.values().set("verdicts", JobRows.write(json, verdicts))
                 .set("changed_channel", JobNotifications.CHANGED).set("submitted_channel", JobNotifications.SUBMITTED)
                 .set("ended_channel", JobNotifications.ENDED).map();
-        List<Job> taken = run(c -> REAP.with(values).query(c, JobRows::job));
+        List<Job> taken = QueueSql.query(db, "Reap", values, JobRows::job);
         List<UUID> requeued = taken.stream().filter(j -> j.jobStatus() == JobStatus.QUEUED).map(j -> j.id).toList();
         List<Job> ended = taken.stream().filter(j -> j.jobStatus().terminal()).toList();
         if (!ended.isEmpty()) {
@@ -391,10 +380,6 @@ public class JobTransitions {
 
     private double leaseSeconds() {
         return (double) settings.lease().toSeconds();
-    }
-
-    private <T> T run(QueueSql.Work<T> work) {
-        return QueueSql.run(db, work);
     }
 
     /** A statement of a transition failed (a persistence failure, as Hibernate's would be). */

@@ -4,11 +4,9 @@ import dev.nixexec.tenant.TenantPolicy;
 import java.util.Optional;
 
 /**
- * One submission's part of this node's free slots ({@link LocalSlots}): the slot it holds, if any,
- * and the run it started before its commit ({@link PendingSubmission}). The submission offers the
- * slot's node to its statement ({@link #node}), says how it was stored ({@link #stored}), and
- * closes it whatever happened: a run started early that did not get the job writes nothing and
- * gives its slot back, and a slot no run took is released.
+ * One submission's hold on a free slot of this node ({@link LocalSlots}) and its run started before
+ * the commit ({@link PendingSubmission}): offered to the statement ({@link #node}), told how the job
+ * was stored ({@link #stored}), closed whatever happened.
  */
 final class LocalStart implements AutoCloseable {
 
@@ -25,11 +23,7 @@ final class LocalStart implements AutoCloseable {
         return slot.isPresent();
     }
 
-    /**
-     * Starts the run of {@code job}, under {@code policy}, before the submission commits: its sandbox
-     * is set up meanwhile, and it builds and starts nothing before {@link #stored} says the job is
-     * this node's. False when this node no longer runs jobs (the slot is gone).
-     */
+    /** Starts the run of {@code job} before the commit; false when this node no longer runs jobs. */
     boolean startEarly(ClaimedJob job, TenantPolicy policy) {
         PendingSubmission early = new PendingSubmission();
         // from here the slot is the run's to give back, whatever happens
@@ -43,10 +37,7 @@ final class LocalStart implements AutoCloseable {
         return true;
     }
 
-    /**
-     * The node whose free slot the submission's statement may store the job as claimed by: none
-     * without a slot, nor when a run started early under another policy than the one checked now.
-     */
+    /** The node the statement may store the job as claimed by: not one whose early run has another policy. */
     Optional<String> node(TenantPolicy policy) {
         return earlyPolicy != null && !earlyPolicy.equals(policy) ? Optional.empty()
                 : slot.map(LocalSlots.Slot::nodeId);
@@ -62,7 +53,7 @@ final class LocalStart implements AutoCloseable {
         }
     }
 
-    /** Not stored as this node's (a no-op once decided): the early run gives the slot back; an untaken slot is released. */
+    /** Not stored as this node's (a no-op once decided): the early run gives its slot back, an unused one is released. */
     @Override
     public void close() {
         if (pending != null) {

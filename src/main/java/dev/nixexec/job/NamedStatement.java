@@ -13,6 +13,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -80,12 +81,9 @@ final class NamedStatement {
      * {@code -- name: Name} line. {@code {Name}} in a block stands for that block's text (a fragment
      * several statements share); whole-line comments document the file and are not sent.
      */
-    static Statements file(Class<?> owner, String resource) {
+    static Map<String, NamedStatement> file(Class<?> owner, String resource) {
         String text;
-        try (InputStream in = owner.getResourceAsStream(resource)) {
-            if (in == null) {
-                throw new IllegalStateException("no SQL resource " + resource + " beside " + owner.getName());
-            }
+        try (InputStream in = Objects.requireNonNull(owner.getResourceAsStream(resource), resource)) {
             text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -95,14 +93,13 @@ final class NamedStatement {
         for (String line : text.split("\n")) {
             if (line.startsWith(NAME)) {
                 name = line.substring(NAME.length()).strip();
-                blocks.put(name, "");
             } else if (name != null && !line.isBlank() && !line.stripLeading().startsWith("--")) {
-                blocks.merge(name, line, (sql, more) -> sql.isEmpty() ? more : sql + "\n" + more);
+                blocks.merge(name, line, (sql, more) -> sql + "\n" + more);
             }
         }
         Map<String, NamedStatement> statements = new HashMap<>();
         blocks.forEach((block, sql) -> statements.put(block, of(expand(sql, blocks))));
-        return new Statements(resource, statements);
+        return Map.copyOf(statements);
     }
 
     private static final String NAME = "-- name:";
@@ -117,22 +114,6 @@ final class NamedStatement {
             }
             return Matcher.quoteReplacement(expand(block, blocks));
         });
-    }
-
-    /** A SQL resource's statements by name. */
-    record Statements(String resource, Map<String, NamedStatement> byName) {
-
-        Statements {
-            byName = Map.copyOf(byName);
-        }
-
-        NamedStatement get(String name) {
-            NamedStatement statement = byName.get(name);
-            if (statement == null) {
-                throw new IllegalStateException("no statement " + name + " in " + resource);
-            }
-            return statement;
-        }
     }
 
     static NamedStatement of(String sql) {

@@ -20,16 +20,8 @@ class QueuedCounts {
 
     private static final Logger LOG = Logger.getLogger(QueuedCounts.class);
 
-    private static final NamedStatement FOLD = QueueSql.STATEMENTS.get("FoldQueuedCounts");
-    private static final NamedStatement OF_ALL_TENANTS = QueueSql.STATEMENTS.get("QueuedOfAllTenants");
-
     private final DataSource db;
-    /**
-     * Queued jobs of all tenants, as last counted plus this node's submissions since: the count reads
-     * a row per tenant and connection, a round trip that grows with the tenants, so it happens at
-     * most once a second and beside the submissions, or in the submission's transaction when the
-     * cap looks reached.
-     */
+    /** Queued jobs of all tenants as last counted (at most once a second: a round trip) plus this node's submissions since. */
     private long queuedEstimate;
     private long queuedCountedAt = System.nanoTime() - 2_000_000_000L;
     /** This node's submissions since a count beside them began; -1: none is running. */
@@ -56,7 +48,7 @@ class QueuedCounts {
 
     /** The queued jobs of all tenants, in the current transaction's snapshot (its own outside one). */
     long ofAllTenants() {
-        return QueueSql.run(db, c -> OF_ALL_TENANTS.with(Map.of()).single(c, rs -> rs.getLong("queued")));
+        return QueueSql.single(db, "QueuedOfAllTenants", Map.of(), rs -> rs.getLong("queued"));
     }
 
     /**
@@ -105,6 +97,6 @@ class QueuedCounts {
      * outside one); how many rows it moved.
      */
     long fold() {
-        return QueueSql.run(db, c -> FOLD.with(Map.of()).single(c, rs -> rs.getLong("rows")));
+        return QueueSql.single(db, "FoldQueuedCounts", Map.of(), rs -> rs.getLong("rows"));
     }
 }

@@ -1,12 +1,9 @@
--- The queue's statements on jobs, job_events and queued_job_counts, by name (NamedStatement.file):
--- each begins at its "-- name:" line; {Name} stands for the named block's text (a fragment several
--- statements share). Whole-line comments stay here and are not sent. Each transition is ONE statement
--- that writes the job, its events, its audit record and its notification (JobTransitions).
+-- The queue's statements, by name (NamedStatement.file): {Name} stands for that block's text, and
+-- whole-line comments are not sent. Each transition writes its job, events, audit and notifications.
 
 -- name: FairShare
--- The claim rule's CTEs, shared by Claim and the hand-off of Insert so the two cannot drift: running
--- (each tenant's building and running jobs, all and on node :node) and contending (tenants with a job
--- waiting that their running cap lets run, or with a job submitted within the last :window_seconds).
+-- The claim rule's CTEs, shared by Claim and Insert: running (per tenant, all and on :node) and
+-- contending (tenants with a job their cap lets run, or one submitted in the last :window_seconds).
 running AS (
     SELECT tenant_id, count(*) AS n, count(*) FILTER (WHERE node_id = :node) AS here
     FROM jobs WHERE status IN ('building', 'running') GROUP BY tenant_id
@@ -22,9 +19,7 @@ running AS (
 )
 
 -- name: MayTake
--- Whether tenant t (a tenants row; r its running row) may take a c.k-th slot on node :node: under its
--- running cap, and, while another tenant contends, within the node's share (:share: its slots less the
--- reserved ones).
+-- Whether tenant t may take a c.k-th slot on :node: under its cap, and within :share while another contends.
 (coalesce(r.n, 0) + c.k <= coalesce((t.policy ->> 'max_running')::int, :default_cap)
  AND (coalesce(r.here, 0) + c.k <= :share
       OR NOT EXISTS (SELECT 1 FROM contending o WHERE o.tenant_id <> t.id)))
@@ -36,8 +31,7 @@ queued AS (
 )
 
 -- name: StoreJob
--- The job (queued, or claimed by here's node), its first events, its audit records and, queued, the
--- wake-up of idle workers; answers the tenant's queued count, whether it stored, and the claiming node.
+-- The job (queued, or claimed by here's node), its events, audit and wake-up; the tenant's count.
 stored AS (
     INSERT INTO jobs (id, tenant_id, key_id, key_name, key_role, status, language, code, packages, env, stdin,
                       timeout_ms, network, host_workspace, host_mounts, metadata, idempotency_key,
@@ -73,9 +67,7 @@ SELECT (SELECT n FROM queued) AS queued, (SELECT count(*) FROM stored) AS stored
        (SELECT count(pg_notify(:submitted_channel, '')) FROM stored WHERE node_id IS NULL) AS woken
 
 -- name: Insert
--- Submit given a free slot of node :node (null: none): a job whose tenant may take it (MayTake) and
--- which would pass no job a worker could claim now is stored as claimed by that node, with the claim's
--- event and audit record, and no wake-up: nobody else needs waking.
+-- Stored as claimed by :node's free slot when its tenant may take it and it passes no claimable job.
 WITH {QueuedOfTenant}, {FairShare}, here AS (
     SELECT CAST(:node AS text) AS node_id
     WHERE CAST(:node AS text) IS NOT NULL
@@ -89,21 +81,12 @@ WITH {QueuedOfTenant}, {FairShare}, here AS (
 ), {StoreJob}
 
 -- name: InsertQueued
--- Insert for a submission no local slot waits for: the job is queued, and the claim rule is left out.
--- PostgreSQL builds the executor state of every part of a plan on each run, used or not, and a
--- submission's statement cost the database more to set up than to run (perf, docs/benchmarks.md).
+-- Insert without the claim rule: PostgreSQL sets up every part of a plan on each run, used or not.
 WITH {QueuedOfTenant}, here AS (SELECT CAST(NULL AS text) AS node_id WHERE false), {StoreJob}
 
 -- name: Claim
--- Fairness: each tenant's oldest queued jobs are ranked 1, 2, 3... and a job's turn is its tenant's
--- running count plus its rank, so tenants with fewer running jobs go first and tenants interleave; a
--- tenant at its running cap, or at its share of this node while another tenant contends (MayTake),
--- gets nothing. SKIP LOCKED lets many claimers run this at once without ever taking the same row, and
--- a claimer whose picks another holds takes the next jobs in turn, counting the held ones against the
--- caps. The same statement appends each claimed job's "building" event and "claimed" audit record,
--- notifies its followers (one notification names up to 200 ids, comma-separated: a payload must stay
--- under 8,000 bytes) and lets the commit return before the disk has it (see JobQueue). A queued job is
--- claimable at once: its run_after comes from the clock of the node that queued it.
+-- Fair turns (the tenant's running count plus the job's rank), caps and shares (MayTake); SKIP LOCKED
+-- passes jobs another claimer holds. Up to 200 ids a notification (a payload stays under 8,000 bytes).
 WITH {FairShare}, waiting AS (
     SELECT t.id AS tenant_id FROM tenants t
     WHERE EXISTS (SELECT 1 FROM jobs j WHERE j.tenant_id = t.id AND j.status = 'queued' OFFSET 0)
@@ -161,8 +144,6 @@ WITH {FairShare}, waiting AS (
 SELECT c.* FROM claimed c, unhurried, notified
 
 -- name: Start
--- building -> running: the update, the "running" event, both audit records (environment, started) and
--- the notification.
 WITH s AS (
     UPDATE jobs SET status = 'running', started_at = now(), store_path = :store_path,
            nixpkgs_revision = :revision, cache_hit = :cache_hit, build_ms = :build_ms
@@ -183,12 +164,8 @@ WITH s AS (
 SELECT count(pg_notify(:changed_channel, s.id::text)) AS started FROM s
 
 -- name: Finish
--- The ends of runs, one statement for any number: :ends as a JSON array, the output not yet stored
--- (:output) as another. Only jobs still this node's (same attempt, not ended) are updated; their
--- audit, remaining output, status and result events (the result filled in when read) and
--- notifications go with them: one changed for the batch (up to 200 ids each), one ended per job
--- (which a node before the batched form reads as one id). A job whose cancel was requested ends
--- cancelled unless it succeeded.
+-- The ends of runs (:ends, and the output not yet stored, :output, as JSON) of jobs still this node's;
+-- a job whose cancel was requested ends cancelled unless it succeeded.
 WITH ends AS (
     SELECT * FROM json_to_recordset(CAST(:ends AS json)) AS v(id uuid, attempt integer, status text,
         exit_code integer, signal integer, timed_out boolean, limit_hit text, duration_ms bigint, stdout text,
@@ -239,10 +216,6 @@ SELECT d.* FROM done d CROSS JOIN notified
 CROSS JOIN LATERAL (SELECT pg_notify(:ended_channel, d.id::text)) n
 
 -- name: Cancel
--- A queued job ends cancelled at once (final events, audit, end notifications); a building or running
--- one is flagged (audit, and a notification to the node running it), and ends when its sandbox is
--- gone. A terminal job, or one already flagged, is left as it is. The row lock of the update orders it
--- with a concurrent claim or finish.
 WITH c AS (
     UPDATE jobs j SET cancel_requested = true, cancelled_by = :key,
            status = CASE WHEN j.status = 'queued' THEN 'cancelled' ELSE j.status END,
@@ -268,7 +241,6 @@ SELECT c.* FROM c CROSS JOIN LATERAL (
            CASE WHEN c.status <> 'cancelled' THEN pg_notify(:cancel_channel, c.id::text) END) n
 
 -- name: GiveBack
--- building -> queued: a job its node claimed but will not run (shutting down before its code started).
 WITH back AS (
     UPDATE jobs SET status = 'queued', node_id = NULL, lease_until = NULL, attempt = attempt - 1,
            run_after = now()
@@ -286,15 +258,12 @@ WITH back AS (
 SELECT b.id, pg_notify(:submitted_channel, ''), pg_notify(:changed_channel, b.id::text) FROM back b
 
 -- name: Expired
--- Jobs whose lease ran out, locked for this transaction; another reaper skips them.
+-- Locked for this transaction: another reaper skips them.
 SELECT id, node_id, status, attempt, max_attempts, cancel_requested FROM jobs
 WHERE status IN ('building', 'running') AND lease_until < now()
 FOR UPDATE SKIP LOCKED
 
 -- name: Reap
--- Applies the reaper's verdicts (ExpiredLease.verdict) given as a JSON array: queued again (event,
--- "requeued" audit, a wake-up), or ended cancelled or worker_lost (final events, "cancelled" or
--- "finished" audit, end notifications). Only jobs still held by the node whose lease expired are touched.
 WITH verdicts AS (
     SELECT * FROM json_to_recordset(CAST(:verdicts AS json)) AS v(id uuid, node text, status text,
         error_message text)
@@ -333,11 +302,8 @@ SELECT t.* FROM taken t CROSS JOIN LATERAL (
 SELECT coalesce(sum(queued), 0) AS queued FROM queued_job_counts
 
 -- name: FoldQueuedCounts
--- Moves the connections' rows of queued_job_counts into each tenant's total. Rows in use by an open
--- transaction are passed over until the next fold, so the fold never waits for a submission or a
--- claim, nor one for the fold for longer than its own short transaction (a connection whose row was
--- folded starts a new one). Each tenant's total row is written in tenant order: two folds at once wait
--- for each other there, never in a cycle.
+-- Rows in use are passed over, so the fold never waits for a submission or a claim; totals are
+-- written in tenant order, so two folds never wait for each other in a cycle.
 WITH held AS (
     SELECT tenant_id, backend FROM queued_job_counts WHERE backend <> 0 FOR UPDATE SKIP LOCKED
 ), folded AS (
@@ -352,12 +318,7 @@ WITH held AS (
 SELECT count(*) AS rows FROM folded
 
 -- name: AppendOutput
--- Output for live followers (:chunks, a JSON array of n, kind, data), appended only while the job is
--- this node's run of that attempt, building or running: a run that is not (started before its
--- submission was refused or stored the job queued; an earlier attempt still alive after a reap) writes
--- nothing into the events of a job it does not have. The row is locked for share, so an end or a reap
--- commits either before (nothing is appended) or after (the output comes before the result). The
--- commit need not wait for the disk (see JobQueue).
+-- Only while the job is this node's run of that attempt; the share lock orders it with an end or a reap.
 WITH unhurried AS (
     SELECT set_config('synchronous_commit', 'off', true)
 ), run AS (
@@ -369,24 +330,22 @@ WITH unhurried AS (
     SELECT r.id, coalesce((SELECT max(e.seq) FROM job_events e WHERE e.job_id = r.id), 0) + c.n, c.kind, c.data
     FROM run r, json_to_recordset(CAST(:chunks AS json)) AS c(n integer, kind text, data text)
 )
-SELECT count(pg_notify(:changed_channel, r.id::text)) AS appended FROM unhurried LEFT JOIN run r ON true
+SELECT count(pg_notify(:changed_channel, r.id::text)) AS appended FROM run r, unhurried
 
 -- name: Heartbeat
--- The node's row in the fleet list; the commit need not wait for the disk (see JobQueue).
+-- The node's row and the leases of the runs it still has (:ids): a job whose end could not be stored
+-- is left to the reaper. Answers the ids whose cancel was requested (and a null).
 WITH unhurried AS (
-    SELECT set_config('synchronous_commit', 'off', true) AS setting
+    SELECT set_config('synchronous_commit', 'off', true)
 ), node AS (
     INSERT INTO nodes (id, role, concurrency, running) VALUES (:node, :role, :concurrency, :running)
     ON CONFLICT (id) DO UPDATE SET role = :role, concurrency = :concurrency, running = :running, heartbeat_at = now()
+), leases AS (
+    UPDATE jobs SET lease_until = now() + make_interval(secs => :lease_seconds)
+    WHERE id = ANY (CAST(:ids AS uuid[])) AND node_id = :node AND status IN ('building', 'running')
+    RETURNING CASE WHEN cancel_requested THEN id END AS cancel
 )
-SELECT setting FROM unhurried
-
--- name: ExtendLeases
--- Only the runs this node still has (:ids, a uuid[] literal): a job whose end could not be stored is
--- left to expire, so the reaper ends it instead of its lease being renewed for ever.
-UPDATE jobs SET lease_until = now() + make_interval(secs => :lease_seconds)
-WHERE id = ANY (CAST(:ids AS uuid[])) AND node_id = :node AND status IN ('building', 'running')
-RETURNING CASE WHEN cancel_requested THEN id END AS cancel
+SELECT l.cancel FROM unhurried LEFT JOIN leases l ON true
 
 -- name: DatabaseNow
 SELECT CAST(extract(epoch FROM clock_timestamp()) * 1000000 AS bigint) AS micros
@@ -401,7 +360,6 @@ DELETE FROM nodes WHERE id = :node
 DELETE FROM nodes WHERE heartbeat_at < now() - make_interval(secs => :silent_seconds)
 
 -- name: ExpireJobs
--- A job's events go with it (job_events' foreign key, ON DELETE CASCADE).
 DELETE FROM jobs WHERE finished_at < now() - make_interval(secs => :retention_seconds)
 
 -- name: ExpireAuditRecords
@@ -411,7 +369,6 @@ DELETE FROM audit_events WHERE at < now() - make_interval(secs => :retention_sec
 DELETE FROM shell_recordings WHERE ended_at < now() - make_interval(secs => :retention_seconds)
 
 -- name: EventsAfter
--- The job's events after :after, at most :page; none for another tenant's job.
 SELECT e.seq, e.kind, e.data, e.created_at
 FROM job_events e JOIN jobs j ON j.id = e.job_id AND j.tenant_id = :tenant
 WHERE e.job_id = :job AND e.seq > :after
@@ -424,10 +381,7 @@ FROM job_events e JOIN jobs j ON j.id = e.job_id AND j.tenant_id = :tenant
 WHERE e.job_id = :job AND e.kind = 'result'
 
 -- name: HoldIfStillClaimed
--- The row is key-share locked to the end of the transaction: the reaper (FOR UPDATE SKIP LOCKED)
--- passes it by meanwhile, while the heartbeat's lease updates are not held up. "building" counts too,
--- in case the start of the run is written after its end is near; a reaped building job has no node or
--- another attempt.
+-- Key-share: the reaper (FOR UPDATE SKIP LOCKED) passes it by, the heartbeat's lease updates do not wait.
 SELECT id FROM jobs
 WHERE id = :job AND node_id = :node AND attempt = :attempt AND status IN ('building', 'running')
 FOR KEY SHARE
@@ -449,5 +403,4 @@ SELECT id FROM jobs
 WHERE tenant_id = :tenant AND session_id = :session AND status IN ('queued', 'building', 'running')
 
 -- name: RegisterCallback
--- The job's callback, due once the job ends; in the submission's transaction, so never lost.
 INSERT INTO job_callbacks (job_id, tenant_id, url) VALUES (:job, :tenant, :url)
