@@ -173,7 +173,8 @@ public class AttachedShells {
      * A shell whose session was destroyed meanwhile (by a caller or by expiry, on any node) ends
      * (4004): its files are gone, and a destroyed session runs nothing.
      */
-    @Scheduled(every = "5s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    @Scheduled(every = "5s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
+            skipExecutionIf = Scheduled.ApplicationNotRunning.class)
     void endShellsOfDestroyedSessions() {
         if (open.isEmpty() || !sessions.isResolvable()) {
             return;
@@ -191,7 +192,8 @@ public class AttachedShells {
      * every node's cache at once (the change's notification), so this reads no database while the
      * policy stays.
      */
-    @Scheduled(every = "1s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    @Scheduled(every = "1s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
+            skipExecutionIf = Scheduled.ApplicationNotRunning.class)
     void endShellsThePolicyNoLongerAllows() {
         try {
             for (Attached attached : open.values()) {

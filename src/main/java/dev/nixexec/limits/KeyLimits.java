@@ -124,7 +124,8 @@ public class KeyLimits {
     }
 
     /** Drops the buckets that filled up again: a full bucket and no bucket are the same. */
-    @Scheduled(every = "1m", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    @Scheduled(every = "1m", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
+            skipExecutionIf = Scheduled.ApplicationNotRunning.class)
     void evictIdle() {
         long now = System.nanoTime();
         keyBuckets.values().removeIf(b -> b.full(now));

@@ -49,7 +49,8 @@ public class NixStoreProbe {
         return answer;
     }
 
-    @Scheduled(every = "5s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    @Scheduled(every = "5s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
+            skipExecutionIf = Scheduled.ApplicationNotRunning.class)
     void probe() {
         if (!nix.available()) {
             return;

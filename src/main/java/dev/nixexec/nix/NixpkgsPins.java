@@ -143,7 +143,8 @@ public class NixpkgsPins {
     }
 
     @Scheduled(every = "${nixexec.executor.nixpkgs-refresh:6h}", delayed = "${nixexec.executor.nixpkgs-refresh:6h}",
-            concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+            concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
+            skipExecutionIf = Scheduled.ApplicationNotRunning.class)
     void refresh() {
         try {
             NixpkgsPin pin = resolve();

@@ -2,11 +2,8 @@ package dev.nixexec.session;
 
 import dev.nixexec.job.JobReads;
 import io.quarkus.narayana.jta.QuarkusTransaction;
-import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.scheduler.Scheduled;
-import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.enterprise.event.Observes;
 import org.jboss.logging.Logger;
 
 /**
@@ -24,7 +21,6 @@ public class SessionExpiry {
     private final SessionRepository repository;
     private final SessionService sessions;
     private final JobReads reads;
-    private volatile boolean shuttingDown;
 
     SessionExpiry(SessionRepository repository, SessionService sessions, JobReads reads) {
         this.repository = repository;
@@ -32,11 +28,9 @@ public class SessionExpiry {
         this.reads = reads;
     }
 
-    @Scheduled(every = "1m", delayed = "30s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    @Scheduled(every = "1m", delayed = "30s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
+            skipExecutionIf = Scheduled.ApplicationNotRunning.class)
     void scheduled() {
-        if (shuttingDown) {
-            return;
-        }
         try {
             int expired = expire();
             if (expired > 0) {
@@ -63,9 +57,5 @@ public class SessionExpiry {
             }
             return destroyed;
         });
-    }
-
-    void stop(@Observes @Priority(1) ShutdownEvent event) {
-        shuttingDown = true;
     }
 }

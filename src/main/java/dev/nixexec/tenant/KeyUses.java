@@ -39,7 +39,8 @@ public class KeyUses {
     }
 
     /** Writes the uses noted since the last write; those it could not write are kept for the next. */
-    @Scheduled(every = "1m", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    @Scheduled(every = "1m", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
+            skipExecutionIf = Scheduled.ApplicationNotRunning.class)
     public void write() {
         if (unwritten.isEmpty()) {
             return;

@@ -79,7 +79,8 @@ public class KeyWatch {
         return watch;
     }
 
-    @Scheduled(every = "1s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    @Scheduled(every = "1s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
+            skipExecutionIf = Scheduled.ApplicationNotRunning.class)
     void endWatchesOfDeadKeys() {
         if (byKey.isEmpty()) {
             return;

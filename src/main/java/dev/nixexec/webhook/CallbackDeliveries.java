@@ -100,7 +100,8 @@ public class CallbackDeliveries {
      * Claims what the node has places for and starts each attempt on its own; returns without
      * waiting for them, so the next poll is not held up by a slow receiver.
      */
-    @Scheduled(every = "${nixexec.webhooks.poll:1s}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    @Scheduled(every = "${nixexec.webhooks.poll:1s}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
+            skipExecutionIf = Scheduled.ApplicationNotRunning.class)
     void deliverDue() {
         int free = slots.free();
         if (free <= 0) {

@@ -43,7 +43,8 @@ public class MostUsedUpkeep {
     }
 
     @Scheduled(every = "${nixexec.environments.upkeep-interval:15m}", delayed = "${nixexec.environments.upkeep-interval:15m}",
-            concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+            concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
+            skipExecutionIf = Scheduled.ApplicationNotRunning.class)
     void upkeep() {
         int top = config.environments().keepMostUsed();
         if (stopping || top == 0 || config.node().role().equals("api")) {

@@ -25,7 +25,8 @@ public class Retention {
         this.pool = pool;
     }
 
-    @Scheduled(every = "1h", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    @Scheduled(every = "1h", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
+            skipExecutionIf = Scheduled.ApplicationNotRunning.class)
     void expire() {
         int deleted = queue.expire(config.jobs().retention());
         if (deleted > 0) {

@@ -205,7 +205,8 @@ public class WorkerPool implements LocalSlots {
         wake.release();
     }
 
-    @Scheduled(every = "${nixexec.jobs.heartbeat:5s}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    @Scheduled(every = "${nixexec.jobs.heartbeat:5s}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
+            skipExecutionIf = Scheduled.ApplicationNotRunning.class)
     void heartbeat() {
         if (shuttingDown) {
             return;
@@ -234,8 +235,15 @@ public class WorkerPool implements LocalSlots {
             return;
         }
         claiming = false;
+        // Woken, not interrupted: an interrupt closes the connection of a claim in flight (the
+        // socket channel is interruptible) and its transaction fails with an I/O error.
+        wake.release();
         if (claimLoop != null) {
-            claimLoop.interrupt();
+            try {
+                claimLoop.join(Duration.ofSeconds(10));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
         long deadline = System.nanoTime() + config.jobs().shutdownGrace().toNanos();
         while (!active.isEmpty() && System.nanoTime() < deadline) {

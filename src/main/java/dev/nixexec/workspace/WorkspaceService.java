@@ -255,7 +255,8 @@ public class WorkspaceService {
      * deleted hourly, with the same hour of grace as {@link WorkspaceRepository#collectContents}:
      * a store-back puts its contents a transaction before the files that refer to them.
      */
-    @Scheduled(every = "1h", delayed = "10m", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    @Scheduled(every = "1h", delayed = "10m", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
+            skipExecutionIf = Scheduled.ApplicationNotRunning.class)
     @Transactional
     void collectGarbage() {
         repository.collectAllContents();

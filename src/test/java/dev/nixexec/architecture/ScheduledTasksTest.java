@@ -1,0 +1,41 @@
+package dev.nixexec.architecture;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.methods;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.domain.JavaMethod;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.lang.ArchCondition;
+import com.tngtech.archunit.lang.ConditionEvents;
+import com.tngtech.archunit.lang.SimpleConditionEvent;
+import io.quarkus.scheduler.Scheduled;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A scheduled task does not start once the service is stopping: one that ran after Hibernate and
+ * the datasource closed logged an ERROR on a clean stop (seen in GracefulStopIT under load).
+ */
+class ScheduledTasksTest {
+
+    private static final JavaClasses PRODUCTION = new ClassFileImporter()
+            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+            .importPackages("dev.nixexec");
+
+    @Test
+    void everyScheduledTaskSkipsWhileTheServiceIsNotRunning() {
+        methods().that().areAnnotatedWith(Scheduled.class).should(skipWhileNotRunning()).check(PRODUCTION);
+    }
+
+    private static ArchCondition<JavaMethod> skipWhileNotRunning() {
+        return new ArchCondition<>("skip their executions while the application is not running") {
+            @Override
+            public void check(JavaMethod method, ConditionEvents events) {
+                Scheduled scheduled = method.getAnnotationOfType(Scheduled.class);
+                boolean skips = scheduled.skipExecutionIf() == Scheduled.ApplicationNotRunning.class;
+                events.add(new SimpleConditionEvent(method, skips, method.getFullName()
+                        + (skips ? " skips" : " lacks skipExecutionIf = Scheduled.ApplicationNotRunning.class")));
+            }
+        };
+    }
+}
