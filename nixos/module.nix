@@ -9,10 +9,10 @@ let
   yaml = pkgs.formats.yaml { };
   stateDir = "/var/lib/nix-exec";
 
-  # peer authentication over the local socket: dev.nixexec.config.UnixSocketFactory (the JDK's
+  # peer authentication over the local socket: dev.nixexec.database.UnixSocketFactory (the JDK's
   # Unix-domain channels) gives the JDBC driver a Unix socket.
   localDatabaseUrl = "jdbc:postgresql://localhost/${cfg.database.name}"
-    + "?socketFactory=dev.nixexec.config.UnixSocketFactory"
+    + "?socketFactory=dev.nixexec.database.UnixSocketFactory"
     + "&socketFactoryArg=/run/postgresql/.s.PGSQL.${toString config.services.postgresql.settings.port}"
     + "&user=${cfg.user}";
 

@@ -1,6 +1,6 @@
 package dev.nixexec.api;
 
-import dev.nixexec.session.Catalog;
+import dev.nixexec.catalog.Catalog;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;

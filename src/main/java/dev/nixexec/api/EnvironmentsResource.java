@@ -70,7 +70,7 @@ public class EnvironmentsResource {
     public EnvironmentBuild get(@PathParam("id") String id, @QueryParam("wait") String wait) {
         Duration waitFor = waitParam(wait);
         try (KeyLimits.Wait held = waiting(waitFor)) {
-            return builds.get(caller.get(), JobsResource.jobIdOr404(id, "no environment build " + id), waitFor);
+            return builds.get(caller.get(), PathIds.uuidOr404(id, "no environment build " + id), waitFor);
         }
     }
 

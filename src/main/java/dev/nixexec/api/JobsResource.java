@@ -5,6 +5,7 @@ import dev.nixexec.refusal.Refusal;
 import dev.nixexec.job.JobEvents;
 import dev.nixexec.job.JobReads;
 import dev.nixexec.job.JobService;
+import dev.nixexec.job.Submission;
 import dev.nixexec.job.JobWaits;
 import dev.nixexec.job.JobStatus;
 import dev.nixexec.job.JobView;
@@ -12,7 +13,7 @@ import dev.nixexec.limits.KeyLimits;
 import dev.nixexec.refusal.FieldError;
 import dev.nixexec.refusal.InvalidRequestException;
 import dev.nixexec.refusal.JsonShape;
-import dev.nixexec.session.ProfileSubmissions;
+import dev.nixexec.profile.ProfileSubmissions;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import io.smallrye.mutiny.Multi;
 import jakarta.ws.rs.Consumes;
@@ -102,7 +103,7 @@ public class JobsResource {
      * The submission a body says, under its profile if it names one; refused with every problem at
      * once: its shape's ({@code shapeProblems}, see {@link BodyText}), its words' and intake's.
      */
-    private JobService.Submission submission(SubmitBody body, List<FieldError> shapeProblems) {
+    private Submission submission(SubmitBody body, List<FieldError> shapeProblems) {
         SubmitBody.Read read = body.read();
         if (!shapeProblems.isEmpty() || !read.problems().isEmpty()) {
             List<FieldError> found = new ArrayList<>(shapeProblems);
@@ -160,7 +161,7 @@ public class JobsResource {
                 if (job == null) {
                     throw new InvalidRequestException(List.of(new FieldError("body", "a JSON object is required")), false);
                 }
-                JobService.Submission submission = submission(job, List.of());
+                Submission submission = submission(job, List.of());
                 answers.add(new BatchItem(jobs.submit(caller.get(), submission, null).job().id(), null));
                 stored = true;
             } catch (InvalidRequestException | Refusal e) {
@@ -301,15 +302,7 @@ public class JobsResource {
     }
 
     static UUID jobId(String id) {
-        return jobIdOr404(id, "no job " + id);
-    }
-
-    static UUID jobIdOr404(String id, String message) {
-        try {
-            return UUID.fromString(id);
-        } catch (IllegalArgumentException e) {
-            throw new Refusal(Refusal.Kind.NOT_FOUND, message);
-        }
+        return PathIds.uuidOr404(id, "no job " + id);
     }
 
     private static Duration waitParam(String wait) {

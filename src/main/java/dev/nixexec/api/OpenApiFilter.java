@@ -98,8 +98,8 @@ public final class OpenApiFilter implements OASFilter {
             // every field is written only when set: one left out is the service's default
             Map.entry("TenantPolicy", new Answer(fieldsOf(dev.nixexec.tenant.TenantPolicy.class), List.of())),
             Map.entry("PackageHit", new Answer(fieldsOf(dev.nixexec.nix.PackageHit.class), List.of())),
-            Map.entry("CatalogContents", new Answer(fieldsOf(dev.nixexec.session.Catalog.Contents.class), List.of())),
-            Map.entry("CatalogGrouped", new Answer(fieldsOf(dev.nixexec.session.Catalog.Grouped.class), List.of())),
+            Map.entry("CatalogContents", new Answer(fieldsOf(dev.nixexec.catalog.Catalog.Contents.class), List.of())),
+            Map.entry("CatalogGrouped", new Answer(fieldsOf(dev.nixexec.catalog.Catalog.Grouped.class), List.of())),
             // written without its nulls: an entry's category is optional (Catalog checks the rest)
             Map.entry("CatalogEntry", new Answer(List.of("name", "attribute", "description"), List.of())),
             Map.entry("JobEventLine", new Answer(fieldsOf(JobEventLine.class), List.of())));

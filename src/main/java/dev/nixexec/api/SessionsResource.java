@@ -8,7 +8,7 @@ import dev.nixexec.refusal.FieldError;
 import dev.nixexec.refusal.InvalidRequestException;
 import dev.nixexec.session.SessionExec;
 import dev.nixexec.session.SessionRequest;
-import dev.nixexec.session.SpecBody;
+import dev.nixexec.profile.SpecBody;
 import dev.nixexec.session.SessionService;
 import dev.nixexec.session.SessionView;
 import io.smallrye.common.annotation.RunOnVirtualThread;

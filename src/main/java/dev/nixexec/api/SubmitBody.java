@@ -2,8 +2,9 @@ package dev.nixexec.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.nixexec.execution.ByteSize;
+import dev.nixexec.execution.ExecutionRequest;
 import dev.nixexec.execution.RequestedLimits;
-import dev.nixexec.job.JobService;
+import dev.nixexec.job.Submission;
 import dev.nixexec.job.OutputEncoding;
 import dev.nixexec.refusal.FieldError;
 import dev.nixexec.refusal.InvalidRequestException;
@@ -19,7 +20,7 @@ import java.util.regex.Pattern;
 /**
  * The body of {@code POST /v1/jobs}; {@code workspace} (id or name), {@code files} and
  * {@code artifacts} are described in docs/workspaces.md; {@code profile} names a profile the job runs
- * under (session/ProfileSubmissions); {@code callback_url} gets the job JSON when it ends (docs/api.md,
+ * under (profile/ProfileSubmissions); {@code callback_url} gets the job JSON when it ends (docs/api.md,
  * "Callbacks"); {@code limits} the run's limits ({@link #limits}); {@code args} are passed to the
  * program, {@code encoding} ({@code utf-8} or {@code base64}) is how its output is returned. It only
  * turns the wire form into a submission (the network and encoding words, durations as text); intake
@@ -33,7 +34,7 @@ public record SubmitBody(String language, String code, List<String> packages, Ma
     private static final Pattern DURATION = Pattern.compile("(\\d{1,7})(ms|s|m|h)?");
 
     /** The submission these words say and every problem reading them; a field with a problem is left at its default. */
-    record Read(JobService.Submission submission, List<FieldError> problems) {
+    record Read(Submission submission, List<FieldError> problems) {
     }
 
     Read read() {
@@ -57,10 +58,10 @@ public record SubmitBody(String language, String code, List<String> packages, Ma
         } catch (InvalidRequestException e) {
             problems.addAll(e.errors());
         }
-        JobService.Submission submission = new JobService.Submission(language, code, packages, env, stdin, runFor,
-                "full".equals(network), metadata, Optional.empty(), new JobFiles(Optional.ofNullable(workspace), files, artifacts))
-                .withCallbackUrl(Optional.ofNullable(callbackUrl)).withLimits(requested)
-                .withArgs(args).withEncoding(outputEncoding.orElse(OutputEncoding.UTF_8));
+        Submission submission = new Submission(new ExecutionRequest(language, code, packages, env, stdin, runFor,
+                "full".equals(network), requested, args), outputEncoding.orElse(OutputEncoding.UTF_8), metadata,
+                Optional.empty(), List.of(), new JobFiles(Optional.ofNullable(workspace), files, artifacts),
+                Optional.empty(), Optional.ofNullable(callbackUrl), Optional.empty());
         return new Read(submission, problems);
     }
 

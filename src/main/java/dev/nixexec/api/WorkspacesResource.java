@@ -1,8 +1,8 @@
 package dev.nixexec.api;
 
-import dev.nixexec.refusal.Refusal;
 import dev.nixexec.workspace.FileContent;
 import dev.nixexec.workspace.WorkspaceFile;
+import dev.nixexec.workspace.WorkspaceListing;
 import dev.nixexec.workspace.WorkspacePath;
 import dev.nixexec.workspace.WorkspaceService;
 import dev.nixexec.workspace.WorkspaceView;
@@ -100,7 +100,7 @@ public class WorkspacesResource {
     @Path("{id}/files")
     @RunOnVirtualThread
     public FilesBody files(@PathParam("id") String id) {
-        WorkspaceService.Listing listing = workspaces.files(caller.get(), workspaceId(id));
+        WorkspaceListing listing = workspaces.files(caller.get(), workspaceId(id));
         return new FilesBody(listing.workspace().version(), listing.files());
     }
 
@@ -133,11 +133,7 @@ public class WorkspacesResource {
     }
 
     static UUID workspaceId(String id) {
-        try {
-            return UUID.fromString(id);
-        } catch (IllegalArgumentException e) {
-            throw new Refusal(Refusal.Kind.NOT_FOUND, "no workspace " + id);
-        }
+        return PathIds.uuidOr404(id, "no workspace " + id);
     }
 
     /** A stored file as a download: its media type, hash as ETag, never rendered in the API's origin. */

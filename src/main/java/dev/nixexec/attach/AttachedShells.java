@@ -199,7 +199,7 @@ public class AttachedShells {
             for (Attached attached : open.values()) {
                 SessionShell session = attached.attach.session();
                 session.disallowedBy(tenants.policy(session.tenantId())).ifPresent(why -> attached.end(
-                        new CloseReason(ShellClose.POLICY_CHANGED, truncate("the tenant's policy changed: " + why))));
+                        new CloseReason(ShellClose.POLICY_CHANGED, ShellClose.truncate("the tenant's policy changed: " + why))));
             }
         } catch (RuntimeException e) {
             // the database is away: the policies cannot be read, the shells stay as they were built
@@ -256,7 +256,7 @@ public class AttachedShells {
                         });
             } catch (IOException | RuntimeException e) {
                 LOG.warnf("a shell in session %s could not start: %s", session.sessionId(), e.getMessage());
-                finish(new CloseReason(1011, truncate("the shell could not start: " + e.getMessage())), null);
+                finish(new CloseReason(1011, ShellClose.truncate("the shell could not start: " + e.getMessage())), null);
                 return;
             }
             // the terminal is written by a platform thread: a native write pins a virtual thread's carrier
@@ -365,10 +365,5 @@ public class AttachedShells {
                 LOG.errorf(e, "the audit record %s of a shell could not be written", kind);
             }
         }
-    }
-
-    /** A close reason is at most 123 bytes. */
-    static String truncate(String reason) {
-        return reason.length() <= 120 ? reason : reason.substring(0, 117) + "...";
     }
 }

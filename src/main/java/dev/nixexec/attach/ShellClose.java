@@ -24,7 +24,12 @@ final class ShellClose {
             case ShellEnd.IdleTimeout idle -> new CloseReason(IDLE, "idle: no byte either way for " + idle.after().toSeconds() + "s");
             case ShellEnd.TimeLimit limit -> new CloseReason(TIME_LIMIT, "time limit: " + limit.limit().toSeconds() + "s");
             case ShellEnd.LimitHit hit -> new CloseReason(LIMIT, "limit: " + hit.limit());
-            case ShellEnd.Ended ended -> new CloseReason(1000, AttachedShells.truncate(ended.reason()));
+            case ShellEnd.Ended ended -> new CloseReason(1000, truncate(ended.reason()));
         };
+    }
+
+    /** A close reason is at most 123 bytes. */
+    static String truncate(String reason) {
+        return reason.length() <= 120 ? reason : reason.substring(0, 117) + "...";
     }
 }

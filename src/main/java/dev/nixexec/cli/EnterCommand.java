@@ -15,8 +15,6 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 
@@ -32,31 +30,19 @@ import picocli.CommandLine.Parameters;
         footer = {"", "Examples:", "  ${ROOT-COMMAND-NAME} enter work", "  printf 'make test\\n' | ${ROOT-COMMAND-NAME} enter work"})
 final class EnterCommand extends ClientCommand {
 
-    private static final Pattern EXIT = Pattern.compile("exit (\\d{1,9})");
     // RFC 6455: the connection ended without a close frame
     private static final int ABNORMAL_CLOSURE = 1006;
 
     @Parameters(index = "0", paramLabel = "SESSION", description = "the session's id or name")
     String session;
 
-    /** How the connection ended (docs/api.md's close codes). */
-    record Closed(int code, String reason) {
-
-        /** The shell's exit code, when it exited: a normal close saying {@code exit N}. */
-        OptionalInt exitCode() {
-            Matcher exit = EXIT.matcher(reason);
-            return code == WebSocket.NORMAL_CLOSURE && exit.matches() ? OptionalInt.of(Integer.parseInt(exit.group(1)))
-                    : OptionalInt.empty();
-        }
-    }
-
     @Override
     int run(Server server) {
         String id = server.get("/v1/sessions/" + Server.segment(session)).path("id").asText();
-        CompletableFuture<Closed> closed = new CompletableFuture<>();
+        CompletableFuture<ShellClosed> closed = new CompletableFuture<>();
         ShellOutput output = ShellOutput.of(client.json, terminal.out());
         ShellInput shell = new ShellInput(open(server, id, closed, output));
-        Closed end;
+        ShellClosed end;
         try (TerminalMode mode = client.json ? TerminalMode.unchanged() : TerminalMode.raw()) {
             if (mode.interactive()) {
                 mode.onResize(size -> resize(shell, size));
@@ -72,7 +58,7 @@ final class EnterCommand extends ClientCommand {
         return exit(end);
     }
 
-    private WebSocket open(Server server, String id, CompletableFuture<Closed> closed, ShellOutput output) {
+    private WebSocket open(Server server, String id, CompletableFuture<ShellClosed> closed, ShellOutput output) {
         URI http = server.resolve("/v1/sessions/" + Server.segment(id) + "/attach");
         URI ws = URI.create(http.toString().replaceFirst("^http", "ws"));
         // the JDK's WebSocket client: for enter only, its TLS set-up costs the other commands nothing
@@ -99,7 +85,7 @@ final class EnterCommand extends ClientCommand {
      * each second until the shell has gone. One is not enough: a Ctrl-D that reaches the terminal
      * before the shell's line editor has started is read as a NUL, not as the end of input.
      */
-    private void pump(ShellInput shell, boolean interactive, CompletableFuture<Closed> closed) {
+    private void pump(ShellInput shell, boolean interactive, CompletableFuture<ShellClosed> closed) {
         byte[] buffer = new byte[8192];
         try {
             int n;
@@ -125,7 +111,7 @@ final class EnterCommand extends ClientCommand {
         }
     }
 
-    private static Closed await(CompletableFuture<Closed> closed) {
+    private static ShellClosed await(CompletableFuture<ShellClosed> closed) {
         try {
             return closed.get();
         } catch (InterruptedException e) {
@@ -137,7 +123,7 @@ final class EnterCommand extends ClientCommand {
         }
     }
 
-    private int exit(Closed end) {
+    private int exit(ShellClosed end) {
         OptionalInt exit = end.exitCode();
         if (exit.isPresent()) {
             return exit.getAsInt() & 0xff;
@@ -149,10 +135,10 @@ final class EnterCommand extends ClientCommand {
     /** The shell's screen to this command's output, at the pace this process writes it, and its end. */
     private static final class Shell implements WebSocket.Listener {
 
-        private final CompletableFuture<Closed> closed;
+        private final CompletableFuture<ShellClosed> closed;
         private final ShellOutput output;
 
-        Shell(CompletableFuture<Closed> closed, ShellOutput output) {
+        Shell(CompletableFuture<ShellClosed> closed, ShellOutput output) {
             this.closed = closed;
             this.output = output;
         }
@@ -172,13 +158,13 @@ final class EnterCommand extends ClientCommand {
 
         @Override
         public CompletionStage<?> onClose(WebSocket webSocket, int statusCode, String reason) {
-            closed.complete(new Closed(statusCode, reason));
+            closed.complete(new ShellClosed(statusCode, reason));
             return null;
         }
 
         @Override
         public void onError(WebSocket webSocket, Throwable error) {
-            closed.complete(new Closed(ABNORMAL_CLOSURE, "the connection failed: "
+            closed.complete(new ShellClosed(ABNORMAL_CLOSURE, "the connection failed: "
                     + Objects.requireNonNullElse(error.getMessage(), error.getClass().getSimpleName())));
         }
     }

@@ -16,7 +16,7 @@ import picocli.CommandLine.Mixin;
  * and integration tests run it), serves.
  */
 @QuarkusMain
-@Command(name = "nix-exec", mixinStandardHelpOptions = true, versionProvider = NixExecCommand.Version.class,
+@Command(name = "nix-exec", mixinStandardHelpOptions = true, versionProvider = Version.class,
         description = {"Runs untrusted code in Nix environments and bubblewrap sandboxes: the service, and its client.",
                 "With no command: an MCP server on stdin/stdout (relayed to --server URL or $NIXEXEC_SERVER, else to a"
                         + " local-mode service), taking serve's flags, e.g. nix-exec -log-level debug -timeout 60s."},
@@ -93,20 +93,6 @@ public final class NixExecCommand implements Callable<Integer> {
             return Exit.USAGE.code;
         });
         return line;
-    }
-
-    /**
-     * The build's version: Quarkus' packaging writes the project version into the application jar's
-     * manifest ({@code Implementation-Version}), which its class loader gives this class's package;
-     * reading it costs no service start. Classes not run from that jar (dev mode, tests) have none.
-     */
-    static final class Version implements CommandLine.IVersionProvider {
-
-        @Override
-        public String[] getVersion() {
-            String version = NixExecCommand.class.getPackage().getImplementationVersion();
-            return new String[] {"nix-exec " + (version != null ? version : "(no version: not run from the packaged jar)")};
-        }
     }
 
     /** No command: the MCP stdio server, or, for the bare jar, the service. */

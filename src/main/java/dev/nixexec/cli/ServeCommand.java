@@ -28,7 +28,7 @@ final class ServeCommand implements Callable<Integer> {
     static CommandSpec spec() {
         ServeCommand command = new ServeCommand();
         CommandSpec spec = CommandSpec.wrapWithoutInspection(command).name("serve").mixinStandardHelpOptions(true)
-                .versionProvider(new NixExecCommand.Version());
+                .versionProvider(new Version());
         spec.usageMessage().description("Start the HTTP service (for systemd and the NixOS module).",
                 "Flags are the strongest configuration source: over -D given to java, NIXEXEC_* variables and the YAML file.");
         spec.usageMessage().footer("", "Examples:", "  ${ROOT-COMMAND-NAME} serve -timeout 45s -name my-fleet",

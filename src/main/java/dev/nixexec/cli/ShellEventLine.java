@@ -1,5 +1,6 @@
 package dev.nixexec.cli;
 
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -14,15 +15,15 @@ import java.time.temporal.ChronoUnit;
 record ShellEventLine(String type, int sequence, Instant ts, ObjectNode payload) {
 
     static ShellEventLine attached(int sequence) {
-        return new ShellEventLine("lifecycle", sequence, now(), ClientCommand.object().put("status", "attached"));
+        return new ShellEventLine("lifecycle", sequence, now(), JsonNodeFactory.instance.objectNode().put("status", "attached"));
     }
 
     static ShellEventLine stdout(int sequence, String text) {
-        return new ShellEventLine("stdout", sequence, now(), ClientCommand.object().put("text", text));
+        return new ShellEventLine("stdout", sequence, now(), JsonNodeFactory.instance.objectNode().put("text", text));
     }
 
-    static ShellEventLine result(int sequence, EnterCommand.Closed end) {
-        ObjectNode payload = ClientCommand.object();
+    static ShellEventLine result(int sequence, ShellClosed end) {
+        ObjectNode payload = JsonNodeFactory.instance.objectNode();
         end.exitCode().ifPresent(code -> payload.put("exit_code", code));
         payload.put("close_code", end.code()).put("reason", end.reason());
         return new ShellEventLine("result", sequence, now(), payload);
@@ -35,7 +36,7 @@ record ShellEventLine(String type, int sequence, Instant ts, ObjectNode payload)
 
     /** The line's JSON, {@code ts} as an ISO-8601 UTC instant as the server writes it. */
     ObjectNode json() {
-        ObjectNode line = ClientCommand.object().put("type", type).put("sequence", sequence).put("ts", ts.toString());
+        ObjectNode line = JsonNodeFactory.instance.objectNode().put("type", type).put("sequence", sequence).put("ts", ts.toString());
         line.set("payload", payload);
         return line;
     }

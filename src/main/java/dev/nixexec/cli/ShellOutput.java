@@ -13,7 +13,7 @@ sealed interface ShellOutput {
     void screen(ByteBuffer bytes);
 
     /** The shell's end, after its last screen bytes. */
-    void ended(EnterCommand.Closed end);
+    void ended(ShellClosed end);
 
     static ShellOutput of(boolean json, PrintStream out) {
         return json ? new Events(out) : new Bytes(out);
@@ -48,7 +48,7 @@ sealed interface ShellOutput {
         }
 
         @Override
-        public void ended(EnterCommand.Closed end) {
+        public void ended(ShellClosed end) {
             if (midLine && end.exitCode().isEmpty()) {
                 out.print('\n');
                 out.flush();
@@ -78,7 +78,7 @@ sealed interface ShellOutput {
         }
 
         @Override
-        public synchronized void ended(EnterCommand.Closed end) {
+        public synchronized void ended(ShellClosed end) {
             stdout(text.end());
             print(ShellEventLine.result(++sequence, end));
         }

@@ -37,7 +37,7 @@ public class LocalModeListenSource implements ConfigSourceFactory {
         @Override
         public String getValue(String name) {
             // Not while the build reads: it would bake 127.0.0.1 into the application whatever mode it runs in.
-            return NAMES.contains(name) && !EmbeddedDatabaseSource.readByTheBuild() ? "127.0.0.1" : null;
+            return NAMES.contains(name) && !BuildTimeReads.now() ? "127.0.0.1" : null;
         }
 
         @Override

@@ -39,38 +39,11 @@ public interface NixExecConfig {
 
     Sessions sessions();
 
-    Limits limits();
+    LimitSettings limits();
 
     Environments environments();
 
-    Webhooks webhooks();
-
-    /** Job callbacks ({@code callback_url}; docs/api.md, "Callbacks"). */
-    interface Webhooks {
-        /** How often each node looks for callbacks due. */
-        @NonZero
-        @WithDefault("1s")
-        Duration poll();
-
-        /** The longest one delivery attempt may take: connecting, sending, the receiver's answer. */
-        @NonZero
-        @WithDefault("10s")
-        Duration attemptTimeout();
-
-        /** The waits after each failed attempt; one attempt more than there are waits, then it has failed. */
-        @WithDefault("1s,5s,30s,2m,10m")
-        List<Duration> retryDelays();
-
-        /** Delivery attempts one node makes at once; each is independent of the others. */
-        @NonZero
-        @WithDefault("64")
-        int concurrency();
-
-        /** Delivery attempts one node makes at once to one receiving host, so one slow host cannot take every place. */
-        @NonZero
-        @WithDefault("4")
-        int concurrencyPerHost();
-    }
+    WebhookSettings webhooks();
 
     /**
      * Environments built ahead and shared across the fleet (docs/environments.md, "Built ahead,
@@ -295,53 +268,6 @@ public interface NixExecConfig {
          * service, so other users of this machine cannot use it through its loopback port.
          */
         Optional<String> localModeSecret();
-    }
-
-    /**
-     * What one tenant or key may take from the others: its share of a node's slots, its request
-     * rate and its open waits (docs/operations.md, "Queue fairness").
-     */
-    interface Limits {
-        /** Slots of each node a tenant leaves to the others while another tenant contends; 0: none. */
-        @WithDefault("1")
-        int reservedSlots();
-
-        /** A tenant that submitted a job this recently contends for slots, as one with a job waiting does. */
-        @WithDefault("5m")
-        Duration contentionWindow();
-
-        /** Requests per second one API key may make to /v1 and /mcp, sustained. */
-        @NonZero
-        @WithDefault("100")
-        int requestsPerSecond();
-
-        /** Requests one key may make at once before its rate applies. */
-        @NonZero
-        @WithDefault("1000")
-        int requestBurst();
-
-        /** Waiting requests one key may have open at once ({@code ?wait=}, event streams, MCP waits). */
-        @NonZero
-        @WithDefault("32")
-        int waitsPerKey();
-
-        /**
-         * Requests per second the keys of one tenant may make together, sustained: minting keys
-         * does not multiply a tenant's share.
-         */
-        @NonZero
-        @WithDefault("200")
-        int tenantRequestsPerSecond();
-
-        /** Requests the keys of one tenant may make at once, together, before the tenant's rate applies. */
-        @NonZero
-        @WithDefault("2000")
-        int tenantRequestBurst();
-
-        /** Waiting requests the keys of one tenant may have open at once, together. */
-        @NonZero
-        @WithDefault("64")
-        int waitsPerTenant();
     }
 
     interface Jobs {

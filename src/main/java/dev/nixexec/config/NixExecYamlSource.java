@@ -38,7 +38,7 @@ public class NixExecYamlSource implements ConfigSourceFactory {
      * factories are invisible to them, so the YAML file is consulted directly (it wins over
      * application.properties, loses to environment variables and system properties).
      */
-    static Optional<String> value(ConfigSourceContext context, String name) {
+    public static Optional<String> value(ConfigSourceContext context, String name) {
         ConfigValue value = context.getValue(name);
         if (value != null && value.getValue() != null && !value.getValue().isBlank()
                 && value.getSourceOrdinal() >= ORDINAL) {

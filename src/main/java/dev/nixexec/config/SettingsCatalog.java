@@ -51,7 +51,8 @@ public final class SettingsCatalog {
             WithName withName = method.getAnnotation(WithName.class);
             String property = prefix + "." + (withName != null ? withName.value() : kebab(method.getName()));
             Type type = method.getGenericReturnType();
-            if (type instanceof Class<?> c && c.isInterface() && c.getName().startsWith(NixExecConfig.class.getName() + "$")) {
+            // a group: NixExecConfig's nested interfaces and the top-level ones it names (LimitSettings, ...)
+            if (type instanceof Class<?> c && c.isInterface() && c.getPackage() == NixExecConfig.class.getPackage()) {
                 collect(c, property, into);
                 continue;
             }

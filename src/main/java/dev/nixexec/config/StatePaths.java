@@ -143,7 +143,7 @@ public class StatePaths {
     }
 
     /** Creates the state directory if missing; it holds the embedded database's data and password. */
-    static void createStateDir(Path stateDir) throws IOException {
+    public static void createStateDir(Path stateDir) throws IOException {
         if (Files.exists(stateDir, LinkOption.NOFOLLOW_LINKS)) {
             return;
         }

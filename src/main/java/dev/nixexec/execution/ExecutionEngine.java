@@ -83,6 +83,12 @@ public class ExecutionEngine {
             return new ValidatedRequest(language, environment, code, env, stdin, limits, network, hostWorkspace,
                     materialisedWorkspace, persistent, args, mounts);
         }
+
+        /** The sandbox's run of this request in {@code built}, its environment. */
+        public SandboxSpec in(Environment built) {
+            return new SandboxSpec(built.storePath(), built.closure(), language.fileName(), code, language.command(),
+                    env, stdin, limits, network, hostWorkspace, materialisedWorkspace, persistent, args, hostMounts);
+        }
     }
 
     /** The most arguments a request may pass to its program, the longest one, and all together (UTF-8 bytes). */
@@ -294,10 +300,7 @@ public class ExecutionEngine {
                 }
                 ExecutionResult.EnvironmentInfo info = new ExecutionResult.EnvironmentInfo(environment.storePath(),
                         environment.nixpkgsRevision(), environment.cacheHit(), environment.buildMs());
-                SandboxSpec spec = new SandboxSpec(environment.storePath(), environment.closure(),
-                        request.language().fileName(), request.code(), request.language().command(), request.env(),
-                        request.stdin(), request.limits(), request.network(), request.hostWorkspace(),
-                        request.materialisedWorkspace(), request.persistent(), request.args(), request.hostMounts());
+                SandboxSpec spec = request.in(environment);
                 emitter.emit(new ExecutionEvent.EnvironmentReady(info));
                 emitter.emit(new ExecutionEvent.Phase("running"));
                 sandboxRun.set(sandbox.run(spec, () -> beforeRun.test(info)).subscribe().with(

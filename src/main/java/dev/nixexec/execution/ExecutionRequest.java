@@ -53,6 +53,10 @@ public record ExecutionRequest(String language, String code, List<String> packag
         return new ExecutionRequest(language, code, packages, env, stdin, timeout, network, requested, args);
     }
 
+    public ExecutionRequest withNetwork(boolean full) {
+        return new ExecutionRequest(language, code, packages, env, stdin, timeout, full, limits, args);
+    }
+
     public ExecutionRequest withArgs(List<String> arguments) {
         return new ExecutionRequest(language, code, packages, env, stdin, timeout, network, limits, arguments);
     }

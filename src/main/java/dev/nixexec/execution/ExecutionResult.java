@@ -1,5 +1,6 @@
 package dev.nixexec.execution;
 
+import dev.nixexec.sandbox.LimitHit;
 import dev.nixexec.sandbox.OutputCapture;
 import dev.nixexec.sandbox.ResourceUsage;
 import java.util.Optional;
@@ -10,7 +11,7 @@ import java.util.Optional;
  * is what the sandbox measured of the run ({@link ResourceUsage#NONE} when it did not run or could not measure).
  */
 public record ExecutionResult(String status, Optional<Integer> exitCode, Optional<Integer> signal, boolean timedOut,
-        Optional<String> limitHit, long durationMs, OutputCapture.Captured stdout, OutputCapture.Captured stderr,
+        Optional<LimitHit> limitHit, long durationMs, OutputCapture.Captured stdout, OutputCapture.Captured stderr,
         Optional<EnvironmentInfo> environment, Optional<ErrorInfo> error, ResourceUsage usage) {
 
     /** Where the code ran: the environment's store path and how it was had. */

@@ -3,8 +3,6 @@ package dev.nixexec.job;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import dev.nixexec.config.HostMount;
-import dev.nixexec.config.HostWorkspaces;
 import dev.nixexec.config.NixExecConfig;
 import dev.nixexec.execution.ExecutionRequest;
 import dev.nixexec.execution.RequestedLimits;
@@ -44,105 +42,6 @@ import javax.sql.DataSource;
  */
 @ApplicationScoped
 public class JobService {
-
-    /**
-     * What a caller submits. An empty timeout means the service default. A host workspace comes
-     * only from an MCP root in local mode, already checked by {@link HostWorkspaces}. A session's
-     * job names its session (the session side has checked it is the caller's and ready). A
-     * {@code callbackUrl} gets the job JSON once it ends (webhook/CallbackDeliveries). The fields
-     * {@code limits} leaves out keep the service's defaults (narrowed by the tenant's caps).
-     */
-    public record Submission(String language, String code, List<String> packages, Map<String, String> env,
-            String stdin, Optional<Duration> timeout, boolean network, Map<String, Object> metadata,
-            Optional<Path> hostWorkspace, JobFiles files, Optional<UUID> session, Optional<String> callbackUrl,
-            RequestedLimits limits, List<String> args, OutputEncoding encoding, Optional<RerunOf> rerunOf,
-            List<HostMount> hostMounts) {
-
-        public Submission {
-            hostMounts = hostMounts == null ? List.of() : List.copyOf(hostMounts);
-            callbackUrl = callbackUrl == null ? Optional.empty() : callbackUrl;
-            limits = limits == null ? RequestedLimits.NONE : limits;
-            // Not List.copyOf: a null element is the caller's mistake, refused with a field error.
-            args = args == null ? List.of() : java.util.Collections.unmodifiableList(new ArrayList<>(args));
-            encoding = encoding == null ? OutputEncoding.UTF_8 : encoding;
-            rerunOf = rerunOf == null ? Optional.empty() : rerunOf;
-            session = session == null ? Optional.empty() : session;
-            files = files == null ? JobFiles.NONE : files;
-            packages = packages == null ? List.of() : List.copyOf(packages);
-            env = env == null ? Map.of() : Map.copyOf(env);
-            stdin = stdin == null ? "" : stdin;
-            timeout = timeout == null ? Optional.empty() : timeout;
-            metadata = metadata == null ? Map.of() : Map.copyOf(metadata);
-            hostWorkspace = hostWorkspace == null ? Optional.empty() : hostWorkspace;
-        }
-
-        /** A submission without a callback, under the service's default limits, with no arguments, text output, not a rerun. */
-        public Submission(String language, String code, List<String> packages, Map<String, String> env,
-                String stdin, Optional<Duration> timeout, boolean network, Map<String, Object> metadata,
-                Optional<Path> hostWorkspace, JobFiles files, Optional<UUID> session) {
-            this(language, code, packages, env, stdin, timeout, network, metadata, hostWorkspace, files, session,
-                    Optional.empty(), RequestedLimits.NONE, List.of(), OutputEncoding.UTF_8, Optional.empty(), List.of());
-        }
-
-        /** The same submission with this callback. */
-        public Submission withCallbackUrl(Optional<String> url) {
-            return new Submission(language, code, packages, env, stdin, timeout, network, metadata, hostWorkspace,
-                    files, session, url, limits, args, encoding, rerunOf, hostMounts);
-        }
-
-        /** The same submission asking for {@code requested} limits. */
-        public Submission withLimits(RequestedLimits requested) {
-            return new Submission(language, code, packages, env, stdin, timeout, network, metadata, hostWorkspace,
-                    files, session, callbackUrl, requested, args, encoding, rerunOf, hostMounts);
-        }
-
-        /** A submission that belongs to no session. */
-        public Submission(String language, String code, List<String> packages, Map<String, String> env,
-                String stdin, Optional<Duration> timeout, boolean network, Map<String, Object> metadata,
-                Optional<Path> hostWorkspace, JobFiles files) {
-            this(language, code, packages, env, stdin, timeout, network, metadata, hostWorkspace, files,
-                    Optional.empty());
-        }
-
-        /** A submission with no host workspace: what REST and remote tenants send. */
-        public Submission(String language, String code, List<String> packages, Map<String, String> env,
-                String stdin, Optional<Duration> timeout, boolean network, Map<String, Object> metadata) {
-            this(language, code, packages, env, stdin, timeout, network, metadata, Optional.empty(), JobFiles.NONE);
-        }
-
-        /** A submission with a host workspace (MCP roots, local mode) and no files. */
-        public Submission(String language, String code, List<String> packages, Map<String, String> env,
-                String stdin, Optional<Duration> timeout, boolean network, Map<String, Object> metadata,
-                Optional<Path> hostWorkspace) {
-            this(language, code, packages, env, stdin, timeout, network, metadata, hostWorkspace, JobFiles.NONE);
-        }
-
-        /** The same submission with arguments for the program. */
-        public Submission withArgs(List<String> arguments) {
-            return new Submission(language, code, packages, env, stdin, timeout, network, metadata, hostWorkspace,
-                    files, session, callbackUrl, limits, arguments, encoding, rerunOf, hostMounts);
-        }
-
-        /** The same submission with its output in {@code outputEncoding}. */
-        public Submission withEncoding(OutputEncoding outputEncoding) {
-            return new Submission(language, code, packages, env, stdin, timeout, network, metadata, hostWorkspace,
-                    files, session, callbackUrl, limits, args, outputEncoding, rerunOf, hostMounts);
-        }
-
-        /** The same submission with host paths mounted at their own paths (local mode, checked by {@link HostWorkspaces}). */
-        public Submission withHostMounts(List<HostMount> mounts) {
-            return new Submission(language, code, packages, env, stdin, timeout, network, metadata, hostWorkspace,
-                    files, session, callbackUrl, limits, args, encoding, rerunOf, mounts);
-        }
-
-        ExecutionRequest execution() {
-            return new ExecutionRequest(language, code, packages, env, stdin, timeout, network, limits, args);
-        }
-    }
-
-    /** The job a rerun repeats, and the nixpkgs revision that job ran on (none: it never got an environment). */
-    public record RerunOf(UUID job, Optional<String> nixpkgsRevision) {
-    }
 
     /** A submitted (or, for a repeated idempotency key, the earlier) job, and whether it is new. */
     public record Submitted(JobView job, boolean created) {
@@ -291,24 +190,25 @@ public class JobService {
         job.keyName = caller.keyName();
         job.keyRole = caller.keyId() == null ? null : caller.role().id();
         job.status = JobStatus.QUEUED.id();
-        job.language = s.language().toLowerCase(java.util.Locale.ROOT);
-        job.code = s.code();
-        job.packages = views.write(s.packages());
-        job.env = views.write(s.env());
-        job.stdin = s.stdin();
-        job.timeoutMs = s.timeout().orElse(config.sandbox().timeout()).toMillis();
-        job.network = s.network();
+        ExecutionRequest run = s.run();
+        job.language = run.language().toLowerCase(java.util.Locale.ROOT);
+        job.code = run.code();
+        job.packages = views.write(run.packages());
+        job.env = views.write(run.env());
+        job.stdin = run.stdin();
+        job.timeoutMs = run.timeout().orElse(config.sandbox().timeout()).toMillis();
+        job.network = run.network();
         job.hostWorkspace = s.hostWorkspace().map(Path::toString).orElse(null);
         job.hostMounts = s.hostMounts().isEmpty() ? null : views.write(s.hostMounts());
         job.metadata = views.write(s.metadata());
         job.idempotencyKey = idempotencyKey;
         job.requestHash = hash;
         job.sessionId = s.session().orElse(null);
-        job.limits = s.limits().isEmpty() ? null : views.write(s.limits());
-        job.args = views.write(s.args());
+        job.limits = run.limits().isEmpty() ? null : views.write(run.limits());
+        job.args = views.write(run.args());
         job.encoding = s.encoding().id();
-        job.rerunOf = s.rerunOf().map(RerunOf::job).orElse(null);
-        job.requiredNixpkgsRevision = s.rerunOf().flatMap(RerunOf::nixpkgsRevision).orElse(null);
+        job.rerunOf = s.rerunOf().map(Submission.RerunOf::job).orElse(null);
+        job.requiredNixpkgsRevision = s.rerunOf().flatMap(Submission.RerunOf::nixpkgsRevision).orElse(null);
         job.maxAttempts = config.jobs().maxAttempts();
         OffsetDateTime now = JobTransitions.storedNow();
         job.createdAt = now;
@@ -318,10 +218,8 @@ public class JobService {
 
     /** The job as this node runs it once claimed in its submission (attempt 1), under {@code policy}. */
     private static ClaimedJob claimed(Job job, Submission s, TenantPolicy policy) {
-        return new ClaimedJob(job.id, job.tenantId, 1, job.language, job.code, s.packages(), s.env(), job.stdin,
-                Duration.ofMillis(job.timeoutMs), job.network, policy, s.hostWorkspace(), !s.files().isEmpty(),
-                s.session(), s.limits(), s.args(), s.encoding(), Optional.ofNullable(job.requiredNixpkgsRevision),
-                s.hostMounts());
+        return new ClaimedJob(job.id, job.tenantId, 1, policy, s, !s.files().isEmpty(),
+                Optional.ofNullable(job.requiredNixpkgsRevision));
     }
 
     /** In the transaction of {@code intake}'s batch; {@code wrote} is told once the job is written. */
@@ -344,8 +242,8 @@ public class JobService {
             throw new Refusal(Refusal.Kind.UNAVAILABLE, "the queue is full (" + allQueued + " jobs waiting); submit again later");
         }
         int maxQueued = Optional.ofNullable(policy.maxQueued()).orElse(config.jobs().maxQueuedPerTenant());
-        String submitted = views.write(Map.of("language", job.language, "packages", s.packages(),
-                "env_names", new ArrayList<>(new TreeMap<>(s.env()).keySet())));
+        String submitted = views.write(Map.of("language", job.language, "packages", s.run().packages(),
+                "env_names", new ArrayList<>(new TreeMap<>(s.run().env()).keySet())));
         // One statement (Insert in jobs.sql): the tenant's cap, the job, its events, audit and
         // wake-up; given this node's free slot, stored as claimed by it when the claim rule would
         // give it that slot now.
@@ -409,19 +307,18 @@ public class JobService {
                         + "values, which a " + caller.role().id() + " key may not read, so it may not rerun the job "
                         + "either; submit it again with env values of its own");
             }
-            return new Submission(original.language, original.code,
+            ExecutionRequest run = new ExecutionRequest(original.language, original.code,
                     JobRows.read(views.json(), original.packages, JobRows.STRINGS), env,
                     original.stdin, Optional.of(Duration.ofMillis(original.timeoutMs)), original.network,
-                    JobRows.read(views.json(), original.metadata, JobRows.OBJECT_MAP),
-                    Optional.ofNullable(original.hostWorkspace).map(Path::of),
-                    inputs.submitted(original.id).orElse(JobFiles.NONE), Optional.empty(), Optional.empty(),
                     original.limits == null ? RequestedLimits.NONE
                             : JobRows.read(views.json(), original.limits, RequestedLimits.class),
-                    original.args == null ? List.of()
-                            : JobRows.read(views.json(), original.args, JobRows.STRINGS),
-                    OutputEncoding.byId(original.encoding).orElse(OutputEncoding.UTF_8),
-                    Optional.of(new RerunOf(original.id, Optional.ofNullable(original.nixpkgsRevision))),
-                    JobRows.hostMounts(views.json(), original.hostMounts));
+                    original.args == null ? List.of() : JobRows.read(views.json(), original.args, JobRows.STRINGS));
+            return new Submission(run, OutputEncoding.byId(original.encoding).orElse(OutputEncoding.UTF_8),
+                    JobRows.read(views.json(), original.metadata, JobRows.OBJECT_MAP),
+                    Optional.ofNullable(original.hostWorkspace).map(Path::of),
+                    JobRows.hostMounts(views.json(), original.hostMounts),
+                    inputs.submitted(original.id).orElse(JobFiles.NONE), Optional.empty(), Optional.empty(),
+                    Optional.of(new Submission.RerunOf(original.id, Optional.ofNullable(original.nixpkgsRevision))));
         });
         return submit(caller, again, null);
     }
@@ -444,13 +341,14 @@ public class JobService {
     private String requestHash(Submission s) {
         try {
             Map<String, Object> fields = new TreeMap<>();
-            fields.put("language", s.language());
-            fields.put("code", s.code());
-            fields.put("packages", s.packages());
-            fields.put("env", new TreeMap<>(s.env()));
-            fields.put("stdin", s.stdin());
-            fields.put("timeout_ms", s.timeout().map(Duration::toMillis).orElse(null));
-            fields.put("network", s.network());
+            ExecutionRequest run = s.run();
+            fields.put("language", run.language());
+            fields.put("code", run.code());
+            fields.put("packages", run.packages());
+            fields.put("env", new TreeMap<>(run.env()));
+            fields.put("stdin", run.stdin());
+            fields.put("timeout_ms", run.timeout().map(Duration::toMillis).orElse(null));
+            fields.put("network", run.network());
             fields.put("host_workspace", s.hostWorkspace().map(Path::toString).orElse(null));
             fields.put("metadata", s.metadata());
             if (!s.files().isEmpty()) {
@@ -458,12 +356,12 @@ public class JobService {
             }
             s.session().ifPresent(session -> fields.put("session", session));
             s.callbackUrl().ifPresent(url -> fields.put("callback_url", url));
-            if (!s.limits().isEmpty()) {
-                fields.put("limits", s.limits());
+            if (!run.limits().isEmpty()) {
+                fields.put("limits", run.limits());
             }
             // only when given, so a key stored before these fields keeps its hash
-            if (!s.args().isEmpty()) {
-                fields.put("args", s.args());
+            if (!run.args().isEmpty()) {
+                fields.put("args", run.args());
             }
             if (s.encoding() != OutputEncoding.UTF_8) {
                 fields.put("encoding", s.encoding().id());

@@ -2,8 +2,10 @@ package dev.nixexec.job;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.nixexec.config.NixExecConfig;
+import dev.nixexec.execution.ExecutionRequest;
 import dev.nixexec.execution.RequestedLimits;
 import dev.nixexec.tenant.TenantPolicy;
+import dev.nixexec.workspace.JobFiles;
 import io.agroal.api.AgroalDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -152,19 +154,20 @@ public class JobTransitions {
                 .set("window_seconds", (double) settings.contentionWindow().toSeconds())
                 .set("changed_channel", JobNotifications.CHANGED).map();
         return QueueSql.run(db, c -> CLAIM.with(values).query(c, rs -> new ClaimedJob(rs.getObject("id", UUID.class),
-                rs.getObject("tenant_id", UUID.class), rs.getInt("attempt"), rs.getString("language"),
-                rs.getString("code"), JobRows.read(json, rs.getString("packages"), JobRows.STRINGS),
-                JobRows.read(json, rs.getString("env"), JobRows.STRING_MAP),
-                rs.getString("stdin"), Duration.ofMillis(rs.getLong("timeout_ms")), rs.getBoolean("network"),
+                rs.getObject("tenant_id", UUID.class), rs.getInt("attempt"),
                 JobRows.read(json, rs.getString("policy"), TenantPolicy.class),
-                Optional.ofNullable(rs.getString("host_workspace")).map(Path::of), rs.getBoolean("has_files"),
-                Optional.ofNullable(rs.getObject("session_id", UUID.class)),
-                Optional.ofNullable(rs.getString("limits"))
-                        .map(text -> JobRows.read(json, text, RequestedLimits.class)).orElse(null),
-                JobRows.read(json, rs.getString("args"), JobRows.STRINGS),
-                OutputEncoding.byId(rs.getString("encoding")).orElseThrow(),
-                Optional.ofNullable(rs.getString("required_nixpkgs_revision")),
-                JobRows.hostMounts(json, rs.getString("host_mounts")))));
+                new Submission(new ExecutionRequest(rs.getString("language"), rs.getString("code"),
+                        JobRows.read(json, rs.getString("packages"), JobRows.STRINGS),
+                        JobRows.read(json, rs.getString("env"), JobRows.STRING_MAP), rs.getString("stdin"),
+                        Optional.of(Duration.ofMillis(rs.getLong("timeout_ms"))), rs.getBoolean("network"),
+                        Optional.ofNullable(rs.getString("limits"))
+                                .map(text -> JobRows.read(json, text, RequestedLimits.class)).orElse(null),
+                        JobRows.read(json, rs.getString("args"), JobRows.STRINGS)),
+                        OutputEncoding.byId(rs.getString("encoding")).orElseThrow(), Map.of(),
+                        Optional.ofNullable(rs.getString("host_workspace")).map(Path::of),
+                        JobRows.hostMounts(json, rs.getString("host_mounts")), JobFiles.NONE,
+                        Optional.ofNullable(rs.getObject("session_id", UUID.class)), Optional.empty(), Optional.empty()),
+                rs.getBoolean("has_files"), Optional.ofNullable(rs.getString("required_nixpkgs_revision")))));
     }
 
     // ---------------------------------------------------------------- start
@@ -204,36 +207,6 @@ public class JobTransitions {
         return text == null || text.indexOf('\0') < 0 ? text : text.replace('\0', '\uFFFD');
     }
 
-    /** How a run ended, in the job's terms; {@code usage} null when the sandbox measured nothing. */
-    public record Outcome(String status, Integer exitCode, Integer signal, boolean timedOut, String limitHit,
-            Long durationMs, String stdout, String stderr, long stdoutBytes, long stderrBytes, boolean stdoutTruncated,
-            boolean stderrTruncated, String errorCode, String errorMessage, JobView.Usage usage) {
-        public Outcome {
-            stdout = storable(stdout);
-            stderr = storable(stderr);
-            errorMessage = storable(errorMessage);
-        }
-
-        /** An outcome with no measured usage (the code never ran, or was stopped from outside). */
-        public Outcome(String status, Integer exitCode, Integer signal, boolean timedOut, String limitHit,
-                Long durationMs, String stdout, String stderr, long stdoutBytes, long stderrBytes,
-                boolean stdoutTruncated, boolean stderrTruncated, String errorCode, String errorMessage) {
-            this(status, exitCode, signal, timedOut, limitHit, durationMs, stdout, stderr, stdoutBytes, stderrBytes,
-                    stdoutTruncated, stderrTruncated, errorCode, errorMessage, null);
-        }
-
-        /** Whether the job's code ran to an end of its own (not stopped, never started, or refused). */
-        public boolean codeRanToAnEnd() {
-            return status.equals("succeeded") || status.equals("failed") || status.equals("timed_out");
-        }
-
-        /** The same run, ended as an {@code error} of the platform's after the code ran (its output kept). */
-        public Outcome asError(String code, String message) {
-            return new Outcome("error", exitCode, signal, timedOut, limitHit, durationMs, stdout, stderr, stdoutBytes,
-                    stderrBytes, stdoutTruncated, stderrTruncated, code, message, usage);
-        }
-    }
-
     /** The exact bytes of a run's kept output (the same head, mark and tail as the text), for a base64 job. */
     public record ExactOutput(byte[] stdout, byte[] stderr) {
     }
@@ -268,11 +241,11 @@ public class JobTransitions {
             Map<String, Object> end = new HashMap<>();
             end.put("id", f.id());
             end.put("attempt", f.attempt());
-            end.put("status", o.status());
+            end.put("status", o.status().id());
             end.put("exit_code", o.exitCode());
             end.put("signal", o.signal());
             end.put("timed_out", o.timedOut());
-            end.put("limit_hit", o.limitHit());
+            end.put("limit_hit", o.limitHit() == null ? null : o.limitHit().id());
             end.put("duration_ms", o.durationMs());
             end.put("stdout", o.stdout());
             end.put("stderr", o.stderr());

@@ -25,19 +25,6 @@ public record JobView(UUID id, String status, String language, List<String> pack
         @JsonInclude(JsonInclude.Include.NON_NULL) UUID rerunOf, KeyRef key,
         @JsonInclude(JsonInclude.Include.NON_NULL) String build) {
 
-    /** A job with no arguments, text output, not a rerun. */
-    public JobView(UUID id, String status, String language, List<String> packages, Map<String, Object> metadata,
-            OffsetDateTime createdAt, OffsetDateTime startedAt, OffsetDateTime finishedAt, Integer exitCode,
-            Integer signal, boolean timedOut, String limitHit, Long durationMs, String stdout, String stderr,
-            long stdoutBytes, long stderrBytes, boolean stdoutTruncated, boolean stderrTruncated,
-            EnvironmentView environment, ErrorView error, int attempt, String nodeId, List<Artifact> artifacts,
-            UUID sessionId, Usage usage) {
-        this(id, status, language, packages, metadata, createdAt, startedAt, finishedAt, exitCode, signal, timedOut,
-                limitHit, durationMs, stdout, stderr, stdoutBytes, stderrBytes, stdoutTruncated, stderrTruncated,
-                environment, error, attempt, nodeId, artifacts, sessionId, usage, List.of(), OutputEncoding.UTF_8.id(), null,
-                null, null);
-    }
-
     /** The metadata mark of a build ahead of use ({@code POST /v1/environments}). */
     public static final String ENVIRONMENT_BUILD_MARK = "environment_build";
 

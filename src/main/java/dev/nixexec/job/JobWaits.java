@@ -79,7 +79,7 @@ public class JobWaits {
      * Submits and waits up to {@code wait} for the job to end, as {@link #await} would, without
      * reading back the job it just stored: its end is watched for before it exists.
      */
-    public JobService.Submitted submit(Caller caller, JobService.Submission submission, String idempotencyKey,
+    public JobService.Submitted submit(Caller caller, Submission submission, String idempotencyKey,
             Duration wait) {
         if (!wait.isPositive()) {
             return intake.submit(caller, submission, idempotencyKey);
@@ -108,9 +108,13 @@ public class JobWaits {
         reads.owned(caller, id);
         int after = afterSeq > 0 ? reads.resumeAfter(caller, id, afterSeq) : 0;
         return Multi.createFrom().emitter(emitter -> {
-            Thread follower = Thread.ofVirtual().name("follow-" + id).start(() -> {
+            JobWatch watch = JobWatch.ofChanges(notifications, id);
+            // a client that left is noticed at the next read, not by an interrupt: one would close the
+            // database connection under a read (its socket channel), and fail a stream nobody reads
+            emitter.onTermination(watch::wake);
+            Thread.ofVirtual().name("follow-" + id).start(() -> {
                 int[] last = {after};
-                try (AutoCloseable counted = metrics.follower(); JobWatch watch = JobWatch.ofChanges(notifications, id);
+                try (AutoCloseable counted = metrics.follower(); watch;
                         KeyWatch.Watched key = keys.watch(caller, r -> watch.wake())) {
                     followEvents(caller, key, watch, after, WaitDeadline.NONE, STREAM_RECHECK, JobWatch.Next.AGAIN,
                             new Follower() {
@@ -141,7 +145,6 @@ public class JobWaits {
                     emitter.fail(e);
                 }
             });
-            emitter.onTermination(follower::interrupt);
         });
     }
 

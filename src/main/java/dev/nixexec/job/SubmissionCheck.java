@@ -23,7 +23,7 @@ import java.util.Optional;
  * the request as the engine will run it (language, code, packages, env, stdin, timeout: the
  * engine's own rules, {@link ExecutionEngine#validate}), its metadata, host workspace and
  * idempotency key, callback URL, then the tenant's policy (its {@code webhook_hosts} among it). Adapters only turn their wire form into a
- * {@link JobService.Submission}; a refusal reads the same over all of them.
+ * {@link Submission}; a refusal reads the same over all of them.
  */
 @ApplicationScoped
 public class SubmissionCheck {
@@ -49,7 +49,7 @@ public class SubmissionCheck {
     }
 
     /** The checks that need no tenant: throws with the first group of problems found. */
-    void check(JobService.Submission submission, String idempotencyKey) {
+    void check(Submission submission, String idempotencyKey) {
         if (holdsNul(submission.metadata())) {
             // PostgreSQL jsonb cannot hold \u0000 in a key or a string
             throw new InvalidRequestException(List.of(new FieldError("metadata",
@@ -60,7 +60,7 @@ public class SubmissionCheck {
             throw new InvalidRequestException(List.of(new FieldError("metadata", "nests " + depth
                     + " levels of objects and arrays; at most " + MAX_METADATA_DEPTH + " are kept")), false);
         }
-        engine.validate(submission.execution());
+        engine.validate(submission.run());
         int metadataBytes = views.write(submission.metadata()).getBytes(StandardCharsets.UTF_8).length;
         if (metadataBytes > config.jobs().maxMetadataBytes()) {
             throw new InvalidRequestException(List.of(new FieldError("metadata", "metadata is " + metadataBytes
@@ -100,30 +100,30 @@ public class SubmissionCheck {
      * The tenant's policy: languages, package lists, network, longest timeout, the caps on a run's
      * limits (the service's own were checked by the engine); every problem at once.
      */
-    void check(JobService.Submission s, TenantPolicy policy) {
+    void check(Submission s, TenantPolicy policy) {
         List<FieldError> errors = new ArrayList<>();
-        String language = s.language().toLowerCase(Locale.ROOT);
+        String language = s.run().language().toLowerCase(Locale.ROOT);
         if (policy.languages() != null && !policy.languages().contains(language)) {
             errors.add(new FieldError("language", "language '" + language + "' is not allowed for this tenant; allowed: "
                     + String.join(", ", policy.languages())));
         }
         PackagePolicy packages = new PackagePolicy(Optional.ofNullable(policy.packageDenylist()).orElse(List.of()),
                 Optional.ofNullable(policy.packageAllowlist()));
-        for (String name : s.packages()) {
+        for (String name : s.run().packages()) {
             packages.rejection(PackageName.parse(name)).ifPresent(reason -> errors.add(new FieldError("packages", reason)));
         }
-        if (s.network() && !policy.networkAllowed()) {
+        if (s.run().network() && !policy.networkAllowed()) {
             errors.add(new FieldError("network", "network \"full\" is not allowed for this tenant"));
         }
-        if (policy.maxTimeoutSeconds() != null && s.timeout().isPresent()
-                && s.timeout().get().toSeconds() > policy.maxTimeoutSeconds()) {
+        if (policy.maxTimeoutSeconds() != null && s.run().timeout().isPresent()
+                && s.run().timeout().get().toSeconds() > policy.maxTimeoutSeconds()) {
             errors.add(new FieldError("timeout", "timeout may be at most " + policy.maxTimeoutSeconds() + "s for this tenant"));
         }
         s.callbackUrl().map(CallbackUrl::parse).filter(url -> !policy.webhooks().lists(url.host(), url.port()))
                 .ifPresent(url -> errors.add(new FieldError("callback_url", "host " + url.host() + ":" + url.port()
                         + " is not in this tenant's webhook_hosts" + (policy.webhooks().entries().isEmpty() ? " (none listed)"
                                 : ": " + String.join(", ", policy.webhooks().entries())))));
-        RequestedLimits limits = s.limits();
+        RequestedLimits limits = s.run().limits();
         if (over(limits.memory(), policy.maxMemoryBytes())) {
             errors.add(new FieldError("limits.memory", "may be at most " + ByteSize.describe(policy.maxMemoryBytes())
                     + " for this tenant"));

@@ -6,6 +6,9 @@ import dev.nixexec.config.NixExecConfig;
 import dev.nixexec.refusal.Refusal;
 import dev.nixexec.job.JobReads;
 import dev.nixexec.job.JobService;
+import dev.nixexec.execution.ExecutionRequest;
+import dev.nixexec.job.OutputEncoding;
+import dev.nixexec.job.Submission;
 import dev.nixexec.job.JobStatus;
 import dev.nixexec.job.JobView;
 import dev.nixexec.job.JobWaits;
@@ -18,7 +21,7 @@ import dev.nixexec.session.SessionService;
 import dev.nixexec.tenant.Caller;
 import dev.nixexec.refusal.FieldError;
 import dev.nixexec.refusal.InvalidRequestException;
-import dev.nixexec.session.ProfileSubmissions;
+import dev.nixexec.profile.ProfileSubmissions;
 import dev.nixexec.workspace.Artifact;
 import dev.nixexec.workspace.JobFiles;
 import dev.nixexec.workspace.WorkspacePath;
@@ -160,8 +163,8 @@ public class JobTools {
             Map<String, String> env, String stdin, Integer timeout) {
         List<FieldError> found = knownArguments.problems(message);
         if (!found.isEmpty()) {
-            throw jobs.refusal(found, new JobService.Submission(language, code, packages, env, stdin,
-                    Optional.ofNullable(timeout).map(Duration::ofSeconds), false, null, Optional.empty(), JobFiles.NONE));
+            throw jobs.refusal(found, Submission.of(new ExecutionRequest(language, code, packages, env, stdin,
+                    Optional.ofNullable(timeout).map(Duration::ofSeconds), false)));
         }
     }
 
@@ -293,8 +296,9 @@ public class JobTools {
         if (host.isPresent() || (workspace != null && !workspace.isBlank())) {
             // a mounted project directory (local mode) replaces the session's workspace
             JobFiles files = host.isPresent() ? JobFiles.NONE : new JobFiles(Optional.of(workspace), null, null);
-            return jobs.submit(caller(), underProfile(profile, new JobService.Submission(language, code, packages, env,
-                    stdin, limit, false, null, host, files).withHostMounts(mounts)), null, id).job();
+            return jobs.submit(caller(), underProfile(profile, new Submission(new ExecutionRequest(language, code,
+                    packages, env, stdin, limit, false), OutputEncoding.UTF_8, Map.of(), host, mounts, files,
+                    Optional.empty(), Optional.empty(), Optional.empty())), null, id).job();
         }
         try {
             return submitInSession(id, language, code, packages, env, stdin, limit, profile, connection, mounts);
@@ -311,8 +315,9 @@ public class JobTools {
             Map<String, String> env, String stdin, Optional<Duration> limit, String profile, McpConnection connection,
             List<HostMount> mounts) {
         JobFiles files = new JobFiles(Optional.of(sessionWorkspaces.id(caller(), connection).toString()), null, null);
-        return jobs.submit(caller(), underProfile(profile, new JobService.Submission(language, code, packages, env,
-                stdin, limit, false, null, Optional.empty(), files).withHostMounts(mounts)), null, id).job();
+        return jobs.submit(caller(), underProfile(profile, new Submission(new ExecutionRequest(language, code,
+                packages, env, stdin, limit, false), OutputEncoding.UTF_8, Map.of(), Optional.empty(), mounts, files,
+                Optional.empty(), Optional.empty(), Optional.empty())), null, id).job();
     }
 
     /** nix-exec's files and writable_files, checked: a one-line refusal for the first that may not be mounted. */
@@ -325,7 +330,7 @@ public class JobTools {
     }
 
     /** The submission under the named profile (its packages, env, network, timeout); as it is for none. */
-    private JobService.Submission underProfile(String profile, JobService.Submission submission) {
+    private Submission underProfile(String profile, Submission submission) {
         return profile == null ? submission : profiles.apply(caller(), profile, submission, Optional.empty());
     }
 

@@ -7,6 +7,7 @@ import dev.nixexec.refusal.InvalidRequestException;
 import dev.nixexec.workspace.Base64Content;
 import dev.nixexec.workspace.FileContent;
 import dev.nixexec.workspace.WorkspaceFile;
+import dev.nixexec.workspace.WorkspaceListing;
 import dev.nixexec.workspace.WorkspacePath;
 import dev.nixexec.workspace.WorkspaceService;
 import dev.nixexec.workspace.WorkspaceView;
@@ -64,7 +65,7 @@ public class WorkspaceTools {
             McpConnection connection, RawMessage message) {
         return refusalsAsErrors(() -> {
             knownArguments.check(message);
-            WorkspaceService.Listing listing = workspaces.files(caller(), chosen(caller(), workspace, connection).id());
+            WorkspaceListing listing = workspaces.files(caller(), chosen(caller(), workspace, connection).id());
             WorkspaceView ws = listing.workspace();
             List<WorkspaceFile> files = listing.files();
             String text = "Workspace " + ws.name() + " (" + ws.id() + "), version " + ws.version() + ", "

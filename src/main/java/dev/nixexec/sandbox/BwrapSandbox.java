@@ -137,18 +137,18 @@ public class BwrapSandbox implements Sandbox {
 
             int exitCode = process.exitValue();
             Optional<Integer> signal = ChildStreams.signalOf(exitCode);
-            Optional<String> limitHit = launcher.cgroup().flatMap(JobCgroup::limitHit);
+            Optional<LimitHit> limitHit = launcher.cgroup().flatMap(JobCgroup::limitHit);
             if (limitHit.isEmpty() && signal.isPresent()) {
                 limitHit = switch (signal.get()) {
-                    case SIGXCPU -> Optional.of("cpu_time");
-                    case SIGXFSZ -> Optional.of("file_size");
+                    case SIGXCPU -> Optional.of(LimitHit.CPU_TIME);
+                    case SIGXFSZ -> Optional.of(LimitHit.FILE_SIZE);
                     default -> Optional.empty();
                 };
             }
             boolean timedOut = !exited && !cancelled.get();
             // read before the launcher is released: its cgroup goes with it
             ResourceUsage usage = launcher.cgroup().map(c -> c.usage(cpuAtStart)).orElse(ResourceUsage.NONE);
-            return new SandboxResult(exitCode, signal, timedOut, timedOut ? Optional.of("timeout") : limitHit,
+            return new SandboxResult(exitCode, signal, timedOut, timedOut ? Optional.of(LimitHit.TIMEOUT) : limitHit,
                     durationMs, stdout.result(), stderr.result(), usage);
         } finally {
             if (attachedNetwork != null) {

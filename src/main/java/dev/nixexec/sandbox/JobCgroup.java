@@ -13,7 +13,7 @@ public sealed interface JobCgroup {
     List<Path> procsFiles();
 
     /** The limit the kernel enforced, if any: {@code memory} or {@code processes}. */
-    Optional<String> limitHit();
+    Optional<LimitHit> limitHit();
 
     /** CPU time its processes used so far, in nanoseconds, if this cgroup counts it. */
     Optional<Long> cpuNanos();
@@ -55,13 +55,13 @@ public sealed interface JobCgroup {
         }
 
         @Override
-        public Optional<String> limitHit() {
+        public Optional<LimitHit> limitHit() {
             if (CgroupFiles.counter(memory.resolve("memory.oom_control"), "oom_kill") > 0
                     || CgroupFiles.counter(memory.resolve("memory.events"), "oom_kill") > 0) {
-                return Optional.of("memory");
+                return Optional.of(LimitHit.MEMORY);
             }
             if (pids != null && CgroupFiles.counter(pids.resolve("pids.events"), "max") > 0) {
-                return Optional.of("processes");
+                return Optional.of(LimitHit.PROCESSES);
             }
             return Optional.empty();
         }
@@ -106,12 +106,12 @@ public sealed interface JobCgroup {
         }
 
         @Override
-        public Optional<String> limitHit() {
+        public Optional<LimitHit> limitHit() {
             if (CgroupFiles.counter(dir.resolve("memory.events"), "oom_kill") > 0) {
-                return Optional.of("memory");
+                return Optional.of(LimitHit.MEMORY);
             }
             if (CgroupFiles.counter(dir.resolve("pids.events"), "max") > 0) {
-                return Optional.of("processes");
+                return Optional.of(LimitHit.PROCESSES);
             }
             return Optional.empty();
         }

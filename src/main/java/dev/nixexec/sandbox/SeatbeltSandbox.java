@@ -113,7 +113,7 @@ public class SeatbeltSandbox implements Sandbox {
             int exitCode = process.exitValue();
             Optional<Integer> signal = ChildStreams.signalOf(exitCode);
             boolean timedOut = !exited && !cancelled.get();
-            return new SandboxResult(exitCode, signal, timedOut, timedOut ? Optional.of("timeout") : Optional.empty(),
+            return new SandboxResult(exitCode, signal, timedOut, timedOut ? Optional.of(LimitHit.TIMEOUT) : Optional.empty(),
                     durationMs, stdout.result(), stderr.result(), ResourceUsage.NONE);
         } finally {
             if (tree != null) {

@@ -161,10 +161,10 @@ public final class Shell {
                 return requested;
             }
             // a shell the kernel's limit killed ended by that limit, not by its exit
-            Optional<String> limit = launcher.cgroup().flatMap(JobCgroup::limitHit);
+            Optional<LimitHit> limit = launcher.cgroup().flatMap(JobCgroup::limitHit);
             if (limit.isPresent()) {
-                LOG.debugf("shell pid %d hit its %s limit", process.pid(), limit.get());
-                return endWith(new ShellEnd.LimitHit(limit.get()));
+                LOG.debugf("shell pid %d hit its %s limit", process.pid(), limit.get().id());
+                return endWith(new ShellEnd.LimitHit(limit.get().id()));
             }
             if (!process.isAlive()) {
                 return endWith(new ShellEnd.Exited(process.exitValue()));

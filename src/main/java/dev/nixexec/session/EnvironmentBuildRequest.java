@@ -1,5 +1,6 @@
 package dev.nixexec.session;
 
+import dev.nixexec.profile.SpecBody;
 import java.util.List;
 
 /**

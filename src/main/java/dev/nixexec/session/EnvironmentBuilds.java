@@ -1,9 +1,15 @@
 package dev.nixexec.session;
 
-import dev.nixexec.job.JobService;
+import dev.nixexec.catalog.Catalog;
+import dev.nixexec.execution.ExecutionRequest;
+import dev.nixexec.job.OutputEncoding;
+import dev.nixexec.job.Submission;
 import dev.nixexec.job.JobView;
 import dev.nixexec.job.JobWaits;
 import dev.nixexec.job.JobReads;
+import dev.nixexec.profile.ProfileSubmissions;
+import dev.nixexec.profile.Spec;
+import dev.nixexec.profile.SpecCheck;
 import dev.nixexec.refusal.FieldError;
 import dev.nixexec.refusal.InvalidRequestException;
 import dev.nixexec.refusal.Refusal;
@@ -72,22 +78,26 @@ public class EnvironmentBuilds {
                     + language.substring(0, Math.min(language.length(), 40)) + "'; known: "
                     + NOTHING.keySet().stream().sorted().collect(Collectors.joining(", ")))), false);
         }
-        Map<String, Object> mark = Map.of(MARK, true);
-        JobService.Submission submission;
+        Submission submission;
         if (request.profile() != null) {
-            submission = profiles.apply(caller, request.profile(), new JobService.Submission(language, code, List.of(),
-                    Map.of(), "", Optional.empty(), false, mark, Optional.empty(), JobFiles.NONE), Optional.empty());
+            submission = profiles.apply(caller, request.profile(), marked(ExecutionRequest.of(language, code)),
+                    Optional.empty());
         } else if (request.spec() != null) {
             Spec spec = specs.check("spec.", request.spec(), tenants.policy(caller.tenantId()));
-            submission = new JobService.Submission(language, code, spec.packages(), spec.env(), "", Optional.empty(),
-                    spec.network(), mark, Optional.empty(), JobFiles.NONE);
+            submission = marked(new ExecutionRequest(language, code, spec.packages(), spec.env(), "", Optional.empty(),
+                    spec.network()));
         } else {
-            submission = new JobService.Submission(language, code, catalog.resolve(request.packages()), Map.of(), "",
-                    Optional.empty(),
-                    false, mark, Optional.empty(), JobFiles.NONE);
+            submission = marked(new ExecutionRequest(language, code, catalog.resolve(request.packages()), Map.of(), "",
+                    Optional.empty(), false));
         }
         JobView job = waits.submit(caller, submission, null, wait).job();
         return EnvironmentBuild.of(job);
+    }
+
+    /** {@code run} as a build ahead of use: a job of its own whose metadata marks it as a build. */
+    private static Submission marked(ExecutionRequest run) {
+        return new Submission(run, OutputEncoding.UTF_8, Map.of(MARK, true), Optional.empty(), List.of(), JobFiles.NONE,
+                Optional.empty(), Optional.empty(), Optional.empty());
     }
 
     /** The caller's tenant's build by id; 404 for anything else, a job that is no build included. */

@@ -1,5 +1,6 @@
 package dev.nixexec.session;
 
+import dev.nixexec.profile.SpecBody;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

@@ -1,15 +1,22 @@
 package dev.nixexec.session;
 
 import dev.nixexec.audit.AuditLog;
+import dev.nixexec.catalog.Catalog;
 import dev.nixexec.config.HostWorkspaces;
 import dev.nixexec.config.NixExecConfig;
 import dev.nixexec.execution.ExecutionEngine;
 import dev.nixexec.execution.ExecutionRequest;
 import dev.nixexec.job.JobReads;
 import dev.nixexec.job.JobService;
+import dev.nixexec.job.OutputEncoding;
+import dev.nixexec.job.Submission;
 import dev.nixexec.job.JobTransitions;
 import dev.nixexec.job.JobView;
 import dev.nixexec.job.JobWaits;
+import dev.nixexec.profile.Profile;
+import dev.nixexec.profile.Profiles;
+import dev.nixexec.profile.Spec;
+import dev.nixexec.profile.WritablePath;
 import dev.nixexec.refusal.FieldError;
 import dev.nixexec.refusal.InvalidRequestException;
 import dev.nixexec.refusal.Refusal;
@@ -123,8 +130,9 @@ public class SessionService {
         });
         JobService.Submitted build;
         try {
-            build = jobs.submit(caller, new JobService.Submission("bash", "true", row.packages(), row.env(), "",
-                    Optional.empty(), row.network(), Map.of(), Optional.empty(), JobFiles.NONE, Optional.of(id)), null);
+            build = jobs.submit(caller, new Submission(new ExecutionRequest("bash", "true", row.packages(), row.env(),
+                    "", Optional.empty(), row.network()), OutputEncoding.UTF_8, Map.of(), Optional.empty(), List.of(),
+                    JobFiles.NONE, Optional.of(id), Optional.empty(), Optional.empty()), null);
         } catch (RuntimeException e) {
             QuarkusTransaction.requiringNew().run(() -> {
                 repository.forget(caller.tenantId(), id);
@@ -391,7 +399,7 @@ public class SessionService {
     }
 
     /** An exec as the job it runs as. */
-    private static JobService.Submission submission(SessionRepository.Row session, SessionExec exec) {
+    private static Submission submission(SessionRepository.Row session, SessionExec exec) {
         boolean hasCommand = exec.command() != null;
         boolean hasCode = exec.language() != null || exec.code() != null;
         if (hasCommand == hasCode) {
@@ -408,10 +416,11 @@ public class SessionService {
         }
         Map<String, String> env = new LinkedHashMap<>(session.env());
         env.putAll(exec.env());
-        return new JobService.Submission(language, code, session.packages(), env, exec.stdin(), exec.timeout(),
-                session.network(), Map.of(), Optional.ofNullable(session.hostWorkspace()).map(Path::of),
-                new JobFiles(Optional.of(session.workspaceId().toString()),
-                        List.of(), List.of(ARTIFACTS)), Optional.of(session.id())).withLimits(exec.limits());
+        return new Submission(new ExecutionRequest(language, code, session.packages(), env, exec.stdin(),
+                exec.timeout(), session.network()).withLimits(exec.limits()), OutputEncoding.UTF_8, Map.of(),
+                Optional.ofNullable(session.hostWorkspace()).map(Path::of), List.of(),
+                new JobFiles(Optional.of(session.workspaceId().toString()), List.of(), List.of(ARTIFACTS)),
+                Optional.of(session.id()), Optional.empty(), Optional.empty());
     }
 
     /**

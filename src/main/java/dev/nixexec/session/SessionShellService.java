@@ -24,7 +24,6 @@ import dev.nixexec.workspace.WorkspaceRuns;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -123,10 +122,8 @@ public class SessionShellService implements SessionShells {
         try {
             PersistentPaths paths = runs.paths(files.dir(), new SessionRuns.Context(session.id(),
                     Set.copyOf(session.writable()), Optional.of(session.nixpkgsRevision())));
-            SandboxSpec spec = new SandboxSpec(environment.storePath(), environment.closure(),
-                    request.language().fileName(), SHELL.getBytes(StandardCharsets.UTF_8), request.language().command(),
-                    request.env(), new byte[0], request.limits(), session.network(), host, Optional.empty(),
-                    Optional.of(paths));
+            SandboxSpec spec = host.map(request::withHostWorkspace).orElse(request).withPersistentPaths(paths)
+                    .in(environment);
             QuarkusTransaction.requiringNew().run(() -> repository.touch(session.id()));
             return Optional.of(new Shell(session, spec, files));
         } catch (IOException | RuntimeException e) {

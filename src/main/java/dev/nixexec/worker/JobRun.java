@@ -2,7 +2,6 @@ package dev.nixexec.worker;
 
 import dev.nixexec.execution.ExecutionEngine;
 import dev.nixexec.execution.ExecutionEvent;
-import dev.nixexec.execution.ExecutionRequest;
 import dev.nixexec.execution.ExecutionResult;
 import dev.nixexec.refusal.InvalidRequestException;
 
@@ -10,14 +9,16 @@ import dev.nixexec.config.HostWorkspaces;
 import dev.nixexec.job.ClaimedJob;
 import dev.nixexec.logging.JobLogContext;
 import dev.nixexec.job.JobQueue;
-import dev.nixexec.job.JobView;
 import dev.nixexec.job.JobTransitions;
 import dev.nixexec.job.OutputEncoding;
+import dev.nixexec.job.Outcome;
 import dev.nixexec.job.PendingSubmission;
+import dev.nixexec.job.Submission;
 import dev.nixexec.sandbox.OutputCapture;
 import dev.nixexec.sandbox.StreamName;
 import dev.nixexec.session.SessionRuns;
 import dev.nixexec.workspace.StoreBack;
+import dev.nixexec.workspace.WorkspaceProblem;
 import dev.nixexec.workspace.WorkspaceRun;
 import dev.nixexec.workspace.WorkspaceRuns;
 import io.smallrye.mutiny.subscription.Cancellable;
@@ -82,9 +83,14 @@ final class JobRun {
     private final AtomicReference<Cancellable> subscription = new AtomicReference<>();
     private final AtomicBoolean ended = new AtomicBoolean();
     private final AtomicBoolean started = new AtomicBoolean();
-    private volatile String stopReason;
+    private volatile Stop stopReason;
+
+    /** Why a run was stopped from outside. */
+    private enum Stop {
+        CANCELLED, SHUTDOWN, WORKSPACE
+    }
     /** Why the workspace watcher stopped the run, when it did. */
-    private volatile WorkspaceRun.Problem workspaceProblem;
+    private volatile WorkspaceProblem workspaceProblem;
     /** Unflushed output: stream id and text, consecutive text of one stream merged. */
     private final List<Map.Entry<String, StringBuilder>> pending = new ArrayList<>();
     /** Not a monitor: a virtual thread blocked in it must not pin its carrier (JDK 21). */
@@ -121,15 +127,15 @@ final class JobRun {
 
     /** The tenant asked to cancel. */
     void cancel() {
-        JobLogContext.around(job.id(), job.tenantId(), () -> stop("cancelled")).run();
+        JobLogContext.around(job.id(), job.tenantId(), () -> stop(Stop.CANCELLED)).run();
     }
 
     /** The node is shutting down and cannot wait for this job any longer. */
     void abandon() {
-        JobLogContext.around(job.id(), job.tenantId(), () -> stop("shutdown")).run();
+        JobLogContext.around(job.id(), job.tenantId(), () -> stop(Stop.SHUTDOWN)).run();
     }
 
-    private void stop(String reason) {
+    private void stop(Stop reason) {
         stopReason = reason;
         Cancellable running = subscription.get();
         if (running != null) {
@@ -139,42 +145,42 @@ final class JobRun {
     }
 
     private void run() {
+        Submission asked = job.submission();
         ExecutionEngine.ValidatedRequest request;
         try {
-            request = deps.engine.validate(new ExecutionRequest(job.language(), job.code(), job.packages(), job.env(),
-                    job.stdin(), Optional.of(job.timeout()), job.network(), job.limits(), job.args()));
+            request = deps.engine.validate(asked.run());
             // the tenant's caps as of the claim: a limit the job asked for was within them at intake (this
             // only matters if the policy tightened since); one it left out takes the smaller of default and cap
             request = request.withLimits(job.policy().narrow(request.limits()));
-            if (job.hostWorkspace().isPresent()) {
-                Optional<Path> checked = job.hostWorkspace().flatMap(deps.hostWorkspaces::permit);
+            if (asked.hostWorkspace().isPresent()) {
+                Optional<Path> checked = asked.hostWorkspace().flatMap(deps.hostWorkspaces::permit);
                 if (checked.isEmpty()) {
-                    end(error("workspace_refused", "the host directory " + job.hostWorkspace().get()
+                    end(Outcome.error("workspace_refused", "the host directory " + asked.hostWorkspace().get()
                             + " may not be mounted on this node (local mode, allowed prefixes only)"));
                     return;
                 }
                 request = request.withHostWorkspace(checked.get());
             }
-            if (!job.hostMounts().isEmpty()) {
+            if (!asked.hostMounts().isEmpty()) {
                 try {
-                    deps.hostWorkspaces.recheck(job.hostMounts());
+                    deps.hostWorkspaces.recheck(asked.hostMounts());
                 } catch (HostWorkspaces.Refused e) {
-                    end(error("workspace_refused", e.field() + ": " + e.getMessage()));
+                    end(Outcome.error("workspace_refused", e.field() + ": " + e.getMessage()));
                     return;
                 }
-                request = request.withHostMounts(job.hostMounts());
+                request = request.withHostMounts(asked.hostMounts());
             }
-            if (job.sessionId().isPresent()) {
-                session = deps.sessions.context(job.sessionId().get());
+            if (asked.session().isPresent()) {
+                session = deps.sessions.context(asked.session().get());
                 if (session.isEmpty()) {
-                    end(error("session_gone", "the job's session " + job.sessionId().get()
+                    end(Outcome.error("session_gone", "the job's session " + asked.session().get()
                             + " was destroyed before the job ran"));
                     return;
                 }
             }
             if (job.hasFiles()) {
                 workspace = deps.workspaces.prepare(job.id(), job.attempt(), nodeId, job.tenantId(), request.limits());
-            } else if (session.isEmpty() && job.hostWorkspace().isEmpty()) {
+            } else if (session.isEmpty() && asked.hostWorkspace().isEmpty()) {
                 // artifacts default to out/ for every job, so a plain job's /workspace outlives its sandbox too
                 workspace = Optional.of(deps.workspaces.prepareEmpty(job.id(), job.attempt(), nodeId, job.tenantId(),
                         request.limits()));
@@ -185,14 +191,14 @@ final class JobRun {
                 request = request.withMaterialisedWorkspace(workspace.get().dir());
             }
         } catch (WorkspaceRuns.Refused e) {
-            end(error(e.code(), e.getMessage()));
+            end(Outcome.error(e.code(), e.getMessage()));
             return;
         } catch (InvalidRequestException e) {
-            end(error("invalid_request", e.getMessage()));
+            end(Outcome.error("invalid_request", e.getMessage()));
             return;
         } catch (java.io.IOException | RuntimeException e) {
             LOG.errorf(e, "job %s could not be prepared", job.id());
-            end(error("internal_error", String.valueOf(e.getMessage())));
+            end(Outcome.error("internal_error", String.valueOf(e.getMessage())));
             return;
         }
         if (stopReason != null) {
@@ -205,11 +211,11 @@ final class JobRun {
         Thread.ofVirtual().name("output-" + job.id()).start(this::flushWhileRunning);
         workspace.ifPresent(w -> w.watch(problem -> {
             workspaceProblem = problem;
-            stop("workspace");
+            stop(Stop.WORKSPACE);
         }));
         subscription.set(deps.engine.execute(request, this::mayBuild, this::beforeRun).subscribe().with(JobLogContext.around(job.id(), job.tenantId(), this::onEvent), failure -> {
             LOG.errorf(failure, "job %s failed in the engine", job.id());
-            end(error("internal_error", String.valueOf(failure.getMessage())));
+            end(Outcome.error("internal_error", String.valueOf(failure.getMessage())));
         }));
         if (stopReason != null) {
             subscription.get().cancel();
@@ -258,7 +264,7 @@ final class JobRun {
         // not_built: mayBuild said no (not stored here, or stopped), so the end is the stop's or none
         if (r.error().isPresent() && List.of("not_started", "not_built").contains(r.error().get().code())) {
             if (otherRevision != null && stopReason == null) {
-                end(error("nixpkgs_changed", session.isPresent()
+                end(Outcome.error("nixpkgs_changed", session.isPresent()
                         ? "the session was built on nixpkgs " + requiredRevision().orElseThrow() + ", this node now pins "
                                 + otherRevision + "; create a new session"
                         : "the job reruns one that ran on nixpkgs " + requiredRevision().orElseThrow()
@@ -268,19 +274,7 @@ final class JobRun {
             endStopped();
             return;
         }
-        end(outcome(r), exact(r.stdout(), r.stderr()));
-    }
-
-    private JobTransitions.Outcome outcome(ExecutionResult r) {
-        OutputCapture.Captured out = r.stdout();
-        OutputCapture.Captured err = r.stderr();
-        return new JobTransitions.Outcome(r.status(), r.exitCode().orElse(null), r.signal().orElse(null), r.timedOut(),
-                r.limitHit().orElse(null), r.status().equals("error") ? null : r.durationMs(), out.text(), err.text(),
-                out.totalBytes(), err.totalBytes(), out.truncated(), err.truncated(),
-                r.error().map(ExecutionResult.ErrorInfo::code).orElse(null),
-                r.error().map(ExecutionResult.ErrorInfo::message).orElse(null),
-                r.usage().measured() ? new JobView.Usage(r.usage().cpuMs().orElse(null),
-                        r.usage().maxRssBytes().orElse(null)) : null);
+        end(Outcome.of(r), exact(r.stdout(), r.stderr()));
     }
 
     /** The nixpkgs revision the job must run on: its session's, or for a rerun its original's; none: any. */
@@ -290,7 +284,7 @@ final class JobRun {
 
     /** For a base64 job, the kept output's exact bytes as the outcome's text shows them; else none. */
     private JobTransitions.ExactOutput exact(OutputCapture.Captured out, OutputCapture.Captured err) {
-        return job.encoding() == OutputEncoding.BASE64 ? new JobTransitions.ExactOutput(out.bytes(), err.bytes()) : null;
+        return job.submission().encoding() == OutputEncoding.BASE64 ? new JobTransitions.ExactOutput(out.bytes(), err.bytes()) : null;
     }
 
     /** Ended from outside: cancelled by the tenant, or abandoned by a node shutting down. */
@@ -300,24 +294,14 @@ final class JobRun {
         end(stopped(out, err), exact(out, err));
     }
 
-    private JobTransitions.Outcome stopped(OutputCapture.Captured out, OutputCapture.Captured err) {
-        if ("shutdown".equals(stopReason)) {
-            return new JobTransitions.Outcome("error", null, null, false, null, null, out.text(), err.text(), out.totalBytes(),
-                    err.totalBytes(), out.truncated(), err.truncated(), "worker_shutdown",
-                    "the node shut down while the job ran");
-        }
-        if ("workspace".equals(stopReason)) {
-            WorkspaceRun.Problem problem = workspaceProblem;
-            return new JobTransitions.Outcome("error", null, null, false, problem.quota() ? "workspace" : null, null, out.text(),
-                    err.text(), out.totalBytes(), err.totalBytes(), out.truncated(), err.truncated(), problem.code(),
-                    problem.message() + "; the job was stopped and the workspace keeps its previous version");
-        }
-        return new JobTransitions.Outcome("cancelled", null, null, false, null, null, out.text(), err.text(), out.totalBytes(),
-                err.totalBytes(), out.truncated(), err.truncated(), null, null);
-    }
-
-    private JobTransitions.Outcome error(String code, String message) {
-        return new JobTransitions.Outcome("error", null, null, false, null, null, "", "", 0, 0, false, false, code, message);
+    private Outcome stopped(OutputCapture.Captured out, OutputCapture.Captured err) {
+        return switch (stopReason) {
+            case SHUTDOWN -> Outcome.shutDown(out, err);
+            case WORKSPACE -> Outcome.workspaceStopped(out, err, workspaceProblem.quota(), workspaceProblem.code(),
+                    workspaceProblem.message());
+            // cancelled, or none: the start was refused (the job is no longer this node's run, or its cancel was asked)
+            case null, default -> Outcome.cancelled(out, err);
+        };
     }
 
     /**
@@ -378,7 +362,7 @@ final class JobRun {
         }
     }
 
-    private void end(JobTransitions.Outcome ending) {
+    private void end(Outcome ending) {
         end(ending, null);
     }
 
@@ -388,11 +372,11 @@ final class JobRun {
     }
 
     /** Ends the job once (the first ending wins), with its output's exact bytes for a base64 job. */
-    private void end(JobTransitions.Outcome ending, JobTransitions.ExactOutput exact) {
+    private void end(Outcome ending, JobTransitions.ExactOutput exact) {
         if (!ended.compareAndSet(false, true)) {
             return;
         }
-        JobTransitions.Outcome outcome = ending;
+        Outcome outcome = ending;
         try {
             if (!stored()) {
                 // the submission did not store the job as this node's: nothing of the run is to be written
@@ -410,7 +394,7 @@ final class JobRun {
             // Given back when it never started; "started" may have committed while the stop came
             // (the gate and the shutdown raced), and then nothing is given back: the end is written.
             boolean givenBack = false;
-            if ("shutdown".equals(stopReason) && !started.get()) {
+            if (stopReason == Stop.SHUTDOWN && !started.get()) {
                 flush();
                 givenBack = deps.transitions.giveBack(job.id(), nodeId);
             }
@@ -425,7 +409,7 @@ final class JobRun {
                 }
             }
             // after the write, which a waiting caller's answer waits for, not before
-            LOG.infof("job %s ended %s", job.id(), outcome.status());
+            LOG.infof("job %s ended %s", job.id(), outcome.status().id());
         } catch (RuntimeException e) {
             LOG.errorf(e, "could not store the end of job %s; the reaper will take it back", job.id());
         } finally {

@@ -1,7 +1,6 @@
 package dev.nixexec.workspace;
 
 import dev.nixexec.config.ExecutableLookup;
-import dev.nixexec.workspace.WorkspaceRun.Problem;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -33,7 +32,7 @@ final class RunDirectory {
 
     private static final Logger LOG = Logger.getLogger(RunDirectory.class);
 
-    private static final Problem UNREADABLE = new Problem(Problem.UNSTORABLE,
+    private static final WorkspaceProblem UNREADABLE = new WorkspaceProblem(WorkspaceProblem.UNSTORABLE,
             "the job made part of its workspace unreadable to the service, so it cannot be measured or stored");
 
     /** A regular file found after the run: its path, size, hash and executable bit. */
@@ -48,7 +47,7 @@ final class RunDirectory {
      * What the run left: its regular files by path, the entries that are not regular files
      * (links, FIFOs, sockets: not stored), or why the tree cannot be stored at all.
      */
-    record Scan(SortedMap<String, Found> files, List<String> skipped, Optional<Problem> unstorable) {
+    record Scan(SortedMap<String, Found> files, List<String> skipped, Optional<WorkspaceProblem> unstorable) {
     }
 
     private final Path dir;
@@ -70,9 +69,9 @@ final class RunDirectory {
      * (nothing below could be stored, and the walk stops there rather than fail at PATH_MAX), or
      * unreadable (what cannot be measured could hold anything: fail closed).
      */
-    Optional<Problem> measure() {
+    Optional<WorkspaceProblem> measure() {
         long[] totals = new long[2];
-        Problem[] problem = new Problem[1];
+        WorkspaceProblem[] problem = new WorkspaceProblem[1];
         try {
             Files.walkFileTree(dir, new SimpleFileVisitor<>() {
                 @Override
@@ -104,7 +103,7 @@ final class RunDirectory {
             return Optional.of(problem[0]);
         }
         return totals[0] > maxBytes || totals[1] > maxFiles
-                ? Optional.of(new Problem(Problem.QUOTA, "the job wrote past the workspace quota of " + maxBytes
+                ? Optional.of(new WorkspaceProblem(WorkspaceProblem.QUOTA, "the job wrote past the workspace quota of " + maxBytes
                         + " bytes and " + maxFiles + " files"))
                 : Optional.empty();
     }
@@ -118,7 +117,7 @@ final class RunDirectory {
     Scan scan() throws IOException {
         SortedMap<String, Found> found = new TreeMap<>();
         List<String> skipped = new ArrayList<>();
-        Problem[] unstorable = new Problem[1];
+        WorkspaceProblem[] unstorable = new WorkspaceProblem[1];
         Files.walkFileTree(dir, new SimpleFileVisitor<>() {
             @Override
             public FileVisitResult preVisitDirectory(Path d, BasicFileAttributes attrs) throws IOException {
@@ -142,14 +141,14 @@ final class RunDirectory {
                 }
                 // A name's bytes that do not decode (not UTF-8) come back as another path from its text.
                 if (!relativePath.equals(relativePath.getFileSystem().getPath(relative))) {
-                    unstorable[0] = new Problem(Problem.UNSTORABLE, "the job wrote a file whose name is not valid "
+                    unstorable[0] = new WorkspaceProblem(WorkspaceProblem.UNSTORABLE, "the job wrote a file whose name is not valid "
                             + "UTF-8 (shown with replacement characters: " + shown(relative)
                             + "); workspace paths are UTF-8 text");
                     return FileVisitResult.TERMINATE;
                 }
                 Optional<String> bad = WorkspacePath.problem(relative);
                 if (bad.isPresent()) {
-                    unstorable[0] = new Problem(Problem.UNSTORABLE, "the job wrote a file no workspace path can name ("
+                    unstorable[0] = new WorkspaceProblem(WorkspaceProblem.UNSTORABLE, "the job wrote a file no workspace path can name ("
                             + shown(relative) + "): " + bad.get());
                     return FileVisitResult.TERMINATE;
                 }
@@ -180,12 +179,12 @@ final class RunDirectory {
     }
 
     /** A directory whose own path is already longer than a workspace path may be: nothing in it can be stored. */
-    private Optional<Problem> tooDeep(Path d) {
+    private Optional<WorkspaceProblem> tooDeep(Path d) {
         String relative = dir.relativize(d).toString();
         if (relative.getBytes(StandardCharsets.UTF_8).length <= WorkspacePath.MAX_BYTES) {
             return Optional.empty();
         }
-        return Optional.of(new Problem(Problem.UNSTORABLE, "the job made a directory tree deeper than a workspace "
+        return Optional.of(new WorkspaceProblem(WorkspaceProblem.UNSTORABLE, "the job made a directory tree deeper than a workspace "
                 + "path may be long (" + WorkspacePath.MAX_BYTES + " bytes): " + shown(relative)));
     }
 

@@ -229,7 +229,7 @@ class WorkspaceRepository {
     // ---- files
 
     /** A workspace of the tenant and its files, in one statement (one snapshot); empty if there is none. */
-    Optional<WorkspaceService.Listing> listing(Reader reader, UUID id) {
+    Optional<WorkspaceListing> listing(Reader reader, UUID id) {
         List<Tuple> rows = tuples(seen(em.createNativeQuery("""
                 SELECT w.id, w.name, w.quota_bytes, w.quota_files, w.version,
                        (SELECT v.job_id FROM workspace_versions v
@@ -250,7 +250,7 @@ class WorkspaceRepository {
         WorkspaceView view = new WorkspaceView(uuid(w, "id"), text(w, "name"), int64(w, "quota_bytes"),
                 int32(w, "quota_files"), files.stream().mapToLong(WorkspaceFile::size).sum(), files.size(),
                 int32(w, "version"), uuid(w, "version_job_id"), time(w, "created_at"), time(w, "updated_at"));
-        return Optional.of(new WorkspaceService.Listing(view, files));
+        return Optional.of(new WorkspaceListing(view, files));
     }
 
     /** The workspace's files, by path. */

@@ -32,30 +32,7 @@ public final class WorkspaceRun {
     /** How long a stopped run may take to die before its directory goes. */
     private static final Duration ABANDONED_GRACE = Duration.ofSeconds(10);
 
-    /**
-     * Whose run this is: its changes are stored only while the job is still claimed so; a run of
-     * no job ({@link #NONE}, a session's shell) is stored whenever it finishes.
-     */
-    record Claim(UUID jobId, String nodeId, int attempt) {
-        static final Claim NONE = new Claim(null, null, 1);
-
-        boolean ofAJob() {
-            return jobId != null;
-        }
-    }
-
-    /** Why a run's workspace cannot be kept: {@code code} is the job's error code. */
-    public record Problem(String code, String message) {
-        static final String QUOTA = "workspace_quota_exceeded";
-        static final String UNSTORABLE = "workspace_unstorable";
-
-        /** A quota overrun (the job's {@code limit_hit} is {@code workspace}), not a tree that cannot be stored. */
-        public boolean quota() {
-            return code.equals(QUOTA);
-        }
-    }
-
-    private final Claim claim;
+    private final RunClaim claim;
     private final UUID tenantId;
     private final RunDirectory directory;
     private final Optional<WorkspaceRepository.Snapshot> base;
@@ -66,7 +43,7 @@ public final class WorkspaceRun {
     private final Runnable discard;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    WorkspaceRun(Claim claim, UUID tenantId, RunDirectory directory, Optional<WorkspaceRepository.Snapshot> base,
+    WorkspaceRun(RunClaim claim, UUID tenantId, RunDirectory directory, Optional<WorkspaceRepository.Snapshot> base,
             List<WorkspacePath> artifactRoots, NixExecConfig.Workspaces limits, WorkspaceStoreBack storeBack,
             Runnable discard) {
         this.claim = claim;
@@ -85,7 +62,7 @@ public final class WorkspaceRun {
     }
 
     /** Measures the directory while the run lasts; calls {@code stop} once if it passes the quota or cannot be kept. */
-    public void watch(Consumer<Problem> stop) {
+    public void watch(Consumer<WorkspaceProblem> stop) {
         Thread.ofVirtual().name("workspace-watch-" + claim.jobId()).start(() -> {
             while (!closed.get()) {
                 try {
@@ -93,7 +70,7 @@ public final class WorkspaceRun {
                 } catch (InterruptedException e) {
                     return;
                 }
-                Optional<Problem> problem = closed.get() ? Optional.empty() : directory.measure();
+                Optional<WorkspaceProblem> problem = closed.get() ? Optional.empty() : directory.measure();
                 if (problem.isPresent()) {
                     stop.accept(problem.get());
                     return;
@@ -138,13 +115,13 @@ public final class WorkspaceRun {
             // no workspace to store into and nothing where artifacts come from: a plain job's usual end costs no scan
             return new StoreBack.Kept();
         }
-        Optional<Problem> over = directory.measure();
+        Optional<WorkspaceProblem> over = directory.measure();
         if (over.isPresent()) {
             return new StoreBack.Refused(over.get().code(), over.get().message() + "; the workspace keeps its previous version");
         }
         RunDirectory.Scan scan = directory.scan();
         if (scan.unstorable().isPresent()) {
-            Problem unstorable = scan.unstorable().get();
+            WorkspaceProblem unstorable = scan.unstorable().get();
             return new StoreBack.Refused(unstorable.code(), unstorable.message()
                     + "; nothing of this run was stored and the workspace keeps its previous version");
         }

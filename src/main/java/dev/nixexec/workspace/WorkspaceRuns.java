@@ -69,7 +69,7 @@ public class WorkspaceRuns {
             return Optional.empty();
         }
         JobInputs.Loaded job = read.get().job();
-        return Optional.of(materialise(new WorkspaceRun.Claim(jobId, nodeId, attempt), tenantId, read.get().snapshot(),
+        return Optional.of(materialise(new RunClaim(jobId, nodeId, attempt), tenantId, read.get().snapshot(),
                 job.files(), job.artifactRoots(), limits));
     }
 
@@ -78,7 +78,7 @@ public class WorkspaceRuns {
      * is kept but the files it leaves under {@code out}, its artifacts. Reads nothing from the database.
      */
     public WorkspaceRun prepareEmpty(UUID jobId, int attempt, String nodeId, UUID tenantId, Limits limits) {
-        return materialise(new WorkspaceRun.Claim(jobId, nodeId, attempt), tenantId, Optional.empty(), Map.of(),
+        return materialise(new RunClaim(jobId, nodeId, attempt), tenantId, Optional.empty(), Map.of(),
                 java.util.List.of(new WorkspacePath(JobFiles.OUT)), limits);
     }
 
@@ -92,10 +92,10 @@ public class WorkspaceRuns {
         if (snapshot.isEmpty()) {
             throw new Refused("workspace_gone", "the workspace " + workspaceId + " was deleted");
         }
-        return materialise(WorkspaceRun.Claim.NONE, tenantId, snapshot, Map.of(), java.util.List.of(), limits);
+        return materialise(RunClaim.NONE, tenantId, snapshot, Map.of(), java.util.List.of(), limits);
     }
 
-    private WorkspaceRun materialise(WorkspaceRun.Claim claim, UUID tenantId,
+    private WorkspaceRun materialise(RunClaim claim, UUID tenantId,
             Optional<WorkspaceRepository.Snapshot> snapshot, Map<WorkspacePath, byte[]> inputs,
             java.util.List<WorkspacePath> artifactRoots, Limits limits) {
         long maxBytes = snapshot.map(s -> s.quota().bytes()).orElse(limits.workspaceBytes());

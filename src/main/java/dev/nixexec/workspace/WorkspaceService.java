@@ -32,10 +32,6 @@ public class WorkspaceService {
     /** No workspace has it as its id: stands for "no id" where a name was given. */
     private static final UUID NIL = new UUID(0, 0);
 
-    /** A workspace and its files as one consistent listing. */
-    public record Listing(WorkspaceView workspace, List<WorkspaceFile> files) {
-    }
-
     private final NixExecConfig config;
     private final WorkspaceRepository repository;
 
@@ -156,8 +152,8 @@ public class WorkspaceService {
      * the one the files make up.
      */
     @Transactional
-    public Listing files(Caller caller, UUID id) {
-        Listing listing = repository.listing(reader(caller), id).orElseThrow(() -> notFound(id));
+    public WorkspaceListing files(Caller caller, UUID id) {
+        WorkspaceListing listing = repository.listing(reader(caller), id).orElseThrow(() -> notFound(id));
         repository.markRead(id);
         return listing;
     }

@@ -41,7 +41,7 @@ class WorkspaceStoreBack {
      * Stores the run's files ({@code found}, against the version it started from, {@code base})
      * and its artifacts; a refusal leaves the workspace and the job's artifacts as they were.
      */
-    StoreBack store(WorkspaceRun.Claim claim, UUID tenant, Optional<WorkspaceRepository.Snapshot> base,
+    StoreBack store(RunClaim claim, UUID tenant, Optional<WorkspaceRepository.Snapshot> base,
             Map<String, Found> found, List<Collected> artifacts) {
         Changes changes = StoreBackMerge.changes(base.map(b -> b.manifest().files()).orElse(Map.of()),
                 base.isPresent() ? entries(found) : Map.of());
@@ -75,7 +75,7 @@ class WorkspaceStoreBack {
     }
 
     /** Merges the run's changes onto the workspace under the tenant's lock; the refusal if they cannot land. */
-    private Optional<StoreBack.Refused> apply(WorkspaceRun.Claim claim, UUID tenant, WorkspaceRepository.Snapshot base,
+    private Optional<StoreBack.Refused> apply(RunClaim claim, UUID tenant, WorkspaceRepository.Snapshot base,
             Changes changes) {
         UUID id = base.id();
         repository.lockForChange(tenant, id);
@@ -95,7 +95,7 @@ class WorkspaceStoreBack {
                 Optional<String> quota = workspaces.quotaProblem(id, tenant, current.get().files(), merged.files(),
                         largest);
                 if (quota.isPresent()) {
-                    yield Optional.of(new StoreBack.Refused(WorkspaceRun.Problem.QUOTA,
+                    yield Optional.of(new StoreBack.Refused(WorkspaceProblem.QUOTA,
                             quota.get() + "; the workspace keeps its previous version"));
                 }
                 merged.deleted().forEach(path -> repository.deleteFile(id, path));
@@ -108,7 +108,7 @@ class WorkspaceStoreBack {
     }
 
     /** The refusal when the reaper took the job back: it may run again elsewhere, so nothing of this run lands. */
-    private Optional<StoreBack.Refused> takenBack(WorkspaceRun.Claim claim) {
+    private Optional<StoreBack.Refused> takenBack(RunClaim claim) {
         if (!claim.ofAJob()) {
             return Optional.empty();
         }

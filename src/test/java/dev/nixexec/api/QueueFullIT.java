@@ -5,26 +5,19 @@ import static dev.nixexec.testing.Api.memberKey;
 import static dev.nixexec.testing.JsonBody.json;
 import static org.hamcrest.Matchers.containsString;
 
-import dev.nixexec.testing.NixSpy;
-import io.quarkus.test.common.WithTestResource;
-import io.quarkus.test.junit.QuarkusIntegrationTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
+import dev.nixexec.config.ConfigFileStartupIT;
+import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** A full queue answers 503 with a problem, and stores nothing. */
-@QuarkusIntegrationTest
-@WithTestResource(NixSpy.class)
-@TestProfile(QueueFullIT.TinyQueue.class)
+/**
+ * A full queue answers 503 with a problem, and stores nothing. On the API node of
+ * {@code config/startup.yaml} (its queue holds two jobs), sharing ConfigFileStartupIT's start.
+ */
+@QuarkusTest
+@TestProfile(ConfigFileStartupIT.WithConfigFile.class)
 class QueueFullIT {
-
-    public static class TinyQueue implements QuarkusTestProfile {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            return Map.of("nixexec.node.role", "api", "nixexec.jobs.max-queued", "2");
-        }
-    }
 
     @Test
     void aFullQueueIsServiceUnavailable() {

@@ -21,8 +21,8 @@ import org.junit.jupiter.api.Test;
 class LayerTest {
 
     /** Bottom up, as in docs/architecture.md's "Parts" table. */
-    static final List<String> LAYERS = List.of("config", "refusal", "logging", "audit", "nix", "sandbox", "tenant",
-            "execution", "workspace", "limits", "job", "session", "attach", "worker", "api", "mcp", "webhook", "cli",
+    static final List<String> LAYERS = List.of("config", "database", "refusal", "logging", "audit", "nix", "sandbox", "tenant",
+            "execution", "workspace", "limits", "job", "catalog", "profile", "session", "attach", "worker", "api", "mcp", "webhook", "cli",
             "ui");
 
     private static final JavaClasses PRODUCTION = new ClassFileImporter()

@@ -1,8 +1,12 @@
 package dev.nixexec.bench;
 
+import dev.nixexec.execution.ExecutionRequest;
 import dev.nixexec.job.ClaimedJob;
 import dev.nixexec.job.JobTransitions;
 import dev.nixexec.job.JobService;
+import dev.nixexec.job.JobStatus;
+import dev.nixexec.job.Outcome;
+import dev.nixexec.job.Submission;
 import dev.nixexec.tenant.Caller;
 import dev.nixexec.tenant.Role;
 import dev.nixexec.tenant.TenantPolicy;
@@ -25,8 +29,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -135,8 +137,7 @@ class QueueBenchmark {
 
     @Test
     void throughput() throws Exception {
-        JobService.Submission noop = new JobService.Submission("bash", "true", List.of(), Map.of(), "", Optional.empty(),
-                false, Map.of());
+        Submission noop = Submission.of(ExecutionRequest.of("bash", "true"));
         if (WARMUP > 0) {
             // a running service has compiled its paths: a first round in a fresh JVM measures the
             // compiler's work too (its threads' CPU is the JVM's); after 5,000 jobs C2 still took
@@ -184,7 +185,7 @@ class QueueBenchmark {
     }
 
     /** Submits {@code count} jobs, then claims and finishes them all. */
-    private Round round(Caller[] callers, JobService.Submission noop, int count) throws Exception {
+    private Round round(Caller[] callers, Submission noop, int count) throws Exception {
         Cpu cpu0 = cpu();
         long submitStart = System.nanoTime();
         AtomicInteger next = new AtomicInteger();
@@ -228,8 +229,8 @@ class QueueBenchmark {
                         }
                         // Each claimed job ends on its own thread, as runs do on a worker.
                         List<Thread> runs = batch.stream().map(job -> Thread.ofVirtual().start(() -> {
-                            if (results.write(node, new JobTransitions.Finish(job.id(), job.attempt(), new JobTransitions.Outcome("succeeded", 0,
-                                    null, false, null, 0L, "", "", 0, 0, false, false, null, null), List.of()))) {
+                            if (results.write(node, new JobTransitions.Finish(job.id(), job.attempt(), new Outcome(JobStatus.SUCCEEDED, 0,
+                                    null, false, null, 0L, "", "", 0, 0, false, false, null, null, null), List.of()))) {
                                 done.incrementAndGet();
                             }
                         })).toList();

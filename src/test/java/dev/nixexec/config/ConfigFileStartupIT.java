@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 /** The whole service started with a nix-exec YAML file: its settings are the ones in force. */
 @QuarkusTest
 @TestProfile(ConfigFileStartupIT.WithConfigFile.class)
-class ConfigFileStartupIT {
+public class ConfigFileStartupIT {
 
     public static class WithConfigFile implements QuarkusTestProfile {
         @Override
@@ -35,6 +35,7 @@ class ConfigFileStartupIT {
         assertEquals(2048, config.sandbox().maxOutputBytes());
         assertEquals(List.of("hello", "cowsay."), config.sandbox().packageDenylist().orElseThrow());
         assertEquals("api", config.node().role());
+        assertEquals(2, config.jobs().maxQueued());
         assertEquals(77, config.jobs().maxQueuedPerTenant());
         assertEquals("nix-exec-under-test",
                 ConfigProvider.getConfig().getValue("quarkus.mcp.server.server-info.name", String.class));

@@ -25,8 +25,8 @@ import org.junit.jupiter.api.Test;
 @DatabaseTest
 class ClaimRaceTest {
 
-    private static final JobTransitions.Outcome OK = new JobTransitions.Outcome("succeeded", 0, null, false, null, 1L,
-            "", "", 0, 0, false, false, null, null);
+    private static final Outcome OK = new Outcome(JobStatus.SUCCEEDED, 0, null, false, null, 1L,
+            "", "", 0, 0, false, false, null, null, null);
 
     private static ClaimedJob claimed(List<ClaimedJob> claimed, UUID id) {
         return claimed.stream().filter(j -> j.id().equals(id)).findFirst().orElseThrow();

@@ -1,8 +1,10 @@
 package dev.nixexec.job;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.nixexec.execution.ExecutionRequest;
 import dev.nixexec.tenant.Caller;
 import dev.nixexec.tenant.Role;
 import dev.nixexec.tenant.Tenants;
@@ -17,9 +19,6 @@ import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import java.util.UUID;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.Test;
@@ -61,8 +60,7 @@ class CrashedWorkerTest {
                 dev.nixexec.tenant.TenantPolicy.defaults(), null).id;
         Caller caller = new Caller(tenant, null, Role.MEMBER);
         for (int i = 0; i < 2; i++) {
-            jobs.submit(caller, new JobService.Submission("bash", "echo " + i, List.of(), Map.of(), "", Optional.empty(),
-                    false, Map.of()), null);
+            jobs.submit(caller, Submission.of(ExecutionRequest.of("bash", "echo " + i)), null);
         }
         Process rogue = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
                 System.getProperty("java.class.path"), RogueWorker.class.getName(), url, user, password,
@@ -86,12 +84,8 @@ class CrashedWorkerTest {
         JobView lost = waits.await(caller, started, java.time.Duration.ofSeconds(30));
         assertEquals("error", lost.status());
         assertEquals("worker_lost", lost.error().code());
-        JobView requeued = reads.get(caller, claimedOnly);
-        for (int i = 0; i < 100 && !requeued.status().equals("queued"); i++) {
-            Thread.sleep(100);
-            requeued = reads.get(caller, claimedOnly);
-        }
-        assertEquals("queued", requeued.status());
+        JobView requeued = await("the claimed job to be queued again").atMost(java.time.Duration.ofSeconds(10))
+                .until(() -> reads.get(caller, claimedOnly), job -> job.status().equals("queued"));
         assertEquals(1, requeued.attempt());
         long seconds = (System.nanoTime() - killedAt) / 1_000_000_000;
         assertTrue(seconds < 15, "recovery took " + seconds + " s; the lease is 3 s and the reaper runs every second");

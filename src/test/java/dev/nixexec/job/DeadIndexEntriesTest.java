@@ -34,8 +34,8 @@ class DeadIndexEntriesTest {
     /** A node with room for every job, so the claims here are held back by nothing. */
     private static final JobTransitions.Settings ROOMY = new JobTransitions.Settings(Duration.ofSeconds(30), 100_000,
             Duration.ZERO, 0, 100_000);
-    private static final JobTransitions.Outcome OK = new JobTransitions.Outcome("succeeded", 0, null, false, null, 1L,
-            "", "", 0, 0, false, false, null, null);
+    private static final Outcome OK = new Outcome(JobStatus.SUCCEEDED, 0, null, false, null, 1L,
+            "", "", 0, 0, false, false, null, null, null);
     private static final String NODE = "dead-entries-node";
     /** Blocks of the jobs table a finish or claim of one job may read here: 6–7 and 12 measured, 78–152 and 84 before. */
     private static final long FEW = 30;

@@ -3,6 +3,7 @@ package dev.nixexec.job;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.nixexec.execution.ExecutionRequest;
 import dev.nixexec.tenant.Caller;
 import dev.nixexec.tenant.Role;
 import dev.nixexec.tenant.TenantPolicy;
@@ -14,8 +15,6 @@ import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
@@ -47,8 +46,8 @@ class FairnessEndToEndTest {
         return new Caller(id, null, Role.MEMBER);
     }
 
-    private static JobService.Submission bash(String code) {
-        return new JobService.Submission("bash", code, List.of(), Map.of(), "", Optional.empty(), false, Map.of());
+    private static Submission bash(String code) {
+        return Submission.of(ExecutionRequest.of("bash", code));
     }
 
     @Test

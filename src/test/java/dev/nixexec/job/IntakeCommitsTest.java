@@ -1,8 +1,10 @@
 package dev.nixexec.job;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -92,11 +94,10 @@ class IntakeCommitsTest {
         for (Thread submitter : List.of(c, d)) {
             awaitParked(submitter);
         }
-        for (int i = 0; i < 50; i++) {
+        await().during(Duration.ofMillis(250)).atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
             assertTrue(parked(c), "C's submitter " + c.getState());
             assertTrue(parked(d), "D's submitter " + d.getState());
-            Thread.sleep(5);
-        }
+        });
         dGoes.countDown();
         for (Thread submitter : List.of(a, b, c, d)) {
             submitter.join(10_000);

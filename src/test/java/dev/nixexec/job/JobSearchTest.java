@@ -5,6 +5,7 @@ import static dev.nixexec.testing.Api.key;
 import static dev.nixexec.testing.Api.tenant;
 import static dev.nixexec.testing.JsonBody.json;
 import static dev.nixexec.testing.JsonBody.read;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -22,12 +23,12 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -202,12 +203,8 @@ class JobSearchTest {
         String running = read(as(memberA).body(Map.of("language", "bash", "code", "echo wombat" + seed + "; sleep 60",
                 "metadata", metadata)).post("/v1/jobs").then().statusCode(201).extract().asString(), "id");
         try {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (!"running".equals(read(as(memberA).get("/v1/jobs/" + running).then().statusCode(200).extract()
-                    .asString(), "status"))) {
-                assertTrue(System.nanoTime() < deadline, "the job never ran");
-                Thread.sleep(20);
-            }
+            await("the job to run").atMost(Duration.ofSeconds(60)).until(() -> read(as(memberA).get("/v1/jobs/" + running)
+                    .then().statusCode(200).extract().asString(), "status"), "running"::equals);
             Caller a = new Caller(tenantA, null, Role.MEMBER);
             Caller h = new Caller(UUID.fromString(held), null, Role.MEMBER);
             assertEquals(List.of(queued), ids(reads.list(h, text("marmot" + seed), 50, null)), "a queued job's code");

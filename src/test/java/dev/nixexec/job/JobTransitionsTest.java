@@ -32,8 +32,8 @@ import org.postgresql.PGNotification;
 @DatabaseTest
 class JobTransitionsTest {
 
-    private static final JobTransitions.Outcome SUCCEEDED = new JobTransitions.Outcome("succeeded", 0, null, false,
-            null, 5L, "out", "", 3, 0, false, false, null, null);
+    private static final Outcome SUCCEEDED = new Outcome(JobStatus.SUCCEEDED, 0, null, false,
+            null, 5L, "out", "", 3, 0, false, false, null, null, null);
 
     private JobFixture db;
 
@@ -99,8 +99,8 @@ class JobTransitionsTest {
         UUID id = db.submit(db.tenant());
         ClaimedJob claimed = claimOne("n1", id);
         assertEquals(1, claimed.attempt());
-        assertEquals("bash", claimed.language());
-        assertEquals(Duration.ofSeconds(10), claimed.timeout());
+        assertEquals("bash", claimed.submission().run().language());
+        assertEquals(Optional.of(Duration.ofSeconds(10)), claimed.submission().run().timeout());
         assertEquals(new JobFixture.Row(JobStatus.BUILDING, "n1", 1, false, null, null), db.row(id));
         assertEquals(List.of("status:queued", "status:building"), db.events(id));
         assertEquals("claimed@n1 {\"attempt\": 1}", db.audit(id).get(1));
@@ -180,8 +180,8 @@ class JobTransitionsTest {
         UUID id = db.submit(tenant);
         ClaimedJob job = claimOne("n1", id);
         db.transitions.cancel(tenant, id, key);
-        JobTransitions.Outcome killed = new JobTransitions.Outcome("failed", null, 9, false, null, 5L, "", "", 0, 0,
-                false, false, null, null);
+        Outcome killed = new Outcome(JobStatus.FAILED, null, 9, false, null, 5L, "", "", 0, 0,
+                false, false, null, null, null);
         db.transitions.finish("n1", List.of(new JobTransitions.Finish(id, job.attempt(), killed, List.of())));
         assertEquals(JobStatus.CANCELLED, db.row(id).status());
         assertEquals("cancelled@n1 {\"status\": \"cancelled\"}", db.audit(id).getLast());

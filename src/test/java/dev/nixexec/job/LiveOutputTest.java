@@ -2,6 +2,7 @@ package dev.nixexec.job;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.nixexec.execution.ExecutionRequest;
 import dev.nixexec.tenant.Caller;
 import dev.nixexec.tenant.Role;
 import dev.nixexec.tenant.TenantPolicy;
@@ -15,8 +16,6 @@ import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
@@ -62,8 +61,7 @@ class LiveOutputTest {
         UUID tenant = tenants.create("live-" + UUID.randomUUID().toString().substring(0, 8), TenantPolicy.defaults(),
                 null).id;
         Caller caller = new Caller(tenant, null, Role.MEMBER);
-        UUID job = jobs.submit(caller, new JobService.Submission("bash", "true", List.of(), Map.of(), "",
-                Optional.empty(), false, Map.of()), null).job().id();
+        UUID job = jobs.submit(caller, Submission.of(ExecutionRequest.of("bash", "true")), null).job().id();
 
         queue.output(job, "node-a", 1, line("while queued"));
         set(job, "building", "node-a", 1);

@@ -1,5 +1,6 @@
 package dev.nixexec.job;
 
+import dev.nixexec.execution.ExecutionRequest;
 import dev.nixexec.refusal.Refusal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -20,8 +21,6 @@ import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
@@ -82,7 +81,6 @@ class RetentionTest {
     }
 
     private UUID submit(Caller caller) {
-        return jobs.submit(caller, new JobService.Submission("bash", "true", List.of(), Map.of(), "", Optional.empty(),
-                false, Map.of()), null).job().id();
+        return jobs.submit(caller, Submission.of(ExecutionRequest.of("bash", "true")), null).job().id();
     }
 }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.nixexec.execution.ExecutionRequest;
 import dev.nixexec.execution.RequestedLimits;
 import dev.nixexec.refusal.FieldError;
 import dev.nixexec.refusal.InvalidRequestException;
@@ -12,7 +13,6 @@ import dev.nixexec.tenant.TenantPolicy;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /** The metadata NUL rule (PostgreSQL jsonb holds no U+0000), anywhere in the tree; a tenant's caps on limits. */
@@ -21,9 +21,8 @@ class SubmissionCheckTest {
     /** The tenant half of the checks needs none of the service's parts. */
     private static final SubmissionCheck CHECK = new SubmissionCheck(null, null, null, null);
 
-    private static JobService.Submission asking(RequestedLimits limits) {
-        return new JobService.Submission("bash", "true", List.of(), Map.of(), "", Optional.empty(), false, Map.of())
-                .withLimits(limits);
+    private static Submission asking(RequestedLimits limits) {
+        return Submission.of(ExecutionRequest.of("bash", "true").withLimits(limits));
     }
 
     @Test

@@ -4,9 +4,7 @@ import static dev.nixexec.testing.Api.memberKey;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.nixexec.testing.NixSpy;
 import dev.nixexec.testing.NodeProject;
-import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusIntegrationTest;
 import java.net.URL;
@@ -21,7 +19,6 @@ import org.junit.jupiter.params.provider.ValueSource;
  * asserts; this test requires that every check ran and passed.
  */
 @QuarkusIntegrationTest
-@WithTestResource(NixSpy.class)
 class McpSdkClientIT {
 
     private static final int CHECKS = 9;

@@ -1,5 +1,6 @@
 package dev.nixexec.sandbox;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -29,6 +30,7 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -88,11 +90,12 @@ class RunGateTest {
         AtomicBoolean ranBeforeTheGate = new AtomicBoolean(true);
         SandboxResult result = sandbox.run(spec(workspace), () -> {
             try {
-                Thread.sleep(500);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+                await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5))
+                        .until(() -> !Files.exists(workspace.resolve("ran")));
+                ranBeforeTheGate.set(false);
+            } catch (ConditionTimeoutException ran) {
+                // stays true
             }
-            ranBeforeTheGate.set(Files.exists(workspace.resolve("ran")));
             return true;
         }).filter(e -> e instanceof SandboxEvent.Exited).map(e -> ((SandboxEvent.Exited) e).result())
                 .toUni().await().atMost(Duration.ofMinutes(1));
@@ -107,8 +110,8 @@ class RunGateTest {
         Throwable failure = sandbox.run(spec(workspace), () -> false).collect().asList()
                 .onItemOrFailure().transform((items, error) -> error).await().atMost(Duration.ofMinutes(1));
         assertInstanceOf(RunCalledOff.class, failure);
-        Thread.sleep(300);
-        assertFalse(Files.exists(workspace.resolve("ran")), "the code ran although its gate said no");
+        await("the code ran although its gate said no").during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5))
+                .until(() -> !Files.exists(workspace.resolve("ran")));
     }
 
     /** What a service that dies at the gate leaves: the gate closed, nothing written. */

@@ -104,7 +104,7 @@ class SandboxAbuseIT {
         ExecutionResult result = run("python", "while True: pass", TIGHT.withTimeout(Duration.ofSeconds(2)));
         assertEquals("timed_out", result.status(), describe(result));
         assertTrue(result.timedOut());
-        assertEquals("timeout", result.limitHit().orElseThrow());
+        assertEquals("timeout", result.limitHit().orElseThrow().id());
         assertTrue(Duration.ofNanos(System.nanoTime() - start).toSeconds() < 20);
     }
 
@@ -114,7 +114,7 @@ class SandboxAbuseIT {
                 TIGHT.tmpBytes(), TIGHT.workspaceBytes(), TIGHT.maxOutputBytes());
         ExecutionResult result = run("python", "while True: pass", cpu);
         assertEquals("failed", result.status(), describe(result));
-        assertEquals("cpu_time", result.limitHit().orElseThrow(), describe(result));
+        assertEquals("cpu_time", result.limitHit().orElseThrow().id(), describe(result));
         assertTrue(result.durationMs() < 10_000, describe(result));
     }
 
@@ -156,7 +156,7 @@ class SandboxAbuseIT {
                 """, TIGHT.withTimeout(Duration.ofSeconds(30)));
         assertEquals("failed", result.status(), describe(result));
         if (cgroups.available()) {
-            assertEquals("memory", result.limitHit().orElseThrow(), describe(result));
+            assertEquals("memory", result.limitHit().orElseThrow().id(), describe(result));
             assertEquals(137, result.exitCode().orElseThrow());
         } else {
             assertTrue(result.stderr().text().contains("MemoryError"), describe(result));
@@ -191,7 +191,7 @@ class SandboxAbuseIT {
 
         ExecutionResult bash = run("bash", "dd if=/dev/zero of=/workspace/big bs=1M count=16", TIGHT);
         assertEquals("failed", bash.status(), describe(bash));
-        assertEquals("file_size", bash.limitHit().orElseThrow(), describe(bash));
+        assertEquals("file_size", bash.limitHit().orElseThrow().id(), describe(bash));
     }
 
     @Test

@@ -6,10 +6,12 @@ import static org.hamcrest.Matchers.equalTo;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.nixexec.execution.ExecutionRequest;
 import dev.nixexec.job.ClaimedJob;
 import dev.nixexec.job.JobQueue;
 import dev.nixexec.job.JobTransitions;
 import dev.nixexec.job.JobService;
+import dev.nixexec.job.Submission;
 import dev.nixexec.tenant.Caller;
 import dev.nixexec.tenant.Role;
 import dev.nixexec.tenant.Tenants;
@@ -24,7 +26,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
@@ -85,8 +86,7 @@ class NoCgroupsNotReadyIT {
     void theWorkerClaimsNoJob() {
         assertTrue(workers.take().isEmpty(), "a local submission was offered a slot");
         UUID tenant = tenants.create("nocg-" + UUID.randomUUID().toString().substring(0, 8), null, null).id;
-        UUID id = jobs.submit(new Caller(tenant, null, Role.MEMBER), new JobService.Submission("bash", "true", List.of(),
-                Map.of(), "", Optional.empty(), false, Map.of()), null).job().id();
+        UUID id = jobs.submit(new Caller(tenant, null, Role.MEMBER), Submission.of(ExecutionRequest.of("bash", "true")), null).job().id();
         // still queued for a node that can bound it: another claimer gets it
         List<ClaimedJob> claimed = transitions.claim("node-with-cgroups", 100);
         assertTrue(claimed.stream().anyMatch(j -> j.id().equals(id)), "the job was taken by the node without cgroups");

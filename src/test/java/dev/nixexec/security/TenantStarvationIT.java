@@ -9,9 +9,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.nixexec.execution.ExecutionRequest;
 import dev.nixexec.job.JobReads;
 import dev.nixexec.job.JobWaits;
 import dev.nixexec.job.JobService;
+import dev.nixexec.job.Submission;
 import dev.nixexec.job.JobView;
 import dev.nixexec.tenant.Caller;
 import dev.nixexec.tenant.Role;
@@ -36,7 +38,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.MethodOrderer;
@@ -95,8 +96,8 @@ class TenantStarvationIT {
                 new TenantPolicy(null, null, null, null, null, null, null, maxRunning), null).id, null, Role.MEMBER);
     }
 
-    private static JobService.Submission bash(String code) {
-        return new JobService.Submission("bash", code, List.of(), Map.of(), "", Optional.empty(), false, Map.of());
+    private static Submission bash(String code) {
+        return Submission.of(ExecutionRequest.of("bash", code));
     }
 
     private JobView until(Caller caller, UUID id, String status) {

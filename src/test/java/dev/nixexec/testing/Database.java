@@ -1,6 +1,6 @@
 package dev.nixexec.testing;
 
-import dev.nixexec.config.EmbeddedDatabases;
+import dev.nixexec.database.EmbeddedDatabases;
 import java.io.PrintWriter;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;

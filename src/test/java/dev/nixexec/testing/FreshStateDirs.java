@@ -1,7 +1,7 @@
 package dev.nixexec.testing;
 
-import dev.nixexec.config.EmbeddedDatabases;
-import dev.nixexec.config.EmbeddedPostgresForTests;
+import dev.nixexec.database.EmbeddedDatabases;
+import dev.nixexec.database.EmbeddedPostgresForTests;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.FileAlreadyExistsException;

@@ -4,6 +4,7 @@ import dev.nixexec.execution.ExecutionEngine;
 import dev.nixexec.execution.ExecutionEvent;
 import dev.nixexec.execution.ExecutionRequest;
 import dev.nixexec.execution.ExecutionResult;
+import dev.nixexec.sandbox.LimitHit;
 import java.time.Duration;
 import java.util.List;
 
@@ -31,7 +32,7 @@ public final class Runs {
     }
 
     public static String describe(ExecutionResult result) {
-        return result.status() + " exit=" + result.exitCode().orElse(null) + " limit=" + result.limitHit().orElse(null)
+        return result.status() + " exit=" + result.exitCode().orElse(null) + " limit=" + result.limitHit().map(LimitHit::id).orElse(null)
                 + " error=" + result.error().orElse(null) + "\nstdout: " + result.stdout().text() + "\nstderr: "
                 + result.stderr().text();
     }

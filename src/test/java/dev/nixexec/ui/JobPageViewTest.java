@@ -30,7 +30,7 @@ class JobPageViewTest {
         JobView job = new JobView(ID, "failed", "bash", List.of("jq"), Map.of("ticket", "T-1"), T, T, T, null, 9,
                 false, "memory", 1200L, "head[... 10 bytes truncated ...]tail", null, 5000, 0, true, false,
                 new JobView.EnvironmentView("/nix/store/x-env", null, true, 10L), new JobView.ErrorView("oom", "killed"),
-                2, "n1", List.of(), null, null);
+                2, "n1", List.of(), null, null, List.of(), "utf-8", null, null, null);
         JobPageView page = JobPageView.of(new JobDetail(job, null, "echo", "", List.of("TOKEN"), Optional.empty(),
                 30000, false, 3, null, true), null, JSON);
         Map<String, String> summary = fields(page.summary());

@@ -4,9 +4,11 @@ import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.equalTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.nixexec.execution.ExecutionRequest;
 import dev.nixexec.job.JobReads;
 import dev.nixexec.job.JobWaits;
 import dev.nixexec.job.JobService;
+import dev.nixexec.job.Submission;
 import dev.nixexec.job.JobView;
 import dev.nixexec.tenant.Caller;
 import dev.nixexec.tenant.Role;
@@ -19,9 +21,7 @@ import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
@@ -77,7 +77,6 @@ class GracefulShutdownIT {
     }
 
     private UUID submit(Caller caller, String code) {
-        return jobs.submit(caller, new JobService.Submission("python", code, List.of(), Map.of(), "", Optional.empty(),
-                false, Map.of()), null).job().id();
+        return jobs.submit(caller, Submission.of(ExecutionRequest.of("python", code)), null).job().id();
     }
 }

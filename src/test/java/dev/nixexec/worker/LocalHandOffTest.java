@@ -1,11 +1,12 @@
 package dev.nixexec.worker;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.nixexec.execution.ExecutionRequest;
 import dev.nixexec.config.NixExecConfig;
-import dev.nixexec.execution.RequestedLimits;
 import dev.nixexec.job.ClaimedJob;
 import dev.nixexec.job.LocalSlots;
 import dev.nixexec.job.PendingSubmission;
@@ -21,6 +22,7 @@ import dev.nixexec.job.JobEvents;
 import dev.nixexec.job.JobReads;
 import dev.nixexec.job.JobWaits;
 import dev.nixexec.job.JobService;
+import dev.nixexec.job.Submission;
 import dev.nixexec.job.JobView;
 import dev.nixexec.tenant.Caller;
 import dev.nixexec.tenant.Role;
@@ -127,8 +129,8 @@ class LocalHandOffTest {
         }
     }
 
-    private static JobService.Submission bash(String code) {
-        return new JobService.Submission("bash", code, List.of(), Map.of(), "", Optional.empty(), false, Map.of());
+    private static Submission bash(String code) {
+        return Submission.of(ExecutionRequest.of("bash", code));
     }
 
     /** Runs started before their submission committed, on this node so far. */
@@ -185,8 +187,8 @@ class LocalHandOffTest {
         do {
             awaitAllSlotsFree();
             early = earlyRuns();
-            assertThrows(InvalidRequestException.class, () -> jobs.submit(denied, new JobService.Submission("bash",
-                    "echo never", packages, Map.of(), "", Optional.empty(), false, Map.of()), null));
+            assertThrows(InvalidRequestException.class, () -> jobs.submit(denied, Submission.of(new ExecutionRequest("bash",
+                    "echo never", packages, Map.of(), "", Optional.empty(), false)), null));
             awaitAllSlotsFree();
         } while (earlyRuns() == early && ++tries < 20);
         assertTrue(earlyRuns() > early, "no submission of " + tries + " started its run early");
@@ -226,9 +228,9 @@ class LocalHandOffTest {
         awaitAllSlotsFree();
         UUID id = UUID.randomUUID();
         PendingSubmission refusedLater = PendingSubmissions.undecided();
-        assertTrue(freeSlot().runPending(new ClaimedJob(id, caller.tenantId(), 1, "bash", "echo stale",
-                List.of(), Map.of(), "", Duration.ofSeconds(30), false, tenants.policy(caller.tenantId()),
-                Optional.empty(), false, Optional.empty(), RequestedLimits.NONE), refusedLater));
+        assertTrue(freeSlot().runPending(new ClaimedJob(id, caller.tenantId(), 1, tenants.policy(caller.tenantId()),
+                Submission.of(ExecutionRequest.of("bash", "echo stale").withTimeout(Duration.ofSeconds(30))), false,
+                Optional.empty()), refusedLater));
         jobs.submit(caller, bash("sleep 60"), null, id);
         // handed to this node in its submission, or (the claim loop held the free slot a moment) claimed after
         JobView running = awaitRunning(caller, id);
@@ -256,9 +258,9 @@ class LocalHandOffTest {
         awaitAllSlotsFree();
         UUID id = UUID.randomUUID();
         PendingSubmission pending = PendingSubmissions.undecided();
-        assertTrue(freeSlot().runPending(new ClaimedJob(id, caller.tenantId(), 1, "bash", "echo never", packages,
-                Map.of(), "", Duration.ofSeconds(30), false, tenants.policy(caller.tenantId()), Optional.empty(), false,
-                Optional.empty(), RequestedLimits.NONE), pending));
+        assertTrue(freeSlot().runPending(new ClaimedJob(id, caller.tenantId(), 1, tenants.policy(caller.tenantId()),
+                Submission.of(new ExecutionRequest("bash", "echo never", packages, Map.of(), "",
+                        Optional.of(Duration.ofSeconds(30)), false)), false, Optional.empty()), pending));
         // as a cancel's notification or a shutdown does, while the run waits for the verdict; on a
         // thread of its own, since ending the run waits for the verdict too
         Thread cancel = Thread.ofVirtual().start(() -> pool.cancel(id));
@@ -270,10 +272,10 @@ class LocalHandOffTest {
         PendingSubmissions.decide(pending, true);
         assertTrue(cancel.join(Duration.ofSeconds(30)), "the cancel did not return after the verdict");
         awaitAllSlotsFree();
-        // a build would have begun by the time the run gave its slot back; give a late one a moment too
-        Thread.sleep(500);
-        assertEquals(List.of(), NixSpy.requests().stream().filter(line -> packages.stream()
-                .allMatch(p -> line.contains("\"name\":\"" + p + "\""))).toList(), "nix ran for a cancelled run");
+        // a build would have begun by the time the run gave its slot back; a late one is watched for a while too
+        await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5)).untilAsserted(() ->
+                assertEquals(List.of(), NixSpy.requests().stream().filter(line -> packages.stream()
+                        .allMatch(p -> line.contains("\"name\":\"" + p + "\""))).toList(), "nix ran for a cancelled run"));
     }
 
     /** The job once its code started: its run is the node's by then. */

@@ -60,7 +60,7 @@ class RunDirectoryTest {
                 .inheritIO().start();
         assertEquals(0, p.waitFor());
         RunDirectory.Scan scan = new RunDirectory(dir, 1 << 20, 100).scan();
-        assertEquals(WorkspaceRun.Problem.UNSTORABLE, scan.unstorable().orElseThrow().code());
+        assertEquals(WorkspaceProblem.UNSTORABLE, scan.unstorable().orElseThrow().code());
         assertTrue(scan.unstorable().get().message().contains("not valid UTF-8"), scan.unstorable().get().message());
     }
 
@@ -69,10 +69,10 @@ class RunDirectoryTest {
         Files.write(dir.resolve("a.bin"), new byte[600]);
         assertTrue(new RunDirectory(dir, 1000, 2).measure().isEmpty());
         Files.write(dir.resolve("b.bin"), new byte[600]);
-        WorkspaceRun.Problem bytes = new RunDirectory(dir, 1000, 10).measure().orElseThrow();
+        WorkspaceProblem bytes = new RunDirectory(dir, 1000, 10).measure().orElseThrow();
         assertTrue(bytes.quota(), bytes.toString());
         Files.write(dir.resolve("c.bin"), new byte[1]);
-        WorkspaceRun.Problem files = new RunDirectory(dir, 1 << 20, 2).measure().orElseThrow();
+        WorkspaceProblem files = new RunDirectory(dir, 1 << 20, 2).measure().orElseThrow();
         assertTrue(files.quota(), files.toString());
         assertFalse(new RunDirectory(dir, 1 << 20, 3).measure().isPresent());
     }

@@ -3,6 +3,7 @@ package dev.nixexec.workspace;
 import static dev.nixexec.testing.Api.ADMIN;
 import static dev.nixexec.testing.Api.as;
 import static dev.nixexec.testing.JsonBody.read;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -97,15 +98,7 @@ class WorkspaceSessionExpiryTest {
     }
 
     void awaitStatus(String key, String job, String wanted) {
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (!status(key, job).equals(wanted)) {
-            assertTrue(System.nanoTime() < deadline, "job " + job + " never became " + wanted);
-            try {
-                Thread.sleep(100);
-            } catch (InterruptedException e) {
-                throw new IllegalStateException(e);
-            }
-        }
+        await("job " + job + " to become " + wanted).atMost(Duration.ofSeconds(60)).until(() -> status(key, job), wanted::equals);
     }
 
     @Test

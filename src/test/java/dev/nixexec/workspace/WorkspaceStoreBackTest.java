@@ -96,15 +96,7 @@ class WorkspaceStoreBackTest {
     }
 
     static void waitFor(BooleanSupplier condition, String what) {
-        long deadline = System.nanoTime() + Duration.ofSeconds(45).toNanos();
-        while (!condition.getAsBoolean()) {
-            assertTrue(System.nanoTime() < deadline, "timed out waiting for " + what);
-            try {
-                Thread.sleep(100);
-            } catch (InterruptedException e) {
-                throw new IllegalStateException(e);
-            }
-        }
+        org.awaitility.Awaitility.await(what).atMost(Duration.ofSeconds(45)).until(condition::getAsBoolean);
     }
 
     /**
