@@ -7,7 +7,6 @@ import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
-import jakarta.persistence.EntityManager;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -61,11 +60,6 @@ public class JobNotifications {
     /** From the start: the tenant cache keeps entries only while this node hears their changes. */
     void start(@Observes StartupEvent event) {
         ensureListening();
-    }
-
-    /** Sends a notification when the current transaction commits. */
-    static void notify(EntityManager em, String channel, String payload) {
-        em.createNativeQuery("SELECT pg_notify(?1, ?2)").setParameter(1, channel).setParameter(2, payload).getSingleResult();
     }
 
     /**

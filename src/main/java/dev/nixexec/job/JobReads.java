@@ -2,15 +2,17 @@ package dev.nixexec.job;
 
 import dev.nixexec.refusal.Refusal;
 import dev.nixexec.tenant.Caller;
+import io.agroal.api.AgroalDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.persistence.EntityManager;
 import jakarta.transaction.Transactional;
 import java.time.OffsetDateTime;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.UUID;
+import javax.sql.DataSource;
 
 /**
  * Reading jobs: one job, its review detail, its events, and a tenant's list page by page. Every
@@ -54,11 +56,11 @@ public class JobReads {
     public record TenantPage(List<TenantJob> items, String nextCursor) {
     }
 
-    private final EntityManager em;
+    private final DataSource db;
     private final JobViews views;
 
-    public JobReads(EntityManager em, JobViews views) {
-        this.em = em;
+    public JobReads(AgroalDataSource db, JobViews views) {
+        this.db = db;
         this.views = views;
     }
 
@@ -77,24 +79,25 @@ public class JobReads {
     /** The tenant's jobs of this session that have not ended (queued, building, running), in the current transaction. */
     @Transactional(Transactional.TxType.MANDATORY)
     public List<UUID> unfinishedOfSession(UUID tenantId, UUID sessionId) {
-        return Job.<Job>find("tenantId = ?1 and sessionId = ?2 and status in ('queued', 'building', 'running')",
-                tenantId, sessionId).stream().map(job -> job.id).toList();
+        return QueueSql.query(db, "UnfinishedOfSession", Map.of("tenant", tenantId, "session", sessionId),
+                rs -> rs.getObject("id", UUID.class));
     }
 
     /** The newest {@code limit} jobs of one of the caller's tenant's sessions (its build and its commands), newest first. */
     @Transactional
     public List<JobView> ofSession(Caller caller, UUID sessionId, int limit) {
-        return Job.<Job>find("tenantId = ?1 and sessionId = ?2 order by createdAt desc", caller.tenantId(), sessionId)
-                .page(0, limit).stream().map(views::view).toList();
+        Map<String, Object> values = Map.of("tenant", caller.tenantId(), "session", sessionId, "limit", limit);
+        return QueueSql.query(db, "JobsOfSession", values, JobRows::job).stream().map(views::view).toList();
     }
 
-    /** The job's entity, in the current transaction, if it belongs to the caller's tenant. */
+    /** The job's row, in the current transaction, if it belongs to the caller's tenant. */
     Job owned(Caller caller, UUID id) {
-        Job job = Job.findById(id);
-        if (job == null || !job.tenantId.equals(caller.tenantId())) {
-            throw Refusal.notFound(id);
-        }
-        return job;
+        return find(id).filter(job -> job.tenantId.equals(caller.tenantId())).orElseThrow(() -> Refusal.notFound(id));
+    }
+
+    /** The job's row, in the current transaction. */
+    public Optional<Job> find(UUID id) {
+        return QueueSql.query(db, "JobById", Map.of("id", id), JobRows::job).stream().findFirst();
     }
 
     /**
@@ -104,7 +107,7 @@ public class JobReads {
      */
     @Transactional
     public List<JobEvents.Event> events(Caller caller, UUID id, int afterSeq) {
-        return JobEvents.after(em, caller.tenantId(), id, afterSeq);
+        return JobEvents.after(db, caller.tenantId(), id, afterSeq);
     }
 
     /**
@@ -113,7 +116,7 @@ public class JobReads {
      */
     @Transactional
     public int resumeAfter(Caller caller, UUID id, int afterSeq) {
-        return JobEvents.resultSeq(em, caller.tenantId(), id).map(result -> Math.min(afterSeq, result - 1)).orElse(afterSeq);
+        return JobEvents.resultSeq(db, caller.tenantId(), id).map(result -> Math.min(afterSeq, result - 1)).orElse(afterSeq);
     }
 
     @Transactional
@@ -151,62 +154,62 @@ public class JobReads {
      * across tenants evaluates it on every unfinished job).
      */
     private static String byStatus(String condition) {
-        return " and ((status not in ('queued', 'building', 'running') and " + condition + ")"
-                + " or (status = 'queued' and " + condition + ")"
-                + " or (status in ('building', 'running') and " + condition + "))";
+        return " AND ((status NOT IN ('queued', 'building', 'running') AND " + condition + ")"
+                + " OR (status = 'queued' AND " + condition + ")"
+                + " OR (status IN ('building', 'running') AND " + condition + "))";
     }
 
-    /** One query; {@code tenantId} null only for {@link #listEveryTenant}. Every value is a bound parameter. */
+    /** One query of the filter's conditions, every value a bound parameter; {@code tenantId} null only for {@link #listEveryTenant}. */
     private Rows rows(UUID tenantId, Filter filter, int limit, String cursor) {
-        StringBuilder query = new StringBuilder(tenantId == null ? "1 = 1" : "tenantId = :tenant");
+        StringBuilder query = new StringBuilder("SELECT * FROM jobs WHERE ");
+        query.append(tenantId == null ? "true" : "tenant_id = :tenant");
         Map<String, Object> params = new LinkedHashMap<>();
-        if (tenantId != null) {
-            params.put("tenant", tenantId);
-        }
+        params.put("tenant", tenantId);
+        params.put("limit", limit + 1);
         if (filter.status() != null) {
-            query.append(" and status = :status");
+            query.append(" AND status = :status");
             params.put("status", filter.status().id());
         }
         if (filter.language() != null) {
-            query.append(" and language = :language");
+            query.append(" AND language = :language");
             params.put("language", filter.language());
         }
         if (filter.since() != null) {
-            query.append(" and createdAt >= :since");
+            query.append(" AND created_at >= :since");
             params.put("since", filter.since());
         }
         if (filter.until() != null) {
-            query.append(" and createdAt < :until");
+            query.append(" AND created_at < :until");
             params.put("until", filter.until());
         }
         if (filter.packageName() != null) {
-            query.append(" and function('jsonb_exists', packages, :package) = true");
+            query.append(" AND jsonb_exists(packages, :package)");
             params.put("package", filter.packageName());
         }
         if (filter.keyId() != null) {
-            query.append(" and keyId = :key");
+            query.append(" AND key_id = :key");
             params.put("key", filter.keyId());
         }
         if (filter.nodeId() != null) {
-            query.append(" and nodeId = :node");
+            query.append(" AND node_id = :node");
             params.put("node", filter.nodeId());
         }
         if (filter.text() != null) {
-            query.append(byStatus("function('job_search_matches', code, stdout, stderr, metadata, :text) = true"));
+            query.append(byStatus("job_search_matches(code, stdout, stderr, metadata, :text)"));
             params.put("text", filter.text());
         }
         if (!filter.metadata().isEmpty()) {
-            query.append(byStatus("function('job_metadata_contains', metadata, :metadata) = true"));
+            query.append(byStatus("job_metadata_contains(metadata, :metadata)"));
             params.put("metadata", views.write(new TreeMap<>(filter.metadata())));
         }
         if (cursor != null) {
             JobCursor after = JobCursor.decode(cursor);
-            query.append(" and (createdAt < :cursorAt or (createdAt = :cursorAt and id < :cursorId))");
-            params.put("cursorAt", after.createdAt());
-            params.put("cursorId", after.id());
+            query.append(" AND (created_at < :cursor_at OR (created_at = :cursor_at AND id < :cursor_id))");
+            params.put("cursor_at", after.createdAt());
+            params.put("cursor_id", after.id());
         }
-        query.append(" order by createdAt desc, id desc");
-        List<Job> jobs = Job.<Job>find(query.toString(), params).page(0, limit + 1).list();
+        query.append(" ORDER BY created_at DESC, id DESC LIMIT :limit");
+        List<Job> jobs = QueueSql.run(db, c -> NamedStatement.of(query.toString()).with(params).query(c, JobRows::job));
         String next = null;
         if (jobs.size() > limit) {
             jobs = jobs.subList(0, limit);

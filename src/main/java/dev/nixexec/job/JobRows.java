@@ -62,10 +62,8 @@ final class JobRows {
         job.attempt = rs.getInt("attempt");
         job.maxAttempts = rs.getInt("max_attempts");
         job.nodeId = rs.getString("node_id");
-        job.leaseUntil = time(rs, "lease_until");
         job.runAfter = time(rs, "run_after");
         job.cancelRequested = rs.getBoolean("cancel_requested");
-        job.cancelledBy = rs.getObject("cancelled_by", UUID.class);
         job.createdAt = time(rs, "created_at");
         job.claimedAt = time(rs, "claimed_at");
         job.startedAt = time(rs, "started_at");

@@ -15,6 +15,7 @@ import dev.nixexec.tenant.Tenants;
 import dev.nixexec.tenant.WebhookSecrets;
 import dev.nixexec.workspace.JobFiles;
 import dev.nixexec.workspace.JobInputs;
+import io.agroal.api.AgroalDataSource;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.persistence.PersistenceException;
@@ -32,6 +33,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.UUID;
+import javax.sql.DataSource;
 
 /**
  * Intake and cancel: a submission checked ({@link SubmissionCheck}), deduplicated by its
@@ -46,18 +48,9 @@ public class JobService {
     }
 
     private final NixExecConfig config;
+    private final DataSource db;
     private final QueuedCounts queuedCounts;
     private volatile boolean stopping;
-    /**
-     * Queued jobs of all tenants, as last counted plus this node's submissions since: the count reads
-     * a row per tenant and connection ({@link QueuedCounts}), a round trip that grows with the
-     * tenants, so it happens at most once a second and beside the submissions, or in the
-     * submission's transaction when the cap looks reached.
-     */
-    private long queuedEstimate;
-    private long queuedCountedAt = System.nanoTime() - 2_000_000_000L;
-    /** This node's submissions since a count beside them began; -1: none is running. */
-    private long submittedWhileCounting = -1;
     private final SubmissionCheck check;
     private final Tenants tenants;
     private final JobNotifications notifications;
@@ -74,8 +67,9 @@ public class JobService {
     public JobService(NixExecConfig config, SubmissionCheck check, Tenants tenants,
             JobNotifications notifications, ObjectMapper json, JobViews views, JobReads reads,
             JobMetrics metrics, JobInputs inputs, LocalSlots localSlots, JobTransitions transitions,
-            WebhookSecrets webhookSecrets, IntakeCommits intake, QueuedCounts queuedCounts) {
+            WebhookSecrets webhookSecrets, IntakeCommits intake, QueuedCounts queuedCounts, AgroalDataSource db) {
         this.config = config;
+        this.db = db;
         this.queuedCounts = queuedCounts;
         this.intake = intake;
         this.webhookSecrets = webhookSecrets;
@@ -136,41 +130,16 @@ public class JobService {
         check.check(submission, idempotencyKey);
         // only an idempotency key's later use compares it; a job without one is never looked up by it
         String hash = idempotencyKey == null ? null : requestHash(submission);
-        Optional<LocalSlots.Slot> slot = localSlots.take();
-        Optional<Early> early = Optional.empty();
-        boolean handedOver = false;
-        try {
-            if (slot.isPresent() && startsEarly(submission)) {
-                // The run sets its sandbox up while the submission is stored; it builds and starts
-                // nothing before the submission says it stored the job as this node's.
-                TenantPolicy policy = tenants.policy(caller.tenantId());
-                PendingSubmission pending = new PendingSubmission();
-                handedOver = true;
-                if (slot.get().runPending(claimed(row(id, caller, submission, idempotencyKey, hash), submission, policy),
-                        pending)) {
-                    early = Optional.of(new Early(pending, policy));
-                    metrics.startedEarly();
-                } else {
-                    slot = Optional.empty();
-                }
-            }
-            Optional<LocalSlots.Slot> offered = slot;
-            Optional<Early> prepared = early;
+        try (LocalStart local = localStart(caller, submission, idempotencyKey, hash, id)) {
             // with the submissions that arrive with it, in one transaction (group commit); a fresh row
             // each time, since a batch rolled back stores it again alone
             Stored stored = intake.store(wrote -> insert(row(id, caller, submission, idempotencyKey, hash), caller,
-                    submission, idempotencyKey, hash, offered, prepared, wrote));
-            early.ifPresent(e -> e.pending().decide(stored.claimedHere().isPresent()));
+                    submission, idempotencyKey, hash, local, wrote));
+            local.stored(stored.claimedHere());
             Submitted submitted = stored.submitted();
             if (submitted.created()) {
                 metrics.submitted(submitted.job().language(), caller.tenantId());
-                if (stored.claimedHere().isPresent()) {
-                    if (early.isEmpty()) {
-                        // from here the slot is the run's to give back, whatever happens
-                        handedOver = true;
-                        slot.get().run(stored.claimedHere().get());
-                    }
-                } else {
+                if (stored.claimedHere().isEmpty()) {
                     notifications.submittedHere();
                 }
             }
@@ -178,32 +147,34 @@ public class JobService {
         } catch (Refusal | InvalidRequestException e) {
             throw e;
         } catch (RuntimeException e) {
-            early.ifPresent(p -> p.pending().decide(false));
             // two submissions with one idempotency key raced: the loser returns the winner's job
             if (idempotencyKey != null && causedBy(e, PersistenceException.class)) {
                 return QuarkusTransaction.requiringNew().call(() -> existing(caller, idempotencyKey, hash)
                         .orElseThrow(() -> e));
             }
             throw e;
-        } finally {
-            // not stored as this node's (a no-op once decided): the run gives the slot back
-            early.ifPresent(p -> p.pending().decide(false));
-            if (!handedOver) {
-                slot.ifPresent(LocalSlots.Slot::release);
-            }
         }
     }
 
     /**
-     * Whether a submission's run may start before it commits: not when it has files or a session,
-     * whose run reads what the submission stores.
+     * A free slot of this node for the submission, if any; a job that may start early (no files or
+     * session, whose run reads what the submission stores) starts its run there now.
      */
-    private static boolean startsEarly(Submission s) {
-        return s.files().isEmpty() && s.session().isEmpty();
-    }
-
-    /** A run started before the submission commits, and the tenant's policy it runs under. */
-    private record Early(PendingSubmission pending, TenantPolicy policy) {
+    private LocalStart localStart(Caller caller, Submission submission, String idempotencyKey, String hash, UUID id) {
+        LocalStart local = new LocalStart(localSlots.take());
+        try {
+            if (local.hasSlot() && submission.files().isEmpty() && submission.session().isEmpty()) {
+                TenantPolicy policy = tenants.policy(caller.tenantId());
+                if (local.startEarly(claimed(row(id, caller, submission, idempotencyKey, hash), submission, policy),
+                        policy)) {
+                    metrics.startedEarly();
+                }
+            }
+            return local;
+        } catch (RuntimeException e) {
+            local.close();
+            throw e;
+        }
     }
 
     /** A submission as stored, and the job as claimed by this node when it went straight to a local slot. */
@@ -222,19 +193,19 @@ public class JobService {
         ExecutionRequest run = s.run();
         job.language = run.language().toLowerCase(java.util.Locale.ROOT);
         job.code = run.code();
-        job.packages = write(run.packages());
-        job.env = write(run.env());
+        job.packages = views.write(run.packages());
+        job.env = views.write(run.env());
         job.stdin = run.stdin();
         job.timeoutMs = run.timeout().orElse(config.sandbox().timeout()).toMillis();
         job.network = run.network();
         job.hostWorkspace = s.hostWorkspace().map(Path::toString).orElse(null);
-        job.hostMounts = s.hostMounts().isEmpty() ? null : write(s.hostMounts());
-        job.metadata = write(s.metadata());
+        job.hostMounts = s.hostMounts().isEmpty() ? null : views.write(s.hostMounts());
+        job.metadata = views.write(s.metadata());
         job.idempotencyKey = idempotencyKey;
         job.requestHash = hash;
         job.sessionId = s.session().orElse(null);
-        job.limits = run.limits().isEmpty() ? null : write(run.limits());
-        job.args = write(run.args());
+        job.limits = run.limits().isEmpty() ? null : views.write(run.limits());
+        job.args = views.write(run.args());
         job.encoding = s.encoding().id();
         job.rerunOf = s.rerunOf().map(Submission.RerunOf::job).orElse(null);
         job.requiredNixpkgsRevision = s.rerunOf().flatMap(Submission.RerunOf::nixpkgsRevision).orElse(null);
@@ -252,8 +223,8 @@ public class JobService {
     }
 
     /** In the transaction of {@code intake}'s batch; {@code wrote} is told once the job is written. */
-    private Stored insert(Job job, Caller caller, Submission s, String idempotencyKey, String hash,
-            Optional<LocalSlots.Slot> slot, Optional<Early> early, Runnable wrote) {
+    private Stored insert(Job job, Caller caller, Submission s, String idempotencyKey, String hash, LocalStart local,
+            Runnable wrote) {
         TenantPolicy policy = tenants.policy(caller.tenantId());
         check.check(s, policy); // the tenant's half of the checks, in the insert's transaction
         if (s.callbackUrl().isPresent() && !webhookSecrets.present(caller.tenantId())) {
@@ -266,20 +237,17 @@ public class JobService {
                 return new Stored(earlier.get(), Optional.empty());
             }
         }
-        long allQueued = queuedOfAllTenants();
+        long allQueued = queuedCounts.estimateOfAllTenants(config.jobs().maxQueued());
         if (allQueued >= config.jobs().maxQueued()) {
             throw new Refusal(Refusal.Kind.UNAVAILABLE, "the queue is full (" + allQueued + " jobs waiting); submit again later");
         }
         int maxQueued = Optional.ofNullable(policy.maxQueued()).orElse(config.jobs().maxQueuedPerTenant());
-        String submitted = write(Map.of("language", job.language, "packages", s.run().packages(),
+        String submitted = views.write(Map.of("language", job.language, "packages", s.run().packages(),
                 "env_names", new ArrayList<>(new TreeMap<>(s.run().env()).keySet())));
-        // A run started early under another policy than the one checked here is not handed the job.
-        Optional<String> handOff = early.isPresent() && !early.get().policy().equals(policy) ? Optional.empty()
-                : slot.map(LocalSlots.Slot::nodeId);
-        // One statement (JobTransitions.INSERT): the tenant's cap, the job, its events, audit and
+        // One statement (Insert in jobs.sql): the tenant's cap, the job, its events, audit and
         // wake-up; given this node's free slot, stored as claimed by it when the claim rule would
         // give it that slot now.
-        JobTransitions.Inserted inserted = transitions.insert(job, maxQueued, submitted, handOff);
+        JobTransitions.Inserted inserted = transitions.insert(job, maxQueued, submitted, local.node(policy));
         if (!inserted.stored()) {
             throw new Refusal(Refusal.Kind.TOO_MANY, "the tenant has " + inserted.queuedBefore()
                     + " queued jobs, its cap is " + maxQueued);
@@ -288,66 +256,29 @@ public class JobService {
         inputs.attach(caller, job.id, s.files());
         s.callbackUrl().ifPresent(url -> registerCallback(job, url));
         if (inserted.claimedBy().isEmpty()) {
-            return new Stored(new Submitted(view(job), true), Optional.empty());
+            return new Stored(new Submitted(views.view(job), true), Optional.empty());
         }
         job.status = JobStatus.BUILDING.id();
         job.nodeId = inserted.claimedBy().get();
         job.attempt = 1;
         job.claimedAt = job.createdAt;
-        return new Stored(new Submitted(view(job), true), Optional.of(claimed(job, s, policy)));
+        return new Stored(new Submitted(views.view(job), true), Optional.of(claimed(job, s, policy)));
     }
 
     /** The job's callback, due once the job ends; in the submission's transaction, so never lost. */
-    private static void registerCallback(Job job, String url) {
-        Job.getEntityManager().createNativeQuery("INSERT INTO job_callbacks (job_id, tenant_id, url) VALUES (?1, ?2, ?3)")
-                .setParameter(1, job.id).setParameter(2, job.tenantId).setParameter(3, url).executeUpdate();
-    }
-
-    private synchronized long queuedOfAllTenants() {
-        long now = System.nanoTime();
-        if (queuedEstimate >= config.jobs().maxQueued()) {
-            // a refusal is never decided on an estimate
-            queuedEstimate = queuedCounts.ofAllTenants();
-            queuedCountedAt = now;
-        } else if (now - queuedCountedAt > 1_000_000_000L && submittedWhileCounting < 0) {
-            queuedCountedAt = now;
-            submittedWhileCounting = 0;
-            Thread.ofVirtual().name("queued-count").start(this::countQueued);
-        }
-        if (submittedWhileCounting >= 0) {
-            submittedWhileCounting++;
-        }
-        return queuedEstimate++;
-    }
-
-    /**
-     * Counts the queued jobs beside the submissions; those of this node while it counted are added,
-     * whether or not the count saw them: an estimate too high only makes the next one count at once.
-     */
-    private void countQueued() {
-        long counted = -1;
-        try {
-            counted = QuarkusTransaction.requiringNew().call(queuedCounts::ofAllTenants);
-        } catch (RuntimeException e) {
-            // the estimate stays as it is; the next submission after a second counts again
-        } finally {
-            synchronized (this) {
-                if (counted >= 0) {
-                    queuedEstimate = counted + submittedWhileCounting;
-                }
-                submittedWhileCounting = -1;
-            }
-        }
+    private void registerCallback(Job job, String url) {
+        QueueSql.update(db, "RegisterCallback", Map.of("job", job.id, "tenant", job.tenantId, "url", url));
     }
 
     private Optional<Submitted> existing(Caller caller, String idempotencyKey, String hash) {
-        return Job.<Job>find("tenantId = ?1 and idempotencyKey = ?2", caller.tenantId(), idempotencyKey)
-                .firstResultOptional().map(job -> {
+        Map<String, Object> values = Map.of("tenant", caller.tenantId(), "idempotency_key", idempotencyKey);
+        return QueueSql.query(db, "JobByIdempotencyKey", values, JobRows::job).stream().findFirst()
+                .map(job -> {
                     if (!hash.equals(job.requestHash)) {
                         throw new Refusal(Refusal.Kind.CONFLICT,
                                 "Idempotency-Key '" + idempotencyKey + "' was used for a different request");
                     }
-                    return new Submitted(view(job), false);
+                    return new Submitted(views.view(job), false);
                 });
     }
 
@@ -363,7 +294,7 @@ public class JobService {
             throw new Refusal(Refusal.Kind.FORBIDDEN, "an " + caller.role().id() + " key cannot submit jobs");
         }
         Submission again = QuarkusTransaction.requiringNew().call(() -> {
-            Job original = owned(caller, id);
+            Job original = reads.owned(caller, id);
             if (original.sessionId != null) {
                 throw new Refusal(Refusal.Kind.CONFLICT, "job " + id + " ran in session " + original.sessionId
                         + "; run the command again there (POST /v1/sessions/{id}/exec)");
@@ -401,22 +332,10 @@ public class JobService {
         if (!caller.role().canSubmit()) {
             throw new Refusal(Refusal.Kind.FORBIDDEN, "an " + caller.role().id() + " key cannot cancel jobs");
         }
-        // One statement (JobTransitions.CANCEL) with its events, audit and notifications; then the
+        // One statement (Cancel in jobs.sql) with its events, audit and notifications; then the
         // job as it is (another tenant's, or none: not found).
         transitions.cancel(caller.tenantId(), id, caller.keyId());
-        return view(owned(caller, id));
-    }
-
-    private Job owned(Caller caller, UUID id) {
-        return reads.owned(caller, id);
-    }
-
-    JobView view(Job job) {
-        return views.view(job);
-    }
-
-    String write(Object value) {
-        return views.write(value);
+        return views.view(reads.owned(caller, id));
     }
 
     private String requestHash(Submission s) {

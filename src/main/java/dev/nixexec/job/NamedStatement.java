@@ -1,13 +1,21 @@
 package dev.nixexec.job;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * SQL text with named parameters ({@code :node}), run on a plain {@link Connection}: the text stays
@@ -66,6 +74,46 @@ final class NamedStatement {
      */
     NamedStatement withPlainIndexScans() {
         return new NamedStatement(PLAIN_INDEX_SCANS + jdbc, names);
+    }
+
+    /**
+     * The statements of the SQL resource {@code resource} beside {@code owner}, each begun by a
+     * {@code -- name: Name} line. {@code {Name}} in a block stands for that block's text (a fragment
+     * several statements share); whole-line comments document the file and are not sent.
+     */
+    static Map<String, NamedStatement> file(Class<?> owner, String resource) {
+        String text;
+        try (InputStream in = Objects.requireNonNull(owner.getResourceAsStream(resource), resource)) {
+            text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        Map<String, String> blocks = new LinkedHashMap<>();
+        String name = null;
+        for (String line : text.split("\n")) {
+            if (line.startsWith(NAME)) {
+                name = line.substring(NAME.length()).strip();
+            } else if (name != null && !line.isBlank() && !line.stripLeading().startsWith("--")) {
+                blocks.merge(name, line, (sql, more) -> sql + "\n" + more);
+            }
+        }
+        Map<String, NamedStatement> statements = new HashMap<>();
+        blocks.forEach((block, sql) -> statements.put(block, of(expand(sql, blocks))));
+        return Map.copyOf(statements);
+    }
+
+    private static final String NAME = "-- name:";
+
+    private static final Pattern REFERENCE = Pattern.compile("\\{([A-Za-z]+)}");
+
+    private static String expand(String sql, Map<String, String> blocks) {
+        return REFERENCE.matcher(sql).replaceAll(m -> {
+            String block = blocks.get(m.group(1));
+            if (block == null) {
+                throw new IllegalStateException("no block " + m.group(1) + " for " + m.group());
+            }
+            return Matcher.quoteReplacement(expand(block, blocks));
+        });
     }
 
     static NamedStatement of(String sql) {
@@ -163,6 +211,13 @@ final class NamedStatement {
                     }
                     return read;
                 }
+            }
+        }
+
+        /** Runs a statement that answers no rows; how many rows it changed. */
+        int update(Connection connection) throws SQLException {
+            try (PreparedStatement statement = prepare(connection)) {
+                return statement.executeUpdate();
             }
         }
 

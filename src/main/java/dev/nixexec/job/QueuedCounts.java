@@ -1,11 +1,10 @@
 package dev.nixexec.job;
 
 import io.agroal.api.AgroalDataSource;
+import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.scheduler.Scheduled;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import java.sql.Connection;
-import java.sql.SQLException;
 import java.util.Map;
 import javax.sql.DataSource;
 import org.jboss.logging.Logger;
@@ -21,28 +20,12 @@ class QueuedCounts {
 
     private static final Logger LOG = Logger.getLogger(QueuedCounts.class);
 
-    /**
-     * Rows in use by an open transaction are passed over until the next fold, so the fold never
-     * waits for a submission or a claim, nor one for the fold for longer than its own short
-     * transaction (a connection whose row was folded starts a new one). Each tenant's total row is
-     * written in tenant order: two folds at once wait for each other there, never in a cycle.
-     */
-    static final NamedStatement FOLD = NamedStatement.of("""
-            WITH held AS (
-                SELECT tenant_id, backend FROM queued_job_counts WHERE backend <> 0 FOR UPDATE SKIP LOCKED
-            ), folded AS (
-                DELETE FROM queued_job_counts c USING held h
-                WHERE c.tenant_id = h.tenant_id AND c.backend = h.backend
-                RETURNING c.tenant_id, c.queued
-            ), totals AS (
-                INSERT INTO queued_job_counts AS c (tenant_id, backend, queued)
-                SELECT tenant_id, 0, sum(queued) FROM folded GROUP BY tenant_id ORDER BY tenant_id
-                ON CONFLICT (tenant_id, backend) DO UPDATE SET queued = c.queued + excluded.queued
-            )
-            SELECT count(*) AS rows FROM folded
-            """);
-
     private final DataSource db;
+    /** Queued jobs of all tenants as last counted (at most once a second: a round trip) plus this node's submissions since. */
+    private long queuedEstimate;
+    private long queuedCountedAt = System.nanoTime() - 2_000_000_000L;
+    /** This node's submissions since a count beside them began; -1: none is running. */
+    private long submittedWhileCounting = -1;
 
     @Inject
     QueuedCounts(AgroalDataSource db) {
@@ -66,12 +49,47 @@ class QueuedCounts {
 
     /** The queued jobs of all tenants, in the current transaction's snapshot (its own outside one). */
     long ofAllTenants() {
-        try (Connection connection = db.getConnection(); var statement = connection.createStatement();
-                var rs = statement.executeQuery("SELECT coalesce(sum(queued), 0) FROM queued_job_counts")) {
-            rs.next();
-            return rs.getLong(1);
-        } catch (SQLException e) {
-            throw new JobTransitions.SqlFailure(e);
+        return QueueSql.single(db, "QueuedOfAllTenants", Map.of(), rs -> rs.getLong("queued"));
+    }
+
+    /**
+     * The queued jobs of all tenants, as last counted plus this node's submissions since (each call
+     * is one); counted again, in the caller's transaction, when that reaches {@code max}.
+     */
+    synchronized long estimateOfAllTenants(long max) {
+        long now = System.nanoTime();
+        if (queuedEstimate >= max) {
+            // a refusal is never decided on an estimate
+            queuedEstimate = ofAllTenants();
+            queuedCountedAt = now;
+        } else if (now - queuedCountedAt > 1_000_000_000L && submittedWhileCounting < 0) {
+            queuedCountedAt = now;
+            submittedWhileCounting = 0;
+            Thread.ofVirtual().name("queued-count").start(this::countQueued);
+        }
+        if (submittedWhileCounting >= 0) {
+            submittedWhileCounting++;
+        }
+        return queuedEstimate++;
+    }
+
+    /**
+     * Counts the queued jobs beside the submissions; those of this node while it counted are added,
+     * whether or not the count saw them: an estimate too high only makes the next one count at once.
+     */
+    private void countQueued() {
+        long counted = -1;
+        try {
+            counted = QuarkusTransaction.requiringNew().call(this::ofAllTenants);
+        } catch (RuntimeException e) {
+            // the estimate stays as it is; the next submission after a second counts again
+        } finally {
+            synchronized (this) {
+                if (counted >= 0) {
+                    queuedEstimate = counted + submittedWhileCounting;
+                }
+                submittedWhileCounting = -1;
+            }
         }
     }
 
@@ -80,10 +98,6 @@ class QueuedCounts {
      * outside one); how many rows it moved.
      */
     long fold() {
-        try (Connection connection = db.getConnection()) {
-            return FOLD.with(Map.of()).single(connection, rs -> rs.getLong("rows"));
-        } catch (SQLException e) {
-            throw new JobTransitions.SqlFailure(e);
-        }
+        return QueueSql.single(db, "FoldQueuedCounts", Map.of(), rs -> rs.getLong("rows"));
     }
 }

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.nixexec.audit.AuditLog;
 import dev.nixexec.config.NixExecConfig;
 import dev.nixexec.job.CallbackUrl;
-import dev.nixexec.job.Job;
+import dev.nixexec.job.JobReads;
 import dev.nixexec.job.JobViews;
 import dev.nixexec.tenant.TenantPolicy;
 import dev.nixexec.tenant.Tenants;
@@ -52,6 +52,7 @@ public class CallbackDeliveries {
     private final NixExecConfig config;
     private final EntityManager em;
     private final JobViews views;
+    private final JobReads reads;
     private final ObjectMapper json;
     private final Tenants tenants;
     private final WebhookSecrets secrets;
@@ -59,11 +60,12 @@ public class CallbackDeliveries {
     private final DeliverySlots slots;
     private final ExecutorService attempts = Executors.newVirtualThreadPerTaskExecutor();
 
-    public CallbackDeliveries(NixExecConfig config, EntityManager em, JobViews views, ObjectMapper json,
-            Tenants tenants, WebhookSecrets secrets, AuditLog audit) {
+    public CallbackDeliveries(NixExecConfig config, EntityManager em, JobViews views, JobReads reads,
+            ObjectMapper json, Tenants tenants, WebhookSecrets secrets, AuditLog audit) {
         this.config = config;
         this.em = em;
         this.views = views;
+        this.reads = reads;
         this.json = json;
         this.tenants = tenants;
         this.secrets = secrets;
@@ -201,7 +203,7 @@ public class CallbackDeliveries {
             return Optional.empty();
         }
         try {
-            byte[] body = json.writeValueAsBytes(views.view(Job.findById(due.jobId())));
+            byte[] body = json.writeValueAsBytes(views.view(reads.find(due.jobId()).orElseThrow()));
             return Optional.of(new Prepared(body, secret.get(), tenants.policy(due.tenantId())));
         } catch (JsonProcessingException e) {
             throw new IllegalStateException(e);

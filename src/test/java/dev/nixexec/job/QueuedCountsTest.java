@@ -82,7 +82,7 @@ class QueuedCountsTest {
         assertEquals(2, stored.queuedBefore());
     }
 
-    /** An operator's TRUNCATE of jobs takes the counts and the events with it (the events have no key, V39). */
+    /** An operator's TRUNCATE of jobs takes the counts (a trigger, V41) and the events (their key, V69) with it. */
     @Test
     void truncatingTheJobsForgetsTheirCountsAndEvents(Database database) throws Exception {
         JobFixture db = new JobFixture(database);
