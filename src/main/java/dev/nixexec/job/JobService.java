@@ -385,4 +385,9 @@ public class JobService {
         }
         return false;
     }
+
+    /** Marks a stored job as a session's environment build, which its views and pages then say. */
+    public void markSessionBuild(UUID jobId) {
+        QueueSql.update(db, "MarkSessionBuild", Map.of("job", jobId));
+    }
 }

@@ -84,7 +84,6 @@ class SessionRepository {
     void buildJob(UUID id, UUID jobId) {
         em.createNativeQuery("UPDATE sessions SET build_job_id = :job WHERE id = :id")
                 .setParameter("job", jobId).setParameter("id", id).executeUpdate();
-        em.createNativeQuery("UPDATE jobs SET build = 'session' WHERE id = :job").setParameter("job", jobId).executeUpdate();
     }
 
     /** A session of the tenant is gone for good when its build could not even be queued. */

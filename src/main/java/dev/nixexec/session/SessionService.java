@@ -143,6 +143,7 @@ public class SessionService {
         UUID buildJob = build.job().id();
         QuarkusTransaction.requiringNew().run(() -> {
             repository.buildJob(id, buildJob);
+            jobs.markSessionBuild(buildJob);
             audit.record("session_created", caller.tenantId(), null, caller.keyId(), null, detail(row, Map.of(
                     "packages", row.packages(), "network", row.network() ? "full" : "off", "build_job_id", buildJob)));
         });

@@ -404,3 +404,6 @@ WHERE tenant_id = :tenant AND session_id = :session AND status IN ('queued', 'bu
 
 -- name: RegisterCallback
 INSERT INTO job_callbacks (job_id, tenant_id, url) VALUES (:job, :tenant, :url)
+
+-- name: MarkSessionBuild
+UPDATE jobs SET build = 'session' WHERE id = :job
