@@ -2,7 +2,7 @@ package dev.nixexec.api;
 
 import dev.nixexec.audit.AuditLog;
 import dev.nixexec.refusal.Refusal;
-import dev.nixexec.job.JobQueue;
+import dev.nixexec.job.FleetNodes;
 import dev.nixexec.nix.Language;
 import dev.nixexec.nix.PackageIndex;
 import dev.nixexec.tenant.Caller;
@@ -32,12 +32,12 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 public class PlatformResource {
 
     private final AuditLog audit;
-    private final JobQueue queue;
+    private final FleetNodes queue;
     private final CallerContext caller;
     private final NodeEnvironments nodeEnvironments;
     private final PackageIndex packageIndex;
 
-    public PlatformResource(AuditLog audit, JobQueue queue, CallerContext caller, NodeEnvironments nodeEnvironments,
+    public PlatformResource(AuditLog audit, FleetNodes queue, CallerContext caller, NodeEnvironments nodeEnvironments,
             PackageIndex packageIndex) {
         this.packageIndex = packageIndex;
         this.audit = audit;

@@ -6,6 +6,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.Tuple;
 import jakarta.transaction.Transactional;
+import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.List;
@@ -91,5 +92,12 @@ public class ShellRecordings {
             case java.sql.Timestamp ts -> ts.toInstant().atOffset(ZoneOffset.UTC);
             default -> throw new IllegalStateException("not a time: " + value);
         };
+    }
+
+    /** Deletes the recordings of shells that ended longer than {@code retention} ago. */
+    @Transactional
+    public int expire(Duration retention) {
+        return em.createNativeQuery("DELETE FROM shell_recordings WHERE ended_at < now() - make_interval(secs => ?1)")
+                .setParameter(1, (double) retention.toSeconds()).executeUpdate();
     }
 }

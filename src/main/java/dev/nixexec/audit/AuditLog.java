@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.transaction.Transactional;
+import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.List;
@@ -208,5 +209,13 @@ public class AuditLog {
         } catch (JsonProcessingException ex) {
             throw new IllegalStateException(ex);
         }
+    }
+
+    /** Deletes the audit records older than {@code retention}. */
+    @Transactional
+    public int expire(Duration retention) {
+        return AuditEvent.getEntityManager()
+                .createNativeQuery("DELETE FROM audit_events WHERE at < now() - make_interval(secs => ?1)")
+                .setParameter(1, (double) retention.toSeconds()).executeUpdate();
     }
 }

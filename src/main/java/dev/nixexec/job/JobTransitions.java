@@ -361,4 +361,10 @@ public class JobTransitions {
             super(cause.getMessage(), cause);
         }
     }
+
+    /** The end of a job's life: finished jobs (their events with them) older than the retention are deleted. */
+    @Transactional
+    public int expire(Duration retention) {
+        return QueueSql.update(db, "ExpireJobs", Map.of("retention_seconds", (double) retention.toSeconds()));
+    }
 }

@@ -1,7 +1,7 @@
 package dev.nixexec.ui;
 
 import dev.nixexec.config.NixExecConfig;
-import dev.nixexec.job.JobQueue;
+import dev.nixexec.job.FleetNodes;
 import dev.nixexec.job.JobReads;
 import dev.nixexec.job.JobStats;
 import dev.nixexec.job.JobStatus;
@@ -50,11 +50,11 @@ public class FleetPageResource {
     private final UiAccess access;
     private final JobReads jobs;
     private final JobStats stats;
-    private final JobQueue queue;
+    private final FleetNodes queue;
 
     private final TenantNames tenantNames;
 
-    public FleetPageResource(NixExecConfig config, UiAccess access, JobReads jobs, JobStats stats, JobQueue queue,
+    public FleetPageResource(NixExecConfig config, UiAccess access, JobReads jobs, JobStats stats, FleetNodes queue,
             TenantNames tenantNames) {
         this.tenantNames = tenantNames;
         this.config = config;

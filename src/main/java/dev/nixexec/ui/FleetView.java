@@ -1,6 +1,6 @@
 package dev.nixexec.ui;
 
-import dev.nixexec.job.JobQueue;
+import dev.nixexec.job.FleetNodes;
 import dev.nixexec.job.JobStats;
 import java.time.Duration;
 import java.time.OffsetDateTime;
@@ -54,7 +54,7 @@ final class FleetView {
     }
 
     /** A node whose heartbeat is older than {@code stale} is shown as stale (in red). */
-    static Pages.NodeRow nodeRow(JobQueue.NodeView n, OffsetDateTime now, Duration stale) {
+    static Pages.NodeRow nodeRow(FleetNodes.NodeView n, OffsetDateTime now, Duration stale) {
         Duration age = Duration.between(n.heartbeatAt(), now);
         return new Pages.NodeRow(n.id(), n.role(), n.running(), n.concurrency(), UiFormat.time(n.heartbeatAt()),
                 Math.max(0, age.toSeconds()) + " s ago", age.compareTo(stale) > 0);

@@ -8,7 +8,7 @@ import dev.nixexec.refusal.InvalidRequestException;
 import dev.nixexec.config.HostWorkspaces;
 import dev.nixexec.job.ClaimedJob;
 import dev.nixexec.logging.JobLogContext;
-import dev.nixexec.job.JobQueue;
+import dev.nixexec.job.LiveOutput;
 import dev.nixexec.job.JobTransitions;
 import dev.nixexec.job.OutputEncoding;
 import dev.nixexec.job.Outcome;
@@ -50,14 +50,14 @@ final class JobRun {
     @ApplicationScoped
     static class Factory {
         private final ExecutionEngine engine;
-        private final JobQueue queue;
+        private final LiveOutput queue;
         private final JobTransitions transitions;
         private final HostWorkspaces hostWorkspaces;
         private final ResultWriter results;
         private final WorkspaceRuns workspaces;
         private final SessionRuns sessions;
 
-        Factory(ExecutionEngine engine, JobQueue queue, JobTransitions transitions, HostWorkspaces hostWorkspaces,
+        Factory(ExecutionEngine engine, LiveOutput queue, JobTransitions transitions, HostWorkspaces hostWorkspaces,
                 ResultWriter results, WorkspaceRuns workspaces, SessionRuns sessions) {
             this.workspaces = workspaces;
             this.sessions = sessions;

@@ -1,7 +1,7 @@
 package dev.nixexec.worker;
 
 import dev.nixexec.config.NixExecConfig;
-import dev.nixexec.job.JobQueue;
+import dev.nixexec.job.FleetNodes;
 import dev.nixexec.job.JobTransitions;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.scheduler.Scheduled;
@@ -24,12 +24,12 @@ public class LeaseReaper {
     private static final Logger LOG = Logger.getLogger(LeaseReaper.class);
 
     private final JobTransitions transitions;
-    private final JobQueue queue;
+    private final FleetNodes queue;
     private final ReapGate gate;
     /** From the shutdown event on, it stops: the datasource is going away. */
     private volatile boolean shuttingDown;
 
-    LeaseReaper(NixExecConfig config, JobTransitions transitions, JobQueue queue) {
+    LeaseReaper(NixExecConfig config, JobTransitions transitions, FleetNodes queue) {
         this.transitions = transitions;
         this.queue = queue;
         this.gate = new ReapGate(config.jobs().lease(), config.jobs().heartbeat());

@@ -3,7 +3,7 @@ package dev.nixexec.worker;
 import dev.nixexec.config.NixExecConfig;
 import dev.nixexec.job.ClaimedJob;
 import dev.nixexec.job.JobNotifications;
-import dev.nixexec.job.JobQueue;
+import dev.nixexec.job.FleetNodes;
 import dev.nixexec.job.JobTransitions;
 import dev.nixexec.job.LocalSlots;
 import dev.nixexec.job.PendingSubmission;
@@ -41,7 +41,7 @@ public class WorkerPool implements LocalSlots {
     private static final Logger LOG = Logger.getLogger(WorkerPool.class);
 
     private final NixExecConfig config;
-    private final JobQueue queue;
+    private final FleetNodes queue;
     private final JobTransitions transitions;
     private final JobNotifications notifications;
     private final JobRun.Factory runs;
@@ -57,7 +57,7 @@ public class WorkerPool implements LocalSlots {
     private volatile boolean shuttingDown;
     private Thread claimLoop;
 
-    public WorkerPool(NixExecConfig config, JobQueue queue, JobTransitions transitions, JobNotifications notifications,
+    public WorkerPool(NixExecConfig config, FleetNodes queue, JobTransitions transitions, JobNotifications notifications,
             JobRun.Factory runs, LeaseReaper reaper, Sandbox sandbox) {
         this.config = config;
         this.queue = queue;

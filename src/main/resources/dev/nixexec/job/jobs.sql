@@ -362,12 +362,6 @@ DELETE FROM nodes WHERE heartbeat_at < now() - make_interval(secs => :silent_sec
 -- name: ExpireJobs
 DELETE FROM jobs WHERE finished_at < now() - make_interval(secs => :retention_seconds)
 
--- name: ExpireAuditRecords
-DELETE FROM audit_events WHERE at < now() - make_interval(secs => :retention_seconds)
-
--- name: ExpireShellRecordings
-DELETE FROM shell_recordings WHERE ended_at < now() - make_interval(secs => :retention_seconds)
-
 -- name: EventsAfter
 SELECT e.seq, e.kind, e.data, e.created_at
 FROM job_events e JOIN jobs j ON j.id = e.job_id AND j.tenant_id = :tenant

@@ -37,7 +37,7 @@ class LiveOutputTest {
     JobReads reads;
 
     @Inject
-    JobQueue queue;
+    LiveOutput queue;
 
     @Inject
     Tenants tenants;

@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.nixexec.execution.ExecutionRequest;
 import dev.nixexec.job.ClaimedJob;
-import dev.nixexec.job.JobQueue;
+import dev.nixexec.job.FleetNodes;
 import dev.nixexec.job.JobTransitions;
 import dev.nixexec.job.JobService;
 import dev.nixexec.job.Submission;
@@ -62,7 +62,7 @@ class NoCgroupsNotReadyIT {
     JobService jobs;
 
     @Inject
-    JobQueue queue;
+    FleetNodes queue;
 
     @Inject
     JobTransitions transitions;

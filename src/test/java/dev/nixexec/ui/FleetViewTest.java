@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.nixexec.job.JobQueue;
+import dev.nixexec.job.FleetNodes;
 import dev.nixexec.job.JobStats;
 import java.time.Duration;
 import java.time.OffsetDateTime;
@@ -60,14 +60,14 @@ class FleetViewTest {
     void aNodeIsStaleWhenItsHeartbeatIsOlderThanTheLimit() {
         OffsetDateTime now = START.plusMinutes(1);
         Duration stale = Duration.ofSeconds(30);
-        Pages.NodeRow old = FleetView.nodeRow(new JobQueue.NodeView("a", "all", 4, 1, START, START), now, stale);
+        Pages.NodeRow old = FleetView.nodeRow(new FleetNodes.NodeView("a", "all", 4, 1, START, START), now, stale);
         assertTrue(old.stale());
         assertEquals("60 s ago", old.age());
         assertEquals("2026-01-31 12:00:00 UTC", old.heartbeat());
-        Pages.NodeRow fresh = FleetView.nodeRow(new JobQueue.NodeView("b", "api", 2, 0, START, now.minusSeconds(30)),
+        Pages.NodeRow fresh = FleetView.nodeRow(new FleetNodes.NodeView("b", "api", 2, 0, START, now.minusSeconds(30)),
                 now, stale);
         assertFalse(fresh.stale(), "exactly at the limit is not stale yet");
-        Pages.NodeRow ahead = FleetView.nodeRow(new JobQueue.NodeView("c", "all", 2, 0, START, now.plusSeconds(2)),
+        Pages.NodeRow ahead = FleetView.nodeRow(new FleetNodes.NodeView("c", "all", 2, 0, START, now.plusSeconds(2)),
                 now, stale);
         assertEquals("0 s ago", ahead.age(), "a clock slightly ahead shows no negative age");
     }

@@ -1,15 +1,12 @@
 package dev.nixexec.job;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.nixexec.config.NixExecConfig;
 import io.agroal.api.AgroalDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.transaction.Transactional;
-import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -19,38 +16,19 @@ import java.util.stream.Collectors;
 import javax.sql.DataSource;
 
 /**
- * A node's bookkeeping around the queue: its heartbeat (which keeps its jobs' leases and picks up
- * cancels), live output, the fleet's node list, and retention. The status changes of jobs are
- * {@link JobTransitions}'.
- * Live output and heartbeats, like claims, commit without waiting for the disk: nothing runs before
- * {@link JobTransitions#start}'s synchronous commit, and output and heartbeats are rewritten anyway.
+ * The fleet's nodes in {@code nodes}: each node's heartbeat (which keeps its jobs' leases and picks
+ * up cancels), the list {@code GET /v1/nodes} shows, and the database's clock that leases are judged
+ * by. Heartbeats, like claims, commit without waiting for the disk: they are rewritten anyway.
  */
 @ApplicationScoped
-public class JobQueue {
+public class FleetNodes {
 
     private final NixExecConfig config;
     private final DataSource db;
-    private final ObjectMapper json;
 
-    public JobQueue(NixExecConfig config, AgroalDataSource db, ObjectMapper json) {
+    public FleetNodes(NixExecConfig config, AgroalDataSource db) {
         this.config = config;
         this.db = db;
-        this.json = json;
-    }
-
-    /**
-     * Appends output for live followers: several chunks, one statement, one notification; only
-     * while the job is this node's run of that attempt ({@code AppendOutput} in jobs.sql).
-     */
-    @Transactional
-    public void output(UUID id, String nodeId, int attempt, List<JobTransitions.Chunk> chunks) {
-        List<Map<String, Object>> rows = new ArrayList<>();
-        for (JobTransitions.Chunk chunk : chunks) {
-            rows.add(Map.of("n", rows.size() + 1, "kind", chunk.stream(), "data", chunk.text()));
-        }
-        Map<String, Object> values = Map.of("id", id, "node", nodeId, "attempt", attempt,
-                "chunks", JobRows.write(json, rows), "changed_channel", JobNotifications.CHANGED);
-        QueueSql.single(db, "AppendOutput", values, rs -> rs.getLong("appended"));
     }
 
     /** Extends the leases of this node's jobs; returns the ids whose cancel was requested. */
@@ -91,15 +69,5 @@ public class JobQueue {
     @Transactional
     public void forgetSilentNodes() {
         QueueSql.update(db, "ForgetSilentNodes", Map.of("silent_seconds", (double) config.jobs().lease().toSeconds() * 4));
-    }
-
-    /** Deletes finished jobs (with their events), audit records and shell recordings older than the retention. */
-    @Transactional
-    public int expire(Duration retention) {
-        Map<String, Object> values = Map.of("retention_seconds", (double) retention.toSeconds());
-        int jobsDeleted = QueueSql.update(db, "ExpireJobs", values);
-        QueueSql.update(db, "ExpireAuditRecords", values);
-        QueueSql.update(db, "ExpireShellRecordings", values);
-        return jobsDeleted;
     }
 }

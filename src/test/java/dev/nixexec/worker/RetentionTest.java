@@ -1,4 +1,4 @@
-package dev.nixexec.job;
+package dev.nixexec.worker;
 
 import dev.nixexec.execution.ExecutionRequest;
 import dev.nixexec.refusal.Refusal;
@@ -7,6 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.nixexec.audit.AuditLog;
+import dev.nixexec.job.JobReads;
+import dev.nixexec.job.JobService;
+import dev.nixexec.job.Submission;
 import dev.nixexec.tenant.Caller;
 import dev.nixexec.tenant.Role;
 import dev.nixexec.tenant.TenantPolicy;
@@ -19,12 +22,11 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
-import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
-/** Retention deletes finished jobs, their events and old audit records; it keeps everything younger. */
+/** Retention (the default 30 days) deletes finished jobs, their events and old audit records; it keeps everything younger. */
 @QuarkusTest
 @WithTestResource(NixSpy.class)
 @TestProfile(ApiOnlyNode.class)
@@ -37,7 +39,7 @@ class RetentionTest {
     JobReads reads;
 
     @Inject
-    JobQueue queue;
+    Retention retention;
 
     @Inject
     Tenants tenants;
@@ -67,7 +69,7 @@ class RetentionTest {
                     .setParameter(1, old).executeUpdate();
         });
 
-        queue.expire(Duration.ofDays(30));
+        retention.expire();
 
         assertThrows(Refusal.class, () -> reads.get(caller, old));
         assertEquals(0, QuarkusTransaction.requiringNew().call(() -> ((Number) em.createNativeQuery(
