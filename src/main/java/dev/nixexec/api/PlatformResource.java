@@ -32,16 +32,16 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 public class PlatformResource {
 
     private final AuditLog audit;
-    private final FleetNodes queue;
+    private final FleetNodes fleet;
     private final CallerContext caller;
     private final NodeEnvironments nodeEnvironments;
     private final PackageIndex packageIndex;
 
-    public PlatformResource(AuditLog audit, FleetNodes queue, CallerContext caller, NodeEnvironments nodeEnvironments,
+    public PlatformResource(AuditLog audit, FleetNodes fleet, CallerContext caller, NodeEnvironments nodeEnvironments,
             PackageIndex packageIndex) {
         this.packageIndex = packageIndex;
         this.audit = audit;
-        this.queue = queue;
+        this.fleet = fleet;
         this.caller = caller;
         this.nodeEnvironments = nodeEnvironments;
     }
@@ -117,7 +117,7 @@ public class PlatformResource {
             throw new Refusal(Refusal.Kind.FORBIDDEN, "the node list needs an operator key");
         }
         Map<String, List<NodeEnvironments.Entry>> environments = nodeEnvironments.byNode();
-        return queue.nodes().stream().map(n -> new NodeView(n.id(), n.role(), n.concurrency(), n.running(),
+        return fleet.nodes().stream().map(n -> new NodeView(n.id(), n.role(), n.concurrency(), n.running(),
                 n.startedAt(), n.heartbeatAt(), environments.getOrDefault(n.id(), List.of()))).toList();
     }
 }

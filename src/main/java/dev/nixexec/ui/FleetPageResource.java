@@ -50,18 +50,18 @@ public class FleetPageResource {
     private final UiAccess access;
     private final JobReads jobs;
     private final JobStats stats;
-    private final FleetNodes queue;
+    private final FleetNodes fleet;
 
     private final TenantNames tenantNames;
 
-    public FleetPageResource(NixExecConfig config, UiAccess access, JobReads jobs, JobStats stats, FleetNodes queue,
+    public FleetPageResource(NixExecConfig config, UiAccess access, JobReads jobs, JobStats stats, FleetNodes fleet,
             TenantNames tenantNames) {
         this.tenantNames = tenantNames;
         this.config = config;
         this.access = access;
         this.jobs = jobs;
         this.stats = stats;
-        this.queue = queue;
+        this.fleet = fleet;
     }
 
     @GET
@@ -79,7 +79,7 @@ public class FleetPageResource {
         if (caller.role().operates()) {
             OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
             Duration stale = config.jobs().heartbeat().multipliedBy(3);
-            nodes = queue.nodes().stream().map(n -> FleetView.nodeRow(n, now, stale)).toList();
+            nodes = fleet.nodes().stream().map(n -> FleetView.nodeRow(n, now, stale)).toList();
         }
         boolean operator = caller.role().operates();
         Map<UUID, String> names = operator ? tenantNames.all() : Map.of();

@@ -24,14 +24,14 @@ public class LeaseReaper {
     private static final Logger LOG = Logger.getLogger(LeaseReaper.class);
 
     private final JobTransitions transitions;
-    private final FleetNodes queue;
+    private final FleetNodes fleet;
     private final ReapGate gate;
     /** From the shutdown event on, it stops: the datasource is going away. */
     private volatile boolean shuttingDown;
 
-    LeaseReaper(NixExecConfig config, JobTransitions transitions, FleetNodes queue) {
+    LeaseReaper(NixExecConfig config, JobTransitions transitions, FleetNodes fleet) {
         this.transitions = transitions;
-        this.queue = queue;
+        this.fleet = fleet;
         this.gate = new ReapGate(config.jobs().lease(), config.jobs().heartbeat());
     }
 
@@ -55,18 +55,18 @@ public class LeaseReaper {
         // asks the clock first, and only a prompt answer after a steady lease lets it go on.
         long started = System.nanoTime();
         try {
-            Instant databaseNow = queue.databaseNow();
+            Instant databaseNow = fleet.databaseNow();
             gate.contact(started, System.nanoTime(), databaseNow);
         } catch (RuntimeException e) {
             gate.lost();
-            LOG.warnf("reaper cannot reach the database: %s", WorkerPool.rootMessage(e));
+            LOG.warnf("reaper cannot reach the database: %s", RootMessage.of(e));
             return;
         }
         if (!gate.mayReap(System.nanoTime())) {
             return;
         }
         int reaped = transitions.reap().count();
-        queue.forgetSilentNodes();
+        fleet.forgetSilentNodes();
         if (reaped > 0) {
             LOG.infof("took back %d jobs of nodes that stopped heartbeating", reaped);
         }

@@ -54,7 +54,7 @@ public class MostUsedUpkeep {
         try {
             chosen = MostUsedEnvironments.choose(demand.recent(WINDOW), top, policy);
         } catch (java.sql.SQLException | RuntimeException e) {
-            LOG.warnf("cannot read the most used environments: %s", WorkerPool.rootMessage(e));
+            LOG.warnf("cannot read the most used environments: %s", RootMessage.of(e));
             return;
         }
         Set<String> names = chosen.stream().map(MostUsedEnvironments.Chosen::name).collect(Collectors.toSet());

@@ -25,7 +25,7 @@ class NodeEnvironmentsWriter {
             table.write(pool.nodeId(), ahead.progress());
         } catch (java.sql.SQLException | RuntimeException e) {
             // the next change writes the whole list again
-            LOG.warnf("cannot record this node's environments built ahead: %s", WorkerPool.rootMessage(e));
+            LOG.warnf("cannot record this node's environments built ahead: %s", RootMessage.of(e));
         }
     }
 }

@@ -41,7 +41,7 @@ public class WorkerPool implements LocalSlots {
     private static final Logger LOG = Logger.getLogger(WorkerPool.class);
 
     private final NixExecConfig config;
-    private final FleetNodes queue;
+    private final FleetNodes fleet;
     private final JobTransitions transitions;
     private final JobNotifications notifications;
     private final JobRun.Factory runs;
@@ -57,10 +57,10 @@ public class WorkerPool implements LocalSlots {
     private volatile boolean shuttingDown;
     private Thread claimLoop;
 
-    public WorkerPool(NixExecConfig config, FleetNodes queue, JobTransitions transitions, JobNotifications notifications,
+    public WorkerPool(NixExecConfig config, FleetNodes fleet, JobTransitions transitions, JobNotifications notifications,
             JobRun.Factory runs, LeaseReaper reaper, Sandbox sandbox) {
         this.config = config;
-        this.queue = queue;
+        this.fleet = fleet;
         this.transitions = transitions;
         this.notifications = notifications;
         this.runs = runs;
@@ -95,7 +95,7 @@ public class WorkerPool implements LocalSlots {
             LOG.errorf("worker node %s claims no jobs: the sandbox cannot run: %s", nodeId, unavailable.get());
             return;
         }
-        queue.heartbeat(nodeId, config.node().role(), config.node().concurrency(), Set.of());
+        fleet.heartbeat(nodeId, config.node().role(), config.node().concurrency(), Set.of());
         notifications.onSubmitted(wake::release);
         notifications.onCancel(this::cancel);
         claiming = true;
@@ -213,9 +213,9 @@ public class WorkerPool implements LocalSlots {
         }
         long started = System.nanoTime();
         try {
-            Instant databaseNow = queue.databaseNow();
+            Instant databaseNow = fleet.databaseNow();
             if (working && claiming) {
-                for (UUID id : queue.heartbeat(nodeId, config.node().role(), config.node().concurrency(),
+                for (UUID id : fleet.heartbeat(nodeId, config.node().role(), config.node().concurrency(),
                         Set.copyOf(active.keySet()))) {
                     cancel(id);
                 }
@@ -224,7 +224,7 @@ public class WorkerPool implements LocalSlots {
         } catch (RuntimeException e) {
             reaper.lost();
             // one line per beat while the database is away, not a stack trace every few seconds
-            LOG.warnf("heartbeat failed: %s", rootMessage(e));
+            LOG.warnf("heartbeat failed: %s", RootMessage.of(e));
         }
     }
 
@@ -262,15 +262,7 @@ public class WorkerPool implements LocalSlots {
                 break;
             }
         }
-        queue.leave(nodeId);
-    }
-
-    static String rootMessage(Throwable e) {
-        Throwable root = e;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-        }
-        return root == e ? String.valueOf(e.getMessage()) : e.getClass().getSimpleName() + ": " + root.getMessage();
+        fleet.leave(nodeId);
     }
 
     private static String defaultNodeId() {
