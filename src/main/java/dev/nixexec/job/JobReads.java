@@ -1,5 +1,6 @@
 package dev.nixexec.job;
 
+import dev.nixexec.database.NamedStatement;
 import dev.nixexec.refusal.Refusal;
 import dev.nixexec.tenant.Caller;
 import io.agroal.api.AgroalDataSource;

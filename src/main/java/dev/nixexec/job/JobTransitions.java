@@ -2,6 +2,7 @@ package dev.nixexec.job;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.nixexec.config.NixExecConfig;
+import dev.nixexec.database.NamedStatement;
 import dev.nixexec.execution.ExecutionRequest;
 import dev.nixexec.execution.RequestedLimits;
 import dev.nixexec.tenant.TenantPolicy;
@@ -11,7 +12,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.transaction.Transactional;
 import java.nio.file.Path;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
@@ -353,13 +353,6 @@ public class JobTransitions {
 
     private double leaseSeconds() {
         return (double) settings.lease().toSeconds();
-    }
-
-    /** A statement of a transition failed (a persistence failure, as Hibernate's would be). */
-    public static final class SqlFailure extends jakarta.persistence.PersistenceException {
-        SqlFailure(SQLException cause) {
-            super(cause.getMessage(), cause);
-        }
     }
 
     /** The end of a job's life: finished jobs (their events with them) older than the retention are deleted. */

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.nixexec.database.SqlFile;
 import dev.nixexec.testing.Database;
 import dev.nixexec.testing.DatabaseTest;
 import java.sql.SQLException;
@@ -38,7 +39,7 @@ class IdempotencyKeyIndexTest {
         insert(db, tenant, "k-1");
         insert(db, other, "k-1");
         Savepoint before = db.connection.setSavepoint();
-        Throwable taken = assertThrows(JobTransitions.SqlFailure.class, () -> insert(db, tenant, "k-1")).getCause();
+        Throwable taken = assertThrows(SqlFile.SqlFailure.class, () -> insert(db, tenant, "k-1")).getCause();
         assertEquals("23505", ((SQLException) taken).getSQLState(), "a second job with the tenant's key");
         db.connection.rollback(before);
 

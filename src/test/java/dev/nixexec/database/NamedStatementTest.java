@@ -1,4 +1,4 @@
-package dev.nixexec.job;
+package dev.nixexec.database;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

@@ -1,4 +1,4 @@
-package dev.nixexec.job;
+package dev.nixexec.database;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -23,11 +23,11 @@ import java.util.regex.Pattern;
  * text and comments are left alone. Parsed once; its JDBC text never changes, so the driver
  * prepares it once per connection.
  */
-final class NamedStatement {
+public final class NamedStatement {
 
     /** Reads one row of a result; the result set is positioned on it. */
     @FunctionalInterface
-    interface Row<T> {
+    public interface Row<T> {
         T read(ResultSet rs) throws SQLException;
     }
 
@@ -59,7 +59,7 @@ final class NamedStatement {
      * transaction: what follows in a submission's transaction are lookups by key, which plan the
      * same either way; a claim's transaction ends with it.
      */
-    NamedStatement plannedOnce() {
+    public NamedStatement plannedOnce() {
         return new NamedStatement(PLAN_ONCE + jdbc, names);
     }
 
@@ -72,7 +72,7 @@ final class NamedStatement {
      * index and every row that was in it since the last vacuum. The setting holds for the rest of
      * the statement's transaction; a claim's and a finish's end with the statement.
      */
-    NamedStatement withPlainIndexScans() {
+    public NamedStatement withPlainIndexScans() {
         return new NamedStatement(PLAIN_INDEX_SCANS + jdbc, names);
     }
 
@@ -81,7 +81,7 @@ final class NamedStatement {
      * {@code -- name: Name} line. {@code {Name}} in a block stands for that block's text (a fragment
      * several statements share); whole-line comments document the file and are not sent.
      */
-    static Map<String, NamedStatement> file(Class<?> owner, String resource) {
+    public static Map<String, NamedStatement> file(Class<?> owner, String resource) {
         String text;
         try (InputStream in = Objects.requireNonNull(owner.getResourceAsStream(resource), resource)) {
             text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
@@ -116,7 +116,7 @@ final class NamedStatement {
         });
     }
 
-    static NamedStatement of(String sql) {
+    public static NamedStatement of(String sql) {
         StringBuilder jdbc = new StringBuilder(sql.length());
         List<String> names = new ArrayList<>();
         int i = 0;
@@ -160,29 +160,29 @@ final class NamedStatement {
     }
 
     /** The parameters' values by name; every name of the statement must be given (a null is a value). */
-    Bound with(Map<String, ?> values) {
+    public Bound with(Map<String, ?> values) {
         return new Bound(values);
     }
 
     /** A builder of values, for statements with more parameters than {@link Map#of} takes. */
-    static Values values() {
+    public static Values values() {
         return new Values();
     }
 
-    static final class Values {
+    public static final class Values {
         private final Map<String, Object> values = new HashMap<>();
 
-        Values set(String name, Object value) {
+        public Values set(String name, Object value) {
             values.put(name, value);
             return this;
         }
 
-        Map<String, Object> map() {
+        public Map<String, Object> map() {
             return values;
         }
     }
 
-    final class Bound {
+    public final class Bound {
         private final Map<String, ?> values;
 
         private Bound(Map<String, ?> values) {
@@ -194,7 +194,7 @@ final class NamedStatement {
             this.values = values;
         }
 
-        <T> List<T> query(Connection connection, Row<T> row) throws SQLException {
+        public <T> List<T> query(Connection connection, Row<T> row) throws SQLException {
             try (PreparedStatement statement = prepare(connection)) {
                 // past the settings sent ahead of the statement (plannedOnce, withPlainIndexScans), which answer no rows
                 boolean rows = statement.execute();
@@ -215,14 +215,14 @@ final class NamedStatement {
         }
 
         /** Runs a statement that answers no rows; how many rows it changed. */
-        int update(Connection connection) throws SQLException {
+        public int update(Connection connection) throws SQLException {
             try (PreparedStatement statement = prepare(connection)) {
                 return statement.executeUpdate();
             }
         }
 
         /** The one row the statement answers. */
-        <T> T single(Connection connection, Row<T> row) throws SQLException {
+        public <T> T single(Connection connection, Row<T> row) throws SQLException {
             List<T> rows = query(connection, row);
             if (rows.size() != 1) {
                 throw new IllegalStateException("expected one row, got " + rows.size());
