@@ -4,17 +4,18 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.nixexec.audit.AuditLog;
 import dev.nixexec.config.NixExecConfig;
+import dev.nixexec.database.SqlFile;
 import dev.nixexec.job.CallbackUrl;
 import dev.nixexec.job.JobReads;
 import dev.nixexec.job.JobViews;
 import dev.nixexec.tenant.TenantPolicy;
 import dev.nixexec.tenant.Tenants;
 import dev.nixexec.tenant.WebhookSecrets;
+import io.agroal.api.AgroalDataSource;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.scheduler.Scheduled;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.persistence.EntityManager;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -26,6 +27,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import javax.sql.DataSource;
 import org.jboss.logging.Logger;
 
 /**
@@ -44,13 +46,12 @@ public class CallbackDeliveries {
 
     private static final Logger LOG = Logger.getLogger(CallbackDeliveries.class);
     private static final int BATCH = 32;
-    /** The host of a row's {@code url} (IPv6 in brackets), lower case: the key of its host's places. */
-    private static final String HOST = "lower(substring(%s.url from '^[a-zA-Z]+://(\\[[^]]*\\]|[^/?#:]*)'))";
+    private static final SqlFile SQL = SqlFile.of(CallbackDeliveries.class, "webhooks.sql");
     /** The audit kind of every attempt. */
     public static final String AUDIT_KIND = AuditLog.WEBHOOK_DELIVERY;
 
     private final NixExecConfig config;
-    private final EntityManager em;
+    private final DataSource db;
     private final JobViews views;
     private final JobReads reads;
     private final ObjectMapper json;
@@ -60,10 +61,10 @@ public class CallbackDeliveries {
     private final DeliverySlots slots;
     private final ExecutorService attempts = Executors.newVirtualThreadPerTaskExecutor();
 
-    public CallbackDeliveries(NixExecConfig config, EntityManager em, JobViews views, JobReads reads,
+    public CallbackDeliveries(NixExecConfig config, AgroalDataSource db, JobViews views, JobReads reads,
             ObjectMapper json, Tenants tenants, WebhookSecrets secrets, AuditLog audit) {
         this.config = config;
-        this.em = em;
+        this.db = db;
         this.views = views;
         this.reads = reads;
         this.json = json;
@@ -75,7 +76,7 @@ public class CallbackDeliveries {
 
     /**
      * A claimed delivery: its {@code attempt} is this one's number, from 1; {@code host} the URL's
-     * host in lower case, as {@link #HOST} reads it.
+     * host in lower case, as {@code ClaimedHost} in {@code webhooks.sql} reads it.
      */
     record Due(UUID jobId, UUID tenantId, String url, int attempt, String host) {
     }
@@ -135,29 +136,16 @@ public class CallbackDeliveries {
         attempts.shutdownNow();
     }
 
-    @SuppressWarnings("unchecked")
     private List<Due> claim(int limit, Set<String> fullHosts) {
-        List<Object[]> rows = em.createNativeQuery("""
-                UPDATE job_callbacks c SET attempts = c.attempts + 1,
-                       next_attempt_at = now() + make_interval(secs => ?1)
-                FROM (SELECT cb.job_id FROM job_callbacks cb JOIN jobs j ON j.id = cb.job_id
-                      WHERE cb.finished_at IS NULL AND cb.next_attempt_at <= now()
-                        AND j.status IN ('succeeded', 'failed', 'timed_out', 'cancelled', 'error')
-                        AND %s <> ALL (string_to_array(?3, ' '))
-                      ORDER BY cb.next_attempt_at LIMIT ?2 FOR UPDATE OF cb SKIP LOCKED) due
-                WHERE c.job_id = due.job_id
-                RETURNING c.job_id, c.tenant_id, c.url, c.attempts, %s""".formatted(HOST.formatted("cb"), HOST.formatted("c")))
-                .setParameter(1, config.webhooks().attemptTimeout().multipliedBy(2).toMillis() / 1000.0)
-                .setParameter(2, limit).setParameter(3, String.join(" ", fullHosts)).getResultList();
-        return rows.stream().map(r -> new Due((UUID) r[0], (UUID) r[1], (String) r[2], ((Number) r[3]).intValue(),
-                (String) r[4])).toList();
+        double leaseSeconds = config.webhooks().attemptTimeout().multipliedBy(2).toMillis() / 1000.0;
+        return SQL.query(db, "Claim", Map.of("lease_seconds", leaseSeconds, "limit", limit,
+                "full_hosts", String.join(" ", fullHosts)), rs -> new Due(rs.getObject("job_id", UUID.class),
+                rs.getObject("tenant_id", UUID.class), rs.getString("url"), rs.getInt("attempts"), rs.getString("host")));
     }
 
     /** Undoes the claim of deliveries that got no place: due again at once, their attempt not counted. */
     private void putBack(List<UUID> jobIds) {
-        em.createNativeQuery("UPDATE job_callbacks SET attempts = attempts - 1, next_attempt_at = now() "
-                + "WHERE job_id = ANY (CAST(string_to_array(?1, ' ') AS uuid[]))")
-                .setParameter(1, String.join(" ", jobIds.stream().map(UUID::toString).toList())).executeUpdate();
+        SQL.update(db, "PutBack", Map.of("job_ids", String.join(" ", jobIds.stream().map(UUID::toString).toList())));
     }
 
     private void deliver(Due due) {
@@ -231,12 +219,10 @@ public class CallbackDeliveries {
         }
         detail.put("outcome", outcome);
         if (outcome.equals("retry")) {
-            em.createNativeQuery("UPDATE job_callbacks SET next_attempt_at = now() + make_interval(secs => ?2) "
-                    + "WHERE job_id = ?1").setParameter(1, due.jobId())
-                    .setParameter(2, delays.get(due.attempt() - 1).toMillis() / 1000.0).executeUpdate();
+            SQL.update(db, "Retry", Map.of("job", due.jobId(),
+                    "delay_seconds", delays.get(due.attempt() - 1).toMillis() / 1000.0));
         } else {
-            em.createNativeQuery("UPDATE job_callbacks SET finished_at = now(), outcome = ?2 WHERE job_id = ?1")
-                    .setParameter(1, due.jobId()).setParameter(2, outcome).executeUpdate();
+            SQL.update(db, "Finish", Map.of("job", due.jobId(), "outcome", outcome));
         }
         audit.record(AUDIT_KIND, due.tenantId(), due.jobId(), null, null, detail);
     }
