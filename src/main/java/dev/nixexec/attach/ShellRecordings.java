@@ -1,16 +1,21 @@
 package dev.nixexec.attach;
 
+import dev.nixexec.database.NamedStatement;
+import dev.nixexec.database.SqlFile;
 import dev.nixexec.refusal.Refusal;
 import dev.nixexec.tenant.Caller;
+import io.agroal.api.AgroalDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.persistence.EntityManager;
-import jakarta.persistence.Tuple;
 import jakarta.transaction.Transactional;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
+import javax.sql.DataSource;
 
 /**
  * The recordings of attached shells (migration V66), written when a shell ends and read for
@@ -26,47 +31,37 @@ public class ShellRecordings {
             Integer exitCode, String cast) {
     }
 
-    private static final String COLUMNS = "id, tenant_id, session_id, key_id, started_at, ended_at, bytes_in, bytes_out, "
-            + "truncated, close_code, close_reason, exit_code";
+    private static final SqlFile SQL = SqlFile.of(ShellRecordings.class, "shell-recordings.sql");
 
-    private final EntityManager em;
+    private final DataSource db;
 
-    public ShellRecordings(EntityManager em) {
-        this.em = em;
+    public ShellRecordings(AgroalDataSource db) {
+        this.db = db;
     }
 
     @Transactional(Transactional.TxType.MANDATORY)
     void store(Recording r) {
-        em.createNativeQuery("INSERT INTO shell_recordings (" + COLUMNS + ", \"cast\") "
-                        + "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)")
-                .setParameter(1, r.id()).setParameter(2, r.tenantId()).setParameter(3, r.sessionId())
-                .setParameter(4, r.keyId()).setParameter(5, r.startedAt()).setParameter(6, r.endedAt())
-                .setParameter(7, r.bytesIn()).setParameter(8, r.bytesOut()).setParameter(9, r.truncated())
-                .setParameter(10, r.closeCode()).setParameter(11, r.closeReason()).setParameter(12, r.exitCode())
-                .setParameter(13, r.cast()).executeUpdate();
+        SQL.update(db, "Store", NamedStatement.values().set("id", r.id()).set("tenant", r.tenantId())
+                .set("session", r.sessionId()).set("key", r.keyId()).set("started_at", r.startedAt())
+                .set("ended_at", r.endedAt()).set("bytes_in", r.bytesIn()).set("bytes_out", r.bytesOut())
+                .set("truncated", r.truncated()).set("close_code", r.closeCode()).set("close_reason", r.closeReason())
+                .set("exit_code", r.exitCode()).set("cast", r.cast()).map());
     }
 
     /** The caller's tenant's recording {@code id} with its cast; another tenant's is "not found". */
     @Transactional
     public Recording find(Caller caller, UUID id) {
         mayRead(caller);
-        @SuppressWarnings("unchecked")
-        List<Tuple> rows = em.createNativeQuery("SELECT " + COLUMNS + ", \"cast\" FROM shell_recordings "
-                + "WHERE id = ?1 AND tenant_id = ?2", Tuple.class).setParameter(1, id).setParameter(2, caller.tenantId())
-                .getResultList();
-        return rows.stream().map(t -> recording(t, t.get("cast", String.class))).findFirst()
-                .orElseThrow(() -> Refusal.notFound(id.toString()));
+        return SQL.query(db, "Find", Map.of("id", id, "tenant", caller.tenantId()), ShellRecordings::recording).stream()
+                .findFirst().orElseThrow(() -> Refusal.notFound(id.toString()));
     }
 
     /** The shells of one of the caller's tenant's sessions, oldest first, without their casts. */
     @Transactional
     public List<Recording> ofSession(Caller caller, UUID sessionId) {
         mayRead(caller);
-        @SuppressWarnings("unchecked")
-        List<Tuple> rows = em.createNativeQuery("SELECT " + COLUMNS + " FROM shell_recordings "
-                + "WHERE tenant_id = ?1 AND session_id = ?2 ORDER BY started_at", Tuple.class)
-                .setParameter(1, caller.tenantId()).setParameter(2, sessionId).getResultList();
-        return rows.stream().map(t -> recording(t, "")).toList();
+        return SQL.query(db, "OfSession", Map.of("tenant", caller.tenantId(), "session", sessionId),
+                ShellRecordings::recording);
     }
 
     private static void mayRead(Caller caller) {
@@ -76,28 +71,21 @@ public class ShellRecordings {
         }
     }
 
-    private static Recording recording(Tuple t, String cast) {
-        return new Recording(t.get("id", UUID.class), t.get("tenant_id", UUID.class), t.get("session_id", UUID.class),
-                t.get("key_id", UUID.class), time(t.get("started_at")), time(t.get("ended_at")),
-                ((Number) t.get("bytes_in")).longValue(), ((Number) t.get("bytes_out")).longValue(),
-                t.get("truncated", Boolean.class), ((Number) t.get("close_code")).intValue(),
-                t.get("close_reason", String.class), t.get("exit_code") == null ? null : ((Number) t.get("exit_code")).intValue(),
-                cast);
+    private static Recording recording(ResultSet rs) throws SQLException {
+        return new Recording(rs.getObject("id", UUID.class), rs.getObject("tenant_id", UUID.class),
+                rs.getObject("session_id", UUID.class), rs.getObject("key_id", UUID.class), time(rs, "started_at"),
+                time(rs, "ended_at"), rs.getLong("bytes_in"), rs.getLong("bytes_out"), rs.getBoolean("truncated"),
+                rs.getInt("close_code"), rs.getString("close_reason"), rs.getObject("exit_code", Integer.class),
+                rs.getString("cast"));
     }
 
-    private static OffsetDateTime time(Object value) {
-        return switch (value) {
-            case OffsetDateTime t -> t.withOffsetSameInstant(ZoneOffset.UTC);
-            case java.time.Instant i -> i.atOffset(ZoneOffset.UTC);
-            case java.sql.Timestamp ts -> ts.toInstant().atOffset(ZoneOffset.UTC);
-            default -> throw new IllegalStateException("not a time: " + value);
-        };
+    private static OffsetDateTime time(ResultSet rs, String column) throws SQLException {
+        return rs.getObject(column, OffsetDateTime.class).withOffsetSameInstant(ZoneOffset.UTC);
     }
 
     /** Deletes the recordings of shells that ended longer than {@code retention} ago. */
     @Transactional
     public int expire(Duration retention) {
-        return em.createNativeQuery("DELETE FROM shell_recordings WHERE ended_at < now() - make_interval(secs => ?1)")
-                .setParameter(1, (double) retention.toSeconds()).executeUpdate();
+        return SQL.update(db, "Expire", Map.of("retention_seconds", (double) retention.toSeconds()));
     }
 }

@@ -1,6 +1,7 @@
 package dev.nixexec.job;
 
 import dev.nixexec.database.NamedStatement;
+import dev.nixexec.database.SqlFile;
 import dev.nixexec.refusal.Refusal;
 import dev.nixexec.tenant.Caller;
 import io.agroal.api.AgroalDataSource;
@@ -210,7 +211,7 @@ public class JobReads {
             params.put("cursor_id", after.id());
         }
         query.append(" ORDER BY created_at DESC, id DESC LIMIT :limit");
-        List<Job> jobs = QueueSql.run(db, c -> NamedStatement.of(query.toString()).with(params).query(c, JobRows::job));
+        List<Job> jobs = SqlFile.run(db, c -> NamedStatement.of(query.toString()).with(params).query(c, JobRows::job));
         String next = null;
         if (jobs.size() > limit) {
             jobs = jobs.subList(0, limit);

@@ -3,6 +3,7 @@ package dev.nixexec.job;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.nixexec.config.NixExecConfig;
 import dev.nixexec.database.NamedStatement;
+import dev.nixexec.database.SqlFile;
 import dev.nixexec.execution.ExecutionRequest;
 import dev.nixexec.execution.RequestedLimits;
 import dev.nixexec.tenant.TenantPolicy;
@@ -133,7 +134,7 @@ public class JobTransitions {
                 .set("window_seconds", (double) settings.contentionWindow().toSeconds())
                 .set("submitted_channel", JobNotifications.SUBMITTED).map();
         NamedStatement statement = handOffNode.isPresent() ? INSERT : INSERT_QUEUED;
-        return QueueSql.run(db, c -> statement.with(values).single(c, rs -> new Inserted(rs.getLong("queued"), rs.getLong("stored") == 1,
+        return SqlFile.run(db, c -> statement.with(values).single(c, rs -> new Inserted(rs.getLong("queued"), rs.getLong("stored") == 1,
                 Optional.ofNullable(rs.getString("claimed_by")))));
     }
 
@@ -153,7 +154,7 @@ public class JobTransitions {
                 .set("share", settings.share(slots))
                 .set("window_seconds", (double) settings.contentionWindow().toSeconds())
                 .set("changed_channel", JobNotifications.CHANGED).map();
-        return QueueSql.run(db, c -> CLAIM.with(values).query(c, rs -> new ClaimedJob(rs.getObject("id", UUID.class),
+        return SqlFile.run(db, c -> CLAIM.with(values).query(c, rs -> new ClaimedJob(rs.getObject("id", UUID.class),
                 rs.getObject("tenant_id", UUID.class), rs.getInt("attempt"),
                 JobRows.read(json, rs.getString("policy"), TenantPolicy.class),
                 new Submission(new ExecutionRequest(rs.getString("language"), rs.getString("code"),
@@ -269,7 +270,7 @@ public class JobTransitions {
         Map<String, Object> values = NamedStatement.values().set("ends", JobRows.write(json, endRows))
                 .set("node", nodeId).set("output", JobRows.write(json, output))
                 .set("changed_channel", JobNotifications.CHANGED).set("ended_channel", JobNotifications.ENDED).map();
-        List<Job> done = QueueSql.run(db, c -> FINISH.with(values).query(c, JobRows::job));
+        List<Job> done = SqlFile.run(db, c -> FINISH.with(values).query(c, JobRows::job));
         ends.ended(done);
         Set<UUID> stored = new LinkedHashSet<>();
         done.forEach(job -> stored.add(job.id));

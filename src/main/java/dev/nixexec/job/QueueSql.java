@@ -32,8 +32,4 @@ final class QueueSql {
     static int update(DataSource db, String name, Map<String, ?> values) {
         return STATEMENTS.update(db, name, values);
     }
-
-    static <T> T run(DataSource db, SqlFile.Work<T> work) {
-        return SqlFile.run(db, work);
-    }
 }

@@ -12,7 +12,6 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -82,11 +81,8 @@ class SessionRepository {
      * name; an id wins over a name that spells another session's id.
      */
     Optional<Row> find(UUID tenant, UUID id, String name) {
-        Map<String, Object> values = new HashMap<>();
-        values.put("tenant", tenant);
-        values.put("id", id);
-        values.put("name", name);
-        return SQL.query(db, "Find", values, this::row).stream().findFirst();
+        return SQL.query(db, "Find", NamedStatement.values().set("tenant", tenant).set("id", id).set("name", name).map(),
+                this::row).stream().findFirst();
     }
 
     Optional<Row> byId(UUID id) {
