@@ -37,12 +37,6 @@ public record SandboxSpec(String environmentPath, List<String> closure, String c
         }
     }
 
-    /** The same run under other limits. */
-    public SandboxSpec withLimits(Limits newLimits) {
-        return new SandboxSpec(environmentPath, closure, codeFileName, code, command, env, stdin, newLimits, network,
-                hostWorkspace, materialisedWorkspace, persistent, args, hostMounts);
-    }
-
     /** The directory the run's uid is given before the run: a materialised workspace or the persistent paths' root. */
     public Optional<Path> runOwned() {
         return materialisedWorkspace.or(() -> persistent.map(PersistentPaths::root));
