@@ -1,8 +1,6 @@
 package dev.nixexec.api;
 
 import dev.nixexec.limits.KeyLimits;
-import dev.nixexec.refusal.FieldError;
-import dev.nixexec.refusal.InvalidRequestException;
 import dev.nixexec.session.EnvironmentBuild;
 import dev.nixexec.session.EnvironmentBuildRequest;
 import dev.nixexec.session.EnvironmentBuilds;
@@ -17,7 +15,6 @@ import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.time.Duration;
-import java.util.List;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
@@ -51,10 +48,8 @@ public class EnvironmentsResource {
     @APIResponse(responseCode = "201", description = "The build, started", content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = EnvironmentBuild.class)))
     @APIResponse(responseCode = "200", description = "The build, already known or finished within ?wait", content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = EnvironmentBuild.class)))
     public Response build(EnvironmentBuildRequest body, @QueryParam("wait") String wait) {
-        if (body == null) {
-            throw new InvalidRequestException(List.of(new FieldError("body", "a JSON object is required")), false);
-        }
-        Duration waitFor = waitParam(wait);
+        RequestParams.requireBody(body);
+        Duration waitFor = RequestParams.waitParam(wait);
         EnvironmentBuild build;
         try (KeyLimits.Wait held = waiting(waitFor)) {
             build = builds.build(caller.get(), body, waitFor);
@@ -68,7 +63,7 @@ public class EnvironmentsResource {
     @Path("{id}")
     @RunOnVirtualThread
     public EnvironmentBuild get(@PathParam("id") String id, @QueryParam("wait") String wait) {
-        Duration waitFor = waitParam(wait);
+        Duration waitFor = RequestParams.waitParam(wait);
         try (KeyLimits.Wait held = waiting(waitFor)) {
             return builds.get(caller.get(), PathIds.uuidOr404(id, "no environment build " + id), waitFor);
         }
@@ -76,9 +71,5 @@ public class EnvironmentsResource {
 
     private KeyLimits.Wait waiting(Duration wait) {
         return wait.isPositive() ? limits.startWait(caller.get()) : () -> { };
-    }
-
-    private static Duration waitParam(String wait) {
-        return wait == null || wait.isBlank() ? Duration.ZERO : SubmitBody.duration("wait", wait);
     }
 }

@@ -86,10 +86,8 @@ public class JobsResource {
     @APIResponse(responseCode = "200", description = "The job, finished within ?wait or already stored under the Idempotency-Key", content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = JobView.class)))
     public Response submit(SubmitBody body, @QueryParam("wait") String wait,
             @HeaderParam("Idempotency-Key") String idempotencyKey) {
-        if (body == null) {
-            throw new InvalidRequestException(List.of(new FieldError("body", "a JSON object is required")), false);
-        }
-        Duration waitFor = waitParam(wait);
+        RequestParams.requireBody(body);
+        Duration waitFor = RequestParams.waitParam(wait);
         JobService.Submitted submitted;
         try (KeyLimits.Wait held = waiting(waitFor)) {
             submitted = waits.submit(caller.get(), submission(body, shape.problems()), idempotencyKey, waitFor);
@@ -158,9 +156,7 @@ public class JobsResource {
         boolean stored = false;
         for (SubmitBody job : body.jobs()) {
             try {
-                if (job == null) {
-                    throw new InvalidRequestException(List.of(new FieldError("body", "a JSON object is required")), false);
-                }
+                RequestParams.requireBody(job);
                 Submission submission = submission(job, List.of());
                 answers.add(new BatchItem(jobs.submit(caller.get(), submission, null).job().id(), null));
                 stored = true;
@@ -190,7 +186,7 @@ public class JobsResource {
     @Path("{id}")
     @RunOnVirtualThread
     public JobView get(@PathParam("id") String id, @QueryParam("wait") String wait) {
-        Duration waitFor = waitParam(wait);
+        Duration waitFor = RequestParams.waitParam(wait);
         try (KeyLimits.Wait held = waiting(waitFor)) {
             return waits.await(caller.get(), jobId(id), waitFor);
         }
@@ -303,13 +299,6 @@ public class JobsResource {
 
     static UUID jobId(String id) {
         return PathIds.uuidOr404(id, "no job " + id);
-    }
-
-    private static Duration waitParam(String wait) {
-        if (wait == null || wait.isBlank()) {
-            return Duration.ZERO;
-        }
-        return SubmitBody.duration("wait", wait);
     }
 
     private static OffsetDateTime time(String field, String value) {

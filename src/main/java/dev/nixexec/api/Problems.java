@@ -63,15 +63,7 @@ public class Problems {
     }
 
     static Response of(Refusal e) {
-        String title = switch (e.kind()) {
-            case UNAUTHENTICATED -> "Unauthorized";
-            case FORBIDDEN -> "Forbidden";
-            case NOT_FOUND -> "Not Found";
-            case CONFLICT -> "Conflict";
-            case TOO_MANY -> "Too Many Requests";
-            case UNAVAILABLE -> "Service Unavailable";
-        };
-        Response response = response(e.kind().status, title, e.getMessage(), null);
+        Response response = response(e.kind().status, e.kind().title, e.getMessage(), null);
         return e.retryAfter().map(after -> Response.fromResponse(response)
                 .header("Retry-After", Long.toString(Math.max(1, after.toSeconds()))).build()).orElse(response);
     }

@@ -1,8 +1,6 @@
 package dev.nixexec.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.nixexec.refusal.FieldError;
-import dev.nixexec.refusal.InvalidRequestException;
 import dev.nixexec.profile.Profile;
 import dev.nixexec.profile.ProfileLimits;
 import dev.nixexec.profile.Profiles;
@@ -98,9 +96,7 @@ public class ProfilesResource {
     @APIResponse(responseCode = "201", description = "The profile, created", content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = ProfileBody.class)))
     @APIResponse(responseCode = "200", description = "The profile, replaced", content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = ProfileBody.class)))
     public Response put(@PathParam("name") String name, @QueryParam("tenant") String tenant, PutBody body) {
-        if (body == null) {
-            throw new InvalidRequestException(List.of(new FieldError("body", "a JSON object is required")), false);
-        }
+        RequestParams.requireBody(body);
         UUID tenantId = caller.tenantOrOwn(tenant);
         Optional<Duration> timeout = body.limits() == null ? Optional.empty()
                 : SubmitBody.duration("limits.timeout", body.limits().timeout());

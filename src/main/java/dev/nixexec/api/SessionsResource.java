@@ -4,8 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.nixexec.job.JobService;
 import dev.nixexec.job.JobView;
 import dev.nixexec.limits.KeyLimits;
-import dev.nixexec.refusal.FieldError;
-import dev.nixexec.refusal.InvalidRequestException;
 import dev.nixexec.session.SessionExec;
 import dev.nixexec.session.SessionRequest;
 import dev.nixexec.profile.SpecBody;
@@ -83,8 +81,8 @@ public class SessionsResource {
     @RunOnVirtualThread
     @APIResponse(responseCode = "201", description = "The session", content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = SessionView.class)))
     public Response create(CreateBody body, @QueryParam("wait") String wait) {
-        SessionRequest request = required(body).request();
-        Duration waitFor = waitParam(wait);
+        SessionRequest request = RequestParams.requireBody(body).request();
+        Duration waitFor = RequestParams.waitParam(wait);
         SessionView session;
         try (KeyLimits.Wait held = waiting(waitFor)) {
             session = sessions.create(caller.get(), request, waitFor);
@@ -125,8 +123,8 @@ public class SessionsResource {
     @APIResponse(responseCode = "201", description = "The command's job, still running", content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = JobView.class)))
     @APIResponse(responseCode = "200", description = "The command's job, finished within ?wait", content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = JobView.class)))
     public Response exec(@PathParam("id") String id, ExecBody body, @QueryParam("wait") String wait) {
-        SessionExec exec = required(body).exec();
-        Duration waitFor = waitParam(wait);
+        SessionExec exec = RequestParams.requireBody(body).exec();
+        Duration waitFor = RequestParams.waitParam(wait);
         JobService.Submitted submitted;
         try (KeyLimits.Wait held = waiting(waitFor)) {
             submitted = sessions.exec(caller.get(), id, exec, waitFor);
@@ -137,16 +135,5 @@ public class SessionsResource {
 
     private KeyLimits.Wait waiting(Duration wait) {
         return wait.isPositive() ? limits.startWait(caller.get()) : () -> { };
-    }
-
-    private static <T> T required(T body) {
-        if (body == null) {
-            throw new InvalidRequestException(List.of(new FieldError("body", "a JSON object is required")), false);
-        }
-        return body;
-    }
-
-    private static Duration waitParam(String wait) {
-        return wait == null || wait.isBlank() ? Duration.ZERO : SubmitBody.duration("wait", wait);
     }
 }

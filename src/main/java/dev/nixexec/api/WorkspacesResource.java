@@ -6,8 +6,6 @@ import dev.nixexec.workspace.WorkspaceListing;
 import dev.nixexec.workspace.WorkspacePath;
 import dev.nixexec.workspace.WorkspaceService;
 import dev.nixexec.workspace.WorkspaceView;
-import dev.nixexec.refusal.FieldError;
-import dev.nixexec.refusal.InvalidRequestException;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
@@ -64,9 +62,7 @@ public class WorkspacesResource {
     @RunOnVirtualThread
     @APIResponse(responseCode = "201", description = "The workspace", content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = WorkspaceView.class)))
     public Response create(CreateBody body) {
-        if (body == null) {
-            throw new InvalidRequestException(List.of(new FieldError("body", "a JSON object is required")), false);
-        }
+        RequestParams.requireBody(body);
         WorkspaceView created = workspaces.create(caller.get(), body.name(), body.quotaBytes(), body.quotaFiles());
         return Response.status(201).entity(created).header("Location", "/v1/workspaces/" + created.id()).build();
     }

@@ -126,7 +126,7 @@ public class AttachCheck {
             return;
         } catch (Refusal e) {
             seat.get().close();
-            refuse(context, e.kind().status, title(e.kind()), e.getMessage());
+            refuse(context, e.kind().status, e.kind().title, e.getMessage());
             return;
         } catch (RuntimeException e) {
             seat.get().close();
@@ -158,17 +158,6 @@ public class AttachCheck {
         } catch (IllegalArgumentException e) {
             return false;
         }
-    }
-
-    private static String title(Refusal.Kind kind) {
-        return switch (kind) {
-            case UNAUTHENTICATED -> "Unauthorized";
-            case FORBIDDEN -> "Forbidden";
-            case NOT_FOUND -> "Not Found";
-            case CONFLICT -> "Conflict";
-            case TOO_MANY -> "Too Many Requests";
-            case UNAVAILABLE -> "Service Unavailable";
-        };
     }
 
     private void unauthorized(RoutingContext context, String detail) {

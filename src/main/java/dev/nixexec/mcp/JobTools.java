@@ -1,5 +1,7 @@
 package dev.nixexec.mcp;
 
+import static dev.nixexec.mcp.ToolErrors.refusalsAsErrors;
+
 import dev.nixexec.config.HostMount;
 import dev.nixexec.config.HostWorkspaces;
 import dev.nixexec.config.NixExecConfig;
@@ -381,14 +383,6 @@ public class JobTools {
             return UUID.fromString(id == null ? "" : id.strip());
         } catch (IllegalArgumentException e) {
             throw new InvalidRequestException(List.of(new FieldError("job_id", "not a job id: '" + id + "'")), false);
-        }
-    }
-
-    private static ToolResponse refusalsAsErrors(Supplier<ToolResponse> call) {
-        try {
-            return call.get();
-        } catch (InvalidRequestException | Refusal e) {
-            return ToolResponse.error(e.getMessage().replace('\n', ' '));
         }
     }
 }

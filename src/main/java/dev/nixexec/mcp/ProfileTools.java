@@ -1,10 +1,10 @@
 package dev.nixexec.mcp;
 
+import static dev.nixexec.mcp.ToolErrors.refusalsAsErrors;
+
 import dev.nixexec.nix.PackageHit;
 import dev.nixexec.nix.PackageIndex;
 import dev.nixexec.nix.PackageQuery;
-import dev.nixexec.refusal.InvalidRequestException;
-import dev.nixexec.refusal.Refusal;
 import dev.nixexec.profile.Profile;
 import dev.nixexec.profile.Profiles;
 import dev.nixexec.profile.WritablePath;
@@ -16,7 +16,6 @@ import io.quarkus.security.identity.SecurityIdentity;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import java.util.Arrays;
 import java.util.List;
-import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /** The read-only tools an agent uses to choose what to run with: the tenant's profiles and package search. */
@@ -78,13 +77,5 @@ public class ProfileTools {
                 + (p.spec().env().isEmpty() ? "" : "; env " + String.join(", ", p.spec().env().keySet()))
                 + p.limits().timeout().map(t -> "; timeout " + t.toSeconds() + "s").orElse("")
                 + (p.description().isEmpty() ? "" : ". " + p.description());
-    }
-
-    private static ToolResponse refusalsAsErrors(Supplier<ToolResponse> call) {
-        try {
-            return call.get();
-        } catch (InvalidRequestException | Refusal e) {
-            return ToolResponse.error(e.getMessage().replace('\n', ' '));
-        }
     }
 }

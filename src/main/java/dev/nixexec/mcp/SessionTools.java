@@ -1,10 +1,10 @@
 package dev.nixexec.mcp;
 
+import static dev.nixexec.mcp.ToolErrors.refusalsAsErrors;
+
 import dev.nixexec.config.NixExecConfig;
 import dev.nixexec.job.JobView;
 import dev.nixexec.limits.KeyLimits;
-import dev.nixexec.refusal.InvalidRequestException;
-import dev.nixexec.refusal.Refusal;
 import dev.nixexec.session.SessionExec;
 import dev.nixexec.session.SessionRequest;
 import dev.nixexec.session.SessionService;
@@ -25,7 +25,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /**
@@ -155,13 +154,5 @@ public class SessionTools {
 
     private Caller caller() {
         return CallerIdentity.caller(identity);
-    }
-
-    private static ToolResponse refusalsAsErrors(Supplier<ToolResponse> call) {
-        try {
-            return call.get();
-        } catch (InvalidRequestException | Refusal e) {
-            return ToolResponse.error(e.getMessage().replace('\n', ' '));
-        }
     }
 }

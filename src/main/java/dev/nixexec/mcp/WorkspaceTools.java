@@ -1,6 +1,7 @@
 package dev.nixexec.mcp;
 
-import dev.nixexec.refusal.Refusal;
+import static dev.nixexec.mcp.ToolErrors.refusalsAsErrors;
+
 import dev.nixexec.tenant.Caller;
 import dev.nixexec.refusal.FieldError;
 import dev.nixexec.refusal.InvalidRequestException;
@@ -21,7 +22,6 @@ import io.quarkus.security.identity.SecurityIdentity;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /**
@@ -127,13 +127,5 @@ public class WorkspaceTools {
 
     private Caller caller() {
         return CallerIdentity.caller(identity);
-    }
-
-    private static ToolResponse refusalsAsErrors(Supplier<ToolResponse> call) {
-        try {
-            return call.get();
-        } catch (InvalidRequestException | Refusal e) {
-            return ToolResponse.error(e.getMessage().replace('\n', ' '));
-        }
     }
 }

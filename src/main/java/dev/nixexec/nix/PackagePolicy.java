@@ -15,10 +15,6 @@ public record PackagePolicy(List<String> denylist, Optional<List<String>> allowl
         allowlist = allowlist.map(List::copyOf);
     }
 
-    public static PackagePolicy allowAll() {
-        return new PackagePolicy(List.of(), Optional.empty());
-    }
-
     /** The reason the name is refused, or empty when it is allowed. */
     public Optional<String> rejection(PackageName name) {
         for (String entry : denylist) {

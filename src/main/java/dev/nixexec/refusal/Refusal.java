@@ -8,12 +8,16 @@ public class Refusal extends RuntimeException {
 
     /** The kinds of refusal, each with the status the contract gives it. */
     public enum Kind {
-        UNAUTHENTICATED(401), FORBIDDEN(403), NOT_FOUND(404), CONFLICT(409), TOO_MANY(429), UNAVAILABLE(503);
+        UNAUTHENTICATED(401, "Unauthorized"), FORBIDDEN(403, "Forbidden"), NOT_FOUND(404, "Not Found"),
+        CONFLICT(409, "Conflict"), TOO_MANY(429, "Too Many Requests"), UNAVAILABLE(503, "Service Unavailable");
 
         public final int status;
+        /** The status's reason phrase: a problem's title. */
+        public final String title;
 
-        Kind(int status) {
+        Kind(int status, String title) {
             this.status = status;
+            this.title = title;
         }
     }
 

@@ -37,50 +37,13 @@ public record SandboxSpec(String environmentPath, List<String> closure, String c
         }
     }
 
-    /** A run without arguments. */
-    public SandboxSpec(String environmentPath, List<String> closure, String codeFileName, byte[] code,
-            List<String> command, Map<String, String> env, byte[] stdin, Limits limits, boolean network,
-            Optional<Path> hostWorkspace, Optional<Path> materialisedWorkspace, Optional<PersistentPaths> persistent) {
-        this(environmentPath, closure, codeFileName, code, command, env, stdin, limits, network, hostWorkspace,
-                materialisedWorkspace, persistent, List.of(), List.of());
-    }
-
-    /** A run with a host directory or a materialised workspace at /workspace (or a fresh one), no persistent paths. */
-    public SandboxSpec(String environmentPath, List<String> closure, String codeFileName, byte[] code,
-            List<String> command, Map<String, String> env, byte[] stdin, Limits limits, boolean network,
-            Optional<Path> hostWorkspace, Optional<Path> materialisedWorkspace) {
-        this(environmentPath, closure, codeFileName, code, command, env, stdin, limits, network, hostWorkspace,
-                materialisedWorkspace, Optional.empty());
-    }
-
-    /** The same run under other limits. */
-    public SandboxSpec withLimits(Limits newLimits) {
-        return new SandboxSpec(environmentPath, closure, codeFileName, code, command, env, stdin, newLimits, network,
-                hostWorkspace, materialisedWorkspace, persistent, args, hostMounts);
-    }
-
     /** The directory the run's uid is given before the run: a materialised workspace or the persistent paths' root. */
     public Optional<Path> runOwned() {
         return materialisedWorkspace.or(() -> persistent.map(PersistentPaths::root));
     }
 
-    /** A run with a host directory at {@code /workspace}, or a fresh one. */
-    public SandboxSpec(String environmentPath, List<String> closure, String codeFileName, byte[] code,
-            List<String> command, Map<String, String> env, byte[] stdin, Limits limits, boolean network,
-            Optional<Path> hostWorkspace) {
-        this(environmentPath, closure, codeFileName, code, command, env, stdin, limits, network, hostWorkspace,
-                Optional.empty());
-    }
-
     /** The directory bind-mounted at {@code /workspace}; empty: a sized tmpfs. */
     public Optional<Path> workspaceMount() {
         return hostWorkspace.or(() -> materialisedWorkspace);
-    }
-
-    /** A run with a fresh, empty {@code /workspace}. */
-    public SandboxSpec(String environmentPath, List<String> closure, String codeFileName, byte[] code,
-            List<String> command, Map<String, String> env, byte[] stdin, Limits limits, boolean network) {
-        this(environmentPath, closure, codeFileName, code, command, env, stdin, limits, network, Optional.empty(),
-                Optional.empty());
     }
 }

@@ -187,11 +187,11 @@ public class JobPagesResource {
             @QueryParam("tenant") String tenant) {
         UiSessions.Session session = access.signedIn(token);
         Caller caller = access.actingIn(session.caller(), tenant);
-        JobDetail detail = jobs.detail(caller, jobId(id));
+        JobDetail detail = jobs.detail(caller, UiResponses.idOr404(id));
         List<AuditLog.Entry> trail = caller.role().reviews()
                 ? audit.list(caller.tenantId(), detail.job().id(), null, null, AUDIT_ENTRIES) : null;
         JobPageView v = JobPageView.of(detail, trail, json);
-        String tenantSuffix = caller.tenantId().equals(session.caller().tenantId()) ? "" : "?tenant=" + caller.tenantId();
+        String tenantSuffix = UiResponses.tenantSuffix(session.caller(), caller);
         return Templates.job(access.user(session), v.id(), v.status(), v.live(),
                 "/ui/jobs/" + v.id() + "/events" + tenantSuffix, v.summary(), v.environment(), v.packages(), v.env(),
                 v.envValuesHidden(), v.code(), v.stdin(), v.outputs(),
@@ -230,7 +230,7 @@ public class JobPagesResource {
     public Response artifact(@CookieParam(UiAccess.SESSION_COOKIE) String token, @PathParam("id") String id,
             @PathParam("path") String path, @QueryParam("tenant") String tenant) {
         Caller caller = access.actingIn(access.signedIn(token).caller(), tenant);
-        FileContent file = workspaces.artifact(caller, jobId(id), WorkspacePath.parse("path", path));
+        FileContent file = workspaces.artifact(caller, UiResponses.idOr404(id), WorkspacePath.parse("path", path));
         Optional<String> raster = ImageBytes.rasterType(file.content());
         String type = raster.orElse(file.contentType().equals("image/svg+xml") ? "image/svg+xml" : "application/octet-stream");
         String name = file.path().substring(file.path().lastIndexOf('/') + 1).replaceAll("[^A-Za-z0-9._-]", "_");
@@ -257,7 +257,7 @@ public class JobPagesResource {
         if (lastEventId != null && lastEventId.strip().matches("\\d{1,9}")) {
             after = Integer.parseInt(lastEventId.strip());
         }
-        return waits.follow(caller, jobId(id), after).map(e ->
+        return waits.follow(caller, UiResponses.idOr404(id), after).map(e ->
                 sse.newEventBuilder().id(Integer.toString(e.seq())).name(e.kind()).data(e.data()).build());
     }
 
@@ -269,13 +269,5 @@ public class JobPagesResource {
     @ServerExceptionMapper
     public Response refused(Refusal e) {
         return UiResponses.refused(e);
-    }
-
-    private static UUID jobId(String id) {
-        try {
-            return UUID.fromString(id);
-        } catch (IllegalArgumentException e) {
-            throw Refusal.notFound(id);
-        }
     }
 }

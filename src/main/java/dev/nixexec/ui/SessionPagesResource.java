@@ -71,8 +71,8 @@ public class SessionPagesResource {
             @QueryParam("tenant") String tenant) {
         UiSessions.Session signedIn = access.signedIn(token);
         Caller caller = access.actingIn(signedIn.caller(), tenant);
-        SessionView s = sessions.get(caller, uuid(id).toString());
-        String suffix = suffix(signedIn.caller(), caller);
+        SessionView s = sessions.get(caller, UiResponses.idOr404(id).toString());
+        String suffix = UiResponses.tenantSuffix(signedIn.caller(), caller);
         List<Pages.Field> summary = new ArrayList<>();
         summary.add(new Pages.Field("Status", s.status()));
         summary.add(new Pages.Field("Packages", s.packages().isEmpty() ? "–" : String.join(" ", s.packages())));
@@ -109,8 +109,8 @@ public class SessionPagesResource {
             @QueryParam("tenant") String tenant) {
         UiSessions.Session signedIn = access.signedIn(token);
         Caller caller = access.actingIn(signedIn.caller(), tenant);
-        ShellRecordings.Recording r = recordings.find(caller, uuid(id));
-        String suffix = suffix(signedIn.caller(), caller);
+        ShellRecordings.Recording r = recordings.find(caller, UiResponses.idOr404(id));
+        String suffix = UiResponses.tenantSuffix(signedIn.caller(), caller);
         KeyRef key = r.keyId() == null ? null : audit.keys(List.of(r.keyId())).get(r.keyId());
         List<Pages.Field> summary = List.of(
                 new Pages.Field("Opened by", UiFormat.key(key)),
@@ -131,7 +131,7 @@ public class SessionPagesResource {
     public Response cast(@CookieParam(UiAccess.SESSION_COOKIE) String token, @PathParam("id") String id,
             @QueryParam("tenant") String tenant) {
         Caller caller = access.actingIn(access.signedIn(token).caller(), tenant);
-        ShellRecordings.Recording r = recordings.find(caller, uuid(id));
+        ShellRecordings.Recording r = recordings.find(caller, UiResponses.idOr404(id));
         return Response.ok(r.cast()).type("application/x-asciicast; charset=utf-8")
                 .header("Content-Disposition", "inline; filename=\"shell-" + r.id() + ".cast\"")
                 .header("X-Content-Type-Options", "nosniff").build();
@@ -141,18 +141,6 @@ public class SessionPagesResource {
         // an exited shell's close reason is "exit N" already
         String exit = r.exitCode() == null || r.closeReason().equals("exit " + r.exitCode()) ? "" : "exit " + r.exitCode() + " · ";
         return exit + r.closeReason();
-    }
-
-    private static String suffix(Caller signedIn, Caller acting) {
-        return acting.tenantId().equals(signedIn.tenantId()) ? "" : "?tenant=" + acting.tenantId();
-    }
-
-    private static UUID uuid(String id) {
-        try {
-            return UUID.fromString(id);
-        } catch (IllegalArgumentException e) {
-            throw Refusal.notFound(id);
-        }
     }
 
     @ServerExceptionMapper

@@ -1,10 +1,12 @@
 package dev.nixexec.ui;
 
 import dev.nixexec.refusal.Refusal;
+import dev.nixexec.tenant.Caller;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.net.URI;
+import java.util.UUID;
 
 /**
  * The UI's redirects and refusals: short text rather than the REST API's problem+json. Each UI
@@ -27,5 +29,19 @@ final class UiResponses {
     /** A job of another tenant (or none) and the like, as a short page rather than JSON. */
     static Response refused(Refusal e) {
         return Response.status(e.kind().status).type("text/plain; charset=utf-8").entity(e.getMessage()).build();
+    }
+
+    /** An id in a page's path: a UUID, and anything else is as unknown as an id no row has. */
+    static UUID idOr404(String id) {
+        try {
+            return UUID.fromString(id);
+        } catch (IllegalArgumentException e) {
+            throw Refusal.notFound(id);
+        }
+    }
+
+    /** {@code ?tenant=} for an operator acting in another tenant than its own, else empty. */
+    static String tenantSuffix(Caller signedIn, Caller acting) {
+        return acting.tenantId().equals(signedIn.tenantId()) ? "" : "?tenant=" + acting.tenantId();
     }
 }

@@ -11,6 +11,7 @@ import dev.nixexec.nix.PackageName;
 import dev.nixexec.sandbox.BwrapArguments;
 import dev.nixexec.sandbox.Limits;
 import dev.nixexec.sandbox.SandboxSpec;
+import dev.nixexec.sandbox.Specs;
 import dev.nixexec.sandbox.StoreMount;
 import dev.nixexec.sandbox.StoreViewTiming;
 import dev.nixexec.execution.ExecutionEngine;
@@ -74,7 +75,7 @@ class EngineBenchmark {
         for (Map.Entry<String, String> f : BwrapArguments.etcFiles(java.util.List.of("10.0.2.3")).entrySet()) {
             Files.writeString(job.resolve("etc").resolve(f.getKey()), f.getValue());
         }
-        SandboxSpec spec = new SandboxSpec(env, List.of(), "main.py", new byte[0], List.of("python3"), Map.of(),
+        SandboxSpec spec = Specs.fresh(env, List.of(), "main.py", new byte[0], List.of("python3"), Map.of(),
                 new byte[0], LIMITS, false);
         List<String> direct = BwrapArguments.build(Path.of(bwrap), spec, job.resolve("code"), job.resolve("etc"),
                 StoreMount.WHOLE_STORE);
@@ -108,7 +109,7 @@ class EngineBenchmark {
         Path views = Files.createTempDirectory("store-view-bench");
         Map<String, List<String>> startUps = new java.util.LinkedHashMap<>();
         for (List<String> closure : List.of(one, twoHundred, fiveHundred)) {
-            SandboxSpec start = new SandboxSpec(busybox, closure, "main.sh", new byte[0], List.of("true"), Map.of(),
+            SandboxSpec start = Specs.fresh(busybox, closure, "main.sh", new byte[0], List.of("true"), Map.of(),
                     new byte[0], LIMITS, false);
             // the view's preparation, once per closure in the service: timed cold, a few times
             int files = countFiles(closure);

@@ -914,7 +914,7 @@ class AdversarialSandboxIT {
         try {
             BwrapSandbox sandbox = new BwrapSandbox(noCgroupConfig, pool, new StoreViews(noCgroupConfig, paths), new UserModeNetwork(noCgroupConfig, new HostUids(noCgroupConfig)));
             Environment env = environments.get(EnvironmentRequest.of(Language.PYTHON, List.of()));
-            SandboxSpec spec = new SandboxSpec(env.storePath(), env.closure(), Language.PYTHON.fileName(),
+            SandboxSpec spec = Specs.fresh(env.storePath(), env.closure(), Language.PYTHON.fileName(),
                     UNTIE_INIT_AND_STAY.getBytes(StandardCharsets.UTF_8), Language.PYTHON.command(), Map.of(), new byte[0],
                     SMALL.withTimeout(Duration.ofSeconds(2)), false);
             SandboxResult result = sandbox.run(spec).filter(e -> e instanceof SandboxEvent.Exited)

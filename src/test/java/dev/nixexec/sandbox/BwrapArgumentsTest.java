@@ -17,7 +17,7 @@ class BwrapArgumentsTest {
     private static final String ENV = "/nix/store/aaaa-nixexec-env";
 
     private static SandboxSpec spec(Map<String, String> env, boolean network) {
-        return new SandboxSpec(ENV, List.of(ENV, "/nix/store/bbbb-python3"), "main.py", new byte[0],
+        return Specs.fresh(ENV, List.of(ENV, "/nix/store/bbbb-python3"), "main.py", new byte[0],
                 List.of("python3"), env, new byte[0], LIMITS, network);
     }
 
@@ -139,7 +139,8 @@ class BwrapArgumentsTest {
     void aSessionsPersistentPathsAreBoundWritableOnlyWhereAllowedAndTmpGoesReadOnlyOtherwise() {
         SandboxSpec session = new SandboxSpec(ENV, List.of(ENV), "main.sh", new byte[0], List.of("bash"), Map.of(),
                 new byte[0], LIMITS, false, java.util.Optional.empty(), java.util.Optional.empty(),
-                java.util.Optional.of(new PersistentPaths(Path.of("/jobs/ws-1"), java.util.Set.of("/workspace", "/cache"))));
+                java.util.Optional.of(new PersistentPaths(Path.of("/jobs/ws-1"), java.util.Set.of("/workspace", "/cache"))),
+                List.of(), List.of());
         List<String> argv = argv(session, StoreMount.WHOLE_STORE);
         assertEquals("--bind", argv.get(argv.indexOf("/jobs/ws-1/workspace") - 1));
         assertEquals("/workspace", argv.get(argv.indexOf("/jobs/ws-1/workspace") + 1));

@@ -26,7 +26,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -61,9 +60,9 @@ class RunGateTest {
 
     private SandboxSpec spec(Path workspace) throws Exception {
         Environment env = environments.get(EnvironmentRequest.of(Language.PYTHON, List.of()));
-        return new SandboxSpec(env.storePath(), env.closure(), Language.PYTHON.fileName(),
+        return Specs.materialised(env.storePath(), env.closure(), Language.PYTHON.fileName(),
                 MARK.getBytes(StandardCharsets.UTF_8), Language.PYTHON.command(), Map.of(), new byte[0], LIMITS, false,
-                Optional.empty(), Optional.of(workspace));
+                workspace);
     }
 
     private final List<Path> workspaces = new ArrayList<>();

@@ -22,7 +22,7 @@ class SeatbeltProfileTest {
 
     static SandboxSpec spec(List<String> closure, Map<String, String> env, boolean network) {
         Limits limits = new Limits(Duration.ofSeconds(5), 256L << 20, 64, 0, 1L << 20, 1L << 20, 1L << 20, 1L << 16);
-        return new SandboxSpec(ENV, closure, "main.py", "print(1)".getBytes(), List.of("python3", "-u"), env,
+        return Specs.fresh(ENV, closure, "main.py", "print(1)".getBytes(), List.of("python3", "-u"), env,
                 new byte[0], limits, network);
     }
 

@@ -278,7 +278,7 @@ class SeccompSandboxTest {
                 Files.writeString(etc.resolve(f.getKey()), f.getValue());
             }
             Limits limits = new Limits(Duration.ofSeconds(20), 256L << 20, 64, 0, 8L << 20, 32L << 20, 32L << 20, 65536);
-            SandboxSpec spec = new SandboxSpec(env, List.of(), "main.py", code.getBytes(StandardCharsets.UTF_8),
+            SandboxSpec spec = Specs.fresh(env, List.of(), "main.py", code.getBytes(StandardCharsets.UTF_8),
                     List.of("python3"), Map.of(), new byte[0], limits, false);
             List<String> argv = new ArrayList<>();
             if ("root".equals(System.getProperty("user.name"))) {

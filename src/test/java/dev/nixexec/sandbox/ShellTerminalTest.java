@@ -81,7 +81,7 @@ class ShellTerminalTest {
 
     private SandboxSpec spec(Limits limits) throws Exception {
         Environment env = environments.get(EnvironmentRequest.of(Language.PYTHON, List.of()));
-        return new SandboxSpec(env.storePath(), env.closure(), "unused", new byte[0], List.of("bash"), Map.of(),
+        return Specs.fresh(env.storePath(), env.closure(), "unused", new byte[0], List.of("bash"), Map.of(),
                 new byte[0], limits, false);
     }
 

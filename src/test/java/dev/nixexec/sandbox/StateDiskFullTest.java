@@ -123,7 +123,7 @@ class StateDiskFullTest {
     }
 
     private static SandboxSpec spec(Environment env, String code) {
-        return new SandboxSpec(env.storePath(), env.closure(), Language.PYTHON.fileName(),
+        return Specs.fresh(env.storePath(), env.closure(), Language.PYTHON.fileName(),
                 code.getBytes(StandardCharsets.UTF_8), Language.PYTHON.command(), Map.of(), new byte[0], LIMITS, false);
     }
 

@@ -139,7 +139,7 @@ class StoreViewIsolationTest {
         Environment own = python();
         Environment other = bash();
         List<String> foreign = onlyIn(other, own);
-        SandboxSpec spec = new SandboxSpec(own.storePath(), own.closure(), "unused", new byte[0], List.of("bash"),
+        SandboxSpec spec = Specs.fresh(own.storePath(), own.closure(), "unused", new byte[0], List.of("bash"),
                 Map.of(), new byte[0], ShellTerminalTest.LIMITS, false);
         ShellTerminalTest.Screen screen = new ShellTerminalTest.Screen();
         Shell shell = shells.start(spec, new TerminalSize(120, 40), Duration.ofMinutes(1), screen);
@@ -168,7 +168,7 @@ class StoreViewIsolationTest {
             Environment other = bash();
             String code = "import os\nprint(len(os.listdir('/nix/store')) > " + own.closure().size() + ", os.path.exists('"
                     + other.storePath() + "/bin/bash'))";
-            SandboxResult result = sandbox.run(new SandboxSpec(own.storePath(), own.closure(), Language.PYTHON.fileName(),
+            SandboxResult result = sandbox.run(Specs.fresh(own.storePath(), own.closure(), Language.PYTHON.fileName(),
                     code.getBytes(StandardCharsets.UTF_8), Language.PYTHON.command(), Map.of(), new byte[0],
                     ShellTerminalTest.LIMITS, false), RunGate.OPEN)
                     .filter(e -> e instanceof SandboxEvent.Exited).map(e -> ((SandboxEvent.Exited) e).result())
@@ -180,7 +180,7 @@ class StoreViewIsolationTest {
     }
 
     private StoreViews.Lease lease(Environment env) throws Exception {
-        return views.lease(new SandboxSpec(env.storePath(), env.closure(), "unused", new byte[0], List.of("bash"),
+        return views.lease(Specs.fresh(env.storePath(), env.closure(), "unused", new byte[0], List.of("bash"),
                 Map.of(), new byte[0], ShellTerminalTest.LIMITS, false));
     }
 

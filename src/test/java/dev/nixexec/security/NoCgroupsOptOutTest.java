@@ -21,6 +21,7 @@ import dev.nixexec.sandbox.Limits;
 import dev.nixexec.sandbox.SandboxEvent;
 import dev.nixexec.sandbox.SandboxResult;
 import dev.nixexec.sandbox.SandboxSpec;
+import dev.nixexec.sandbox.Specs;
 import dev.nixexec.sandbox.StoreViews;
 import dev.nixexec.sandbox.UserModeNetwork;
 import dev.nixexec.testing.ConfigOverride;
@@ -163,7 +164,7 @@ class NoCgroupsOptOutTest {
             BwrapSandbox sandbox = new BwrapSandbox(optOut, pool, new StoreViews(optOut, paths), new UserModeNetwork(optOut, new HostUids(optOut)));
             assertEquals(Optional.empty(), sandbox.unavailableReason());
             Environment env = environments.get(EnvironmentRequest.of(Language.PYTHON, List.of()));
-            SandboxSpec spec = new SandboxSpec(env.storePath(), env.closure(), Language.PYTHON.fileName(),
+            SandboxSpec spec = Specs.fresh(env.storePath(), env.closure(), Language.PYTHON.fileName(),
                     code.getBytes(StandardCharsets.UTF_8), Language.PYTHON.command(), Map.of(), new byte[0], LIMITS, false);
             return sandbox.run(spec).filter(e -> e instanceof SandboxEvent.Exited)
                     .map(e -> ((SandboxEvent.Exited) e).result()).toUni().await().atMost(Duration.ofMinutes(1));

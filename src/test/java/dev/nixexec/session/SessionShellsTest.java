@@ -57,7 +57,8 @@ class SessionShellsTest {
             byte[] typed = "echo \"$GREETING\" > /workspace/typed; hello > ~/h; echo \"$HOME\"; exit\n"
                     .getBytes(StandardCharsets.UTF_8);
             result = sandbox.run(new SandboxSpec(s.environmentPath(), s.closure(), s.codeFileName(), s.code(), s.command(),
-                    s.env(), typed, s.limits(), s.network(), s.hostWorkspace(), s.materialisedWorkspace(), s.persistent()),
+                    s.env(), typed, s.limits(), s.network(), s.hostWorkspace(), s.materialisedWorkspace(), s.persistent(),
+                    s.args(), s.hostMounts()),
                     RunGate.OPEN).filter(e -> e instanceof SandboxEvent.Exited).map(e -> ((SandboxEvent.Exited) e).result())
                     .toUni().await().indefinitely();
         }
