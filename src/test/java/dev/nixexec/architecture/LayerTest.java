@@ -4,9 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.tngtech.archunit.core.domain.Dependency;
 import com.tngtech.archunit.core.domain.JavaClass;
-import com.tngtech.archunit.core.domain.JavaClasses;
-import com.tngtech.archunit.core.importer.ClassFileImporter;
-import com.tngtech.archunit.core.importer.ImportOption;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,14 +22,10 @@ class LayerTest {
             "execution", "workspace", "limits", "job", "catalog", "profile", "session", "attach", "worker", "api", "mcp", "webhook", "cli",
             "ui");
 
-    private static final JavaClasses PRODUCTION = new ClassFileImporter()
-            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-            .importPackages("dev.nixexec");
-
     @Test
     void aPackageUsesOnlyThePackagesBelowIt() {
         TreeSet<String> upward = new TreeSet<>();
-        for (JavaClass origin : PRODUCTION) {
+        for (JavaClass origin : ProductionClasses.ALL) {
             int from = layer(origin);
             for (Dependency dependency : origin.getDirectDependenciesFromSelf()) {
                 int to = layer(dependency.getTargetClass());
@@ -48,7 +41,7 @@ class LayerTest {
     @Test
     void everyPackageHasItsPlace() {
         TreeSet<String> unplaced = new TreeSet<>();
-        for (JavaClass c : PRODUCTION) {
+        for (JavaClass c : ProductionClasses.ALL) {
             String name = packageOf(c);
             if (name != null && !LAYERS.contains(name)) {
                 unplaced.add(name);

@@ -2,9 +2,6 @@ package dev.nixexec.architecture;
 
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
-import com.tngtech.archunit.core.domain.JavaClasses;
-import com.tngtech.archunit.core.importer.ClassFileImporter;
-import com.tngtech.archunit.core.importer.ImportOption;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -13,12 +10,8 @@ import org.junit.jupiter.api.Test;
  */
 class PackageCycleTest {
 
-    private static final JavaClasses PRODUCTION = new ClassFileImporter()
-            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-            .importPackages("dev.nixexec");
-
     @Test
     void noCycleBetweenPackages() {
-        slices().matching("dev.nixexec.(*)..").should().beFreeOfCycles().check(PRODUCTION);
+        slices().matching("dev.nixexec.(*)..").should().beFreeOfCycles().check(ProductionClasses.ALL);
     }
 }

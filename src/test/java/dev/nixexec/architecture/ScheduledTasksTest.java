@@ -2,10 +2,7 @@ package dev.nixexec.architecture;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.methods;
 
-import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.domain.JavaMethod;
-import com.tngtech.archunit.core.importer.ClassFileImporter;
-import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.lang.ArchCondition;
 import com.tngtech.archunit.lang.ConditionEvents;
 import com.tngtech.archunit.lang.SimpleConditionEvent;
@@ -18,13 +15,9 @@ import org.junit.jupiter.api.Test;
  */
 class ScheduledTasksTest {
 
-    private static final JavaClasses PRODUCTION = new ClassFileImporter()
-            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-            .importPackages("dev.nixexec");
-
     @Test
     void everyScheduledTaskSkipsWhileTheServiceIsNotRunning() {
-        methods().that().areAnnotatedWith(Scheduled.class).should(skipWhileNotRunning()).check(PRODUCTION);
+        methods().that().areAnnotatedWith(Scheduled.class).should(skipWhileNotRunning()).check(ProductionClasses.ALL);
     }
 
     private static ArchCondition<JavaMethod> skipWhileNotRunning() {
