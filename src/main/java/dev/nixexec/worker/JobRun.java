@@ -378,18 +378,20 @@ final class JobRun {
         }
         Outcome outcome = ending;
         try {
-            if (!stored()) {
-                // the submission did not store the job as this node's: nothing of the run is to be written
-                return;
-            }
+            boolean mine = stored();
             if (workspace.isPresent()) {
                 if (stopReason != null) {
                     workspace.get().abandon();
-                } else {
-                    if (workspace.get().finish(outcome.codeRanToAnEnd()) instanceof StoreBack.Refused refused) {
-                        outcome = outcome.asError(refused.code(), refused.message());
-                    }
+                } else if (!mine) {
+                    // its code never started (the gate waits for the verdict): nothing to keep
+                    workspace.get().finish(false);
+                } else if (workspace.get().finish(outcome.codeRanToAnEnd()) instanceof StoreBack.Refused refused) {
+                    outcome = outcome.asError(refused.code(), refused.message());
                 }
+            }
+            if (!mine) {
+                // the submission did not store the job as this node's: nothing of the run is to be written
+                return;
             }
             // Given back when it never started; "started" may have committed while the stop came
             // (the gate and the shutdown raced), and then nothing is given back: the end is written.

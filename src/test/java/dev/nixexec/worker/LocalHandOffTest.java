@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.nixexec.execution.ExecutionRequest;
 import dev.nixexec.config.NixExecConfig;
+import dev.nixexec.config.StatePaths;
 import dev.nixexec.job.ClaimedJob;
 import dev.nixexec.job.LocalSlots;
 import dev.nixexec.job.PendingSubmission;
@@ -34,6 +35,9 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -78,6 +82,9 @@ class LocalHandOffTest {
 
     @Inject
     NixExecConfig config;
+
+    @Inject
+    StatePaths paths;
 
     @Inject
     MeterRegistry registry;
@@ -243,6 +250,42 @@ class LocalHandOffTest {
         jobs.cancel(caller, id);
         assertEquals("cancelled", waits.await(caller, id, Duration.ofSeconds(30)).status());
         awaitAllSlotsFree();
+    }
+
+    /**
+     * An early run whose submission stored the job for another node (or refused it) gives its
+     * /workspace back: left behind, each such run kept a directory, or a tmpfs mounted on the host
+     * that every later sandbox copied into its mount namespace.
+     */
+    @Test
+    void anEarlyRunNotStoredHereLeavesNoWorkspaceBehind() throws Exception {
+        Caller caller = tenant("not-here", null);
+        awaitAllSlotsFree();
+        PendingSubmission notStored = PendingSubmissions.undecided();
+        assertTrue(freeSlot().runPending(new ClaimedJob(UUID.randomUUID(), caller.tenantId(), 1,
+                tenants.policy(caller.tenantId()), Submission.of(ExecutionRequest.of("bash", "echo never")
+                        .withTimeout(Duration.ofSeconds(30))), false, Optional.empty()), notStored));
+        // prepared before the run waits for its verdict
+        await().atMost(Duration.ofSeconds(10)).until(() -> !workspacesInUse().isEmpty());
+        PendingSubmissions.decide(notStored, false);
+        awaitAllSlotsFree();
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
+                assertEquals(List.of(), workspacesInUse(), "workspaces of no run"));
+    }
+
+    /** Runs' /workspace directories: {@code ws-<id>}, or {@code w} inside a tmpfs {@code ws-<owner>-<id>}. */
+    private List<Path> workspacesInUse() throws IOException {
+        List<Path> inUse = new ArrayList<>();
+        try (var entries = Files.list(paths.jobsDir())) {
+            for (Path entry : entries.filter(e -> e.getFileName().toString().startsWith("ws-")
+                    && Files.isDirectory(e)).toList()) {
+                boolean mount = entry.getFileName().toString().split("-").length > 6;
+                if (!mount || Files.exists(entry.resolve("w"))) {
+                    inUse.add(entry);
+                }
+            }
+        }
+        return inUse;
     }
 
     /**
