@@ -325,9 +325,9 @@ public class LauncherPool {
     }
 
     private void tidy(Launcher launcher) {
-        launcher.cgroup().ifPresent(JobCgroup::remove);
+        boolean noProcessLeft = launcher.cgroup().map(JobCgroup::remove).orElse(false);
         ChildStreams.deleteTree(launcher.runDir());
-        uids.release(launcher.uid());
+        uids.release(launcher.uid(), noProcessLeft);
     }
 
     private void refillLater(Duration delay) {
@@ -434,9 +434,9 @@ public class LauncherPool {
             builder.environment().clear();
             return new Launcher(key, startFromParent(builder::start), uid, cgroup, runDir);
         } catch (IOException | RuntimeException e) {
-            cgroup.ifPresent(JobCgroup::remove);
+            boolean noProcessLeft = cgroup.map(JobCgroup::remove).orElse(false);
             ChildStreams.deleteTree(runDir);
-            uids.release(uid);
+            uids.release(uid, noProcessLeft);
             throw e;
         }
     }
