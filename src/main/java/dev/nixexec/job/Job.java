@@ -57,4 +57,10 @@ public record Job(UUID id, UUID tenantId, UUID keyId, String keyName, String key
     public JobStatus jobStatus() {
         return JobStatus.byId(status).orElseThrow();
     }
+
+    /** Its id and status only: a record's own text would show env values, which only some roles may read. */
+    @Override
+    public String toString() {
+        return "Job[" + id + ", " + status + "]";
+    }
 }
