@@ -17,7 +17,7 @@ import java.util.Map;
 import java.util.UUID;
 
 /**
- * Rows of {@code jobs} read over plain JDBC (a transition's {@code RETURNING j.*}) into a detached
+ * Rows of {@code jobs} read over plain JDBC (a transition's {@code RETURNING j.*}) into a
  * {@link Job}, and a stored job as clients see it.
  */
 final class JobRows {
