@@ -35,10 +35,26 @@ class HostUidsTest {
 
     @BeforeEach
     void ownUids() {
+        uids = ownRange();
+        assumeTrue(uids.switching(), "per-run uids need a root service");
+    }
+
+    private HostUids ownRange() {
         NixExecConfig.Sandbox sandbox = ConfigOverride.of(NixExecConfig.Sandbox.class, config.sandbox(),
                 Map.of("hostUidBase", config.sandbox().hostUidBase() + 3000));
-        uids = new HostUids(ConfigOverride.of(NixExecConfig.class, config, Map.of("sandbox", sandbox)));
-        assumeTrue(uids.switching(), "per-run uids need a root service");
+        return new HostUids(ConfigOverride.of(NixExecConfig.class, config, Map.of("sandbox", sandbox)));
+    }
+
+    /** Tests start several services in one JVM, one after another: a stopped one holds no uid, kept or not. */
+    @Test
+    void aStoppedServiceHoldsNoUid() {
+        int uid = uids.acquire().orElseThrow();
+        uids.release(OptionalInt.of(uid), true);
+        uids.close();
+        HostUids next = ownRange();
+        OptionalInt taken = next.acquire();
+        next.close();
+        assertEquals(OptionalInt.of(uid), taken);
     }
 
     @Test
