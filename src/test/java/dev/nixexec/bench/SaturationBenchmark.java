@@ -52,6 +52,8 @@ class SaturationBenchmark {
     private static final int CLIENTS = 8;
     private static final int BATCH = 100;
     private static final Duration POLL = Duration.ofMillis(500);
+    /** How long the service is watched with nothing to do, for what it spends without jobs. */
+    private static final Duration AT_REST = Duration.ofSeconds(10);
     /** The unit of /proc's CPU times (USER_HZ). */
     private static final double TICKS_PER_SECOND = 100;
     private static final String KEY = "nx_test_bootstrap_admin_secret";
@@ -74,28 +76,37 @@ class SaturationBenchmark {
     /**
      * CPU seconds so far: this JVM's threads, and among them the service's thread that starts the
      * sandbox launchers; the cpuacct of the runs' cgroup parent, which keeps what removed children
-     * used (each run's cgroup, and {@code launchers}, which holds that thread, so that a launcher
-     * counts from its spawn on, not only from its joining its run's cgroup); of that, {@code bare},
-     * which holds the bare runs' client threads; the embedded PostgreSQL (postmaster and its
-     * processes, exited ones included); the whole machine's busy and stolen time; the JIT's share of
-     * the JVM's. Not the JVM's reaped children: bubblewrap does not wait for its sandbox's init, so
-     * the code's CPU never reaches them. NaN where there is no cgroup v1 cpuacct.
+     * used: each run's cgroup, {@code launchers}, which holds that thread so that a launcher counts
+     * from its spawn on, not only from its joining its run's cgroup, and {@code bare}, which holds
+     * the bare runs' client threads; {@code bare}'s own; this JVM's threads in {@code launchers} and
+     * in {@code bare} (also those a thread there started, such as the JDK's process reapers, which
+     * begin in their starter's cgroup: they are the JVM's, not the runs'); the embedded PostgreSQL
+     * (postmaster and its processes, exited ones included); the whole machine's busy and stolen
+     * time; the JVM's JIT compiler threads and its garbage collector's. Not the JVM's reaped children: bubblewrap does not wait for its
+     * sandbox's init, so the code's CPU never reaches them. NaN without cgroup v1's cpuacct.
      */
-    private record Cpu(double jvm, double launcherThread, double parent, double bare, double postgres, double machine,
-            double stolen, double compiling) {
+    private record Cpu(double jvm, double launcherThread, double parent, double bare, double jvmInLaunchers,
+            double jvmInBare, double jit, double gc, double postgres, double machine, double stolen) {
         Cpu minus(Cpu o) {
             return new Cpu(jvm - o.jvm, launcherThread - o.launcherThread, parent - o.parent, bare - o.bare,
-                    postgres - o.postgres, machine - o.machine, stolen - o.stolen, compiling - o.compiling);
+                    jvmInLaunchers - o.jvmInLaunchers, jvmInBare - o.jvmInBare, jit - o.jit, gc - o.gc,
+                    postgres - o.postgres, machine - o.machine, stolen - o.stolen);
         }
 
         Cpu plus(Cpu o) {
             return new Cpu(jvm + o.jvm, launcherThread + o.launcherThread, parent + o.parent, bare + o.bare,
-                    postgres + o.postgres, machine + o.machine, stolen + o.stolen, compiling + o.compiling);
+                    jvmInLaunchers + o.jvmInLaunchers, jvmInBare + o.jvmInBare, jit + o.jit, gc + o.gc,
+                    postgres + o.postgres, machine + o.machine, stolen + o.stolen);
         }
 
-        /** The service's runs: their processes from the spawn of their launcher, the thread that spawned them left out. */
+        /** The service's runs: their processes from the spawn of their launcher on. */
         double runs() {
-            return parent - bare - launcherThread;
+            return parent - bare - jvmInLaunchers;
+        }
+
+        /** The bare runs, from their spawn on, the clients' threads (given) left out. */
+        double bareRuns(double clients) {
+            return bare - jvmInBare - clients;
         }
     }
 
@@ -136,6 +147,7 @@ class SaturationBenchmark {
                 .filter(t -> t.getName().equals("sandbox-launcher-parent")).findFirst().orElseThrow();
         long launcherParentTid = nativeThreadId("sandbox-launche");
         java.util.Map<Mode, List<Phase>> measured = new java.util.EnumMap<>(Mode.class);
+        Cpu rest;
         if (cgroups.isPresent()) {
             Files.createDirectory(cgroups.get().cpuacct().resolve("bare"));
             Files.createDirectory(cgroups.get().cpuacct().resolve("launchers"));
@@ -146,6 +158,9 @@ class SaturationBenchmark {
             batches(WARMUP / 2);
             waits(WARMUP - WARMUP / 2);
             bare(direct, 50);
+            Cpu restStart = cpu();
+            Thread.sleep(AT_REST);
+            rest = cpu().minus(restStart);
             for (int r = 0; r < ROUNDS; r++) {
                 measured.computeIfAbsent(Mode.BARE, m -> new ArrayList<>()).add(bare(direct, JOBS));
                 measured.computeIfAbsent(Mode.BATCH, m -> new ArrayList<>()).add(batches(JOBS));
@@ -153,9 +168,12 @@ class SaturationBenchmark {
             }
         } finally {
             if (cgroups.isPresent()) {
-                Files.writeString(cgroups.get().ownCpuacct().resolve("tasks"), Long.toString(launcherParentTid));
-                OwnCgroupParent.remove(cgroups.get().cpuacct().resolve("launchers"));
-                OwnCgroupParent.remove(cgroups.get().cpuacct().resolve("bare"));
+                for (String made : List.of("launchers", "bare")) {
+                    for (String thread : jvmThreads(cgroups.get().cpuacct().resolve(made))) {
+                        Files.writeString(cgroups.get().ownCpuacct().resolve("tasks"), thread);
+                    }
+                    OwnCgroupParent.remove(cgroups.get().cpuacct().resolve(made));
+                }
             }
         }
         String idle = idleOverhead(direct);
@@ -163,7 +181,7 @@ class SaturationBenchmark {
         Phase bare = total(measured.get(Mode.BARE));
         Phase batch = total(measured.get(Mode.BATCH));
         Phase wait = total(measured.get(Mode.WAIT));
-        double bareRun = bare.ms(bare.cpu().bare() - bare.client());
+        double bareRun = bare.ms(bare.cpu().bareRuns(bare.client()));
         StringBuilder report = new StringBuilder(String.format("""
                 Saturation: cached python `print(1)`, %d rounds of %d jobs each way after %d to warm up, node concurrency %d, %d cores;
                 load before / after: %s / %s; the postmaster's parent: %s; runs' cgroup parent: %s
@@ -182,12 +200,14 @@ class SaturationBenchmark {
                 wait.jobs() / wait.servedSeconds()));
         report.append(String.format("""
 
+                At rest (%d s after the warm-up, nothing to do), ms per s: service JVM %.1f (JIT %.1f, GC %.1f), PostgreSQL %.1f, runs' cgroups %.1f.
                 CPU ms per job over the measured rounds:
                 | what | batches | `?wait` clients | bare bwrap |
                 |---|---|---|---|
                 | service JVM, its clients' threads taken off | %.2f | %.2f | — |
                 | of which the launcher-starting thread | %.2f | %.2f | — |
-                | JIT compilers at work (elapsed, not CPU; within the JVM's) | %.2f | %.2f | — |
+                | of which threads in the `launchers` cgroup (that thread, threads it started) | %.2f | %.2f | — |
+                | of which the JIT compiler threads / the garbage collector's | %.2f / %.2f | %.2f / %.2f | — |
                 | in-JVM clients' threads (not counted) | %.2f | %.2f | %.2f |
                 | PostgreSQL (postmaster, its processes, exited ones) | %.2f | %.2f | %.2f |
                 | runs' processes from their spawn (launcher chain, bwrap, code; cpuacct) | %.2f | %.2f | %.2f |
@@ -195,10 +215,13 @@ class SaturationBenchmark {
                 | **beside bubblewrap's own run (total − bare run's)** | **%.2f** | **%.2f** | — |
                 | the machine's other work / stolen, ms per s of wall time | %.0f / %.0f | %.0f / %.0f | %.0f / %.0f |
 
-                %s""",
+                %s""", AT_REST.toSeconds(), rest.jvm() * 1e3 / AT_REST.toSeconds(), rest.jit() * 1e3 / AT_REST.toSeconds(),
+                rest.gc() * 1e3 / AT_REST.toSeconds(), rest.postgres() * 1e3 / AT_REST.toSeconds(),
+                rest.runs() * 1e3 / AT_REST.toSeconds(),
                 batch.ms(batch.cpu().jvm() - batch.client()), wait.ms(wait.cpu().jvm() - wait.client()),
                 batch.ms(batch.cpu().launcherThread()), wait.ms(wait.cpu().launcherThread()),
-                batch.ms(batch.cpu().compiling()), wait.ms(wait.cpu().compiling()),
+                batch.ms(batch.cpu().jvmInLaunchers()), wait.ms(wait.cpu().jvmInLaunchers()),
+                batch.ms(batch.cpu().jit()), batch.ms(batch.cpu().gc()), wait.ms(wait.cpu().jit()), wait.ms(wait.cpu().gc()),
                 batch.ms(batch.client()), wait.ms(wait.client()), bare.ms(bare.client()),
                 batch.ms(batch.cpu().postgres()), wait.ms(wait.cpu().postgres()), bare.ms(bare.cpu().postgres()),
                 batch.ms(batch.cpu().runs()), wait.ms(wait.cpu().runs()), bareRun,
@@ -225,7 +248,8 @@ class SaturationBenchmark {
 
     /** What the rest of the machine used meanwhile: busy time less this JVM's, the runs' and PostgreSQL's. */
     private static double othersPerSecond(Phase p) {
-        return (p.cpu().machine() - p.cpu().jvm() - (p.cpu().parent() - p.cpu().launcherThread()) - p.cpu().postgres())
+        return (p.cpu().machine() - p.cpu().jvm() - (p.cpu().parent() - p.cpu().jvmInLaunchers() - p.cpu().jvmInBare())
+                - p.cpu().postgres())
                 * 1e3 / p.seconds();
     }
 
@@ -374,8 +398,8 @@ class SaturationBenchmark {
                 One job at a time, %d each, interleaved, 50 ms apart:
                 | what | p50 | p90 | over bare, p50 |
                 |---|---|---|---|
-                | `POST ?wait=30`, kept-alive connection (ms) | %.1f | %.1f | +%.1f ms |
-                | `POST ?wait=30`, a new connection each (ms) | %.1f | %.1f | +%.1f ms |
+                | `POST ?wait=30`, kept-alive connection (ms) | %.1f | %.1f | %+.1f ms |
+                | `POST ?wait=30`, a new connection each (ms) | %.1f | %.1f | %+.1f ms |
                 | bare bwrap from this JVM's ProcessBuilder (ms) | %.1f | %.1f | — |
                 """, IDLE_RUNS, pct(keptMs, .5), pct(keptMs, .9), pct(keptMs, .5) - pct(bareMs, .5),
                 pct(newMs, .5), pct(newMs, .9), pct(newMs, .5) - pct(bareMs, .5), pct(bareMs, .5), pct(bareMs, .9));
@@ -444,9 +468,15 @@ class SaturationBenchmark {
                 : ManagementFactory.getThreadMXBean().getThreadCpuTime(launcherParent.threadId()) / 1e9;
         double parent = Double.NaN;
         double bare = Double.NaN;
+        double jvmInLaunchers = Double.NaN;
+        double jvmInBare = Double.NaN;
         if (cgroups.isPresent()) {
-            parent = usage(cgroups.get().cpuacct());
-            bare = Files.isDirectory(cgroups.get().cpuacct().resolve("bare")) ? usage(cgroups.get().cpuacct().resolve("bare")) : 0;
+            Path made = cgroups.get().cpuacct();
+            parent = usage(made);
+            boolean madeOwn = Files.isDirectory(made.resolve("bare"));
+            bare = madeOwn ? usage(made.resolve("bare")) : 0;
+            jvmInLaunchers = madeOwn ? jvmThreadsCpu(made.resolve("launchers")) : 0;
+            jvmInBare = madeOwn ? jvmThreadsCpu(made.resolve("bare")) : 0;
         }
         // the postmaster and the processes it started (a backend's end adds its times to the postmaster's),
         // found from the postmaster's own children list, so that no other process on the host is read
@@ -460,13 +490,51 @@ class SaturationBenchmark {
         String[] all = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
         double machine = (Long.parseLong(all[1]) + Long.parseLong(all[2]) + Long.parseLong(all[3])
                 + Long.parseLong(all[6]) + Long.parseLong(all[7])) / TICKS_PER_SECOND;
-        return new Cpu(jvm, launcherThread, parent, bare, ticks / TICKS_PER_SECOND, machine,
-                Long.parseLong(all[8]) / TICKS_PER_SECOND,
-                ManagementFactory.getCompilationMXBean().getTotalCompilationTime() / 1e3);
+        return new Cpu(jvm, launcherThread, parent, bare, jvmInLaunchers, jvmInBare,
+                jvmThreadsCpu(own(), name -> name.startsWith("C1 CompilerThre") || name.startsWith("C2 CompilerThre")),
+                jvmThreadsCpu(own(), name -> name.startsWith("GC Thread") || name.startsWith("G1 ")),
+                ticks / TICKS_PER_SECOND, machine, Long.parseLong(all[8]) / TICKS_PER_SECOND);
     }
 
     private static double usage(Path cpuacct) throws IOException {
         return Long.parseLong(Files.readString(cpuacct.resolve("cpuacct.usage")).strip()) / 1e9;
+    }
+
+    /** The kernel ids of this JVM's threads in the cgroup. */
+    private static List<String> jvmThreads(Path cgroup) throws IOException {
+        return Files.readAllLines(cgroup.resolve("tasks")).stream().map(String::strip)
+                .filter(tid -> Files.exists(Path.of("/proc/self/task", tid))).toList();
+    }
+
+    /** This JVM's threads: their kernel ids. */
+    private static List<String> own() throws IOException {
+        try (java.util.stream.Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
+            return tasks.map(task -> task.getFileName().toString()).toList();
+        }
+    }
+
+    /** CPU seconds of this JVM's threads now in the cgroup. */
+    private static double jvmThreadsCpu(Path cgroup) throws IOException {
+        return jvmThreadsCpu(jvmThreads(cgroup), name -> true);
+    }
+
+    /**
+     * CPU seconds of those of these threads whose name (15 characters of it) matches (schedstat:
+     * nanoseconds on a CPU); a thread that ended since the last look takes its time with it.
+     */
+    private static double jvmThreadsCpu(List<String> threads, java.util.function.Predicate<String> name) {
+        double seconds = 0;
+        for (String tid : threads) {
+            try {
+                if (!name.test(Files.readString(Path.of("/proc/self/task", tid, "comm")).strip())) {
+                    continue;
+                }
+                seconds += Long.parseLong(Files.readString(Path.of("/proc/self/task", tid, "schedstat")).split(" ")[0]) / 1e9;
+            } catch (IOException ended) {
+                // the thread ended meanwhile
+            }
+        }
+        return seconds;
     }
 
     /** The kernel's id of this JVM's one thread whose name begins so (Linux keeps 15 characters of it). */
