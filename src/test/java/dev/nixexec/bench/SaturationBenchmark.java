@@ -148,6 +148,7 @@ class SaturationBenchmark {
         long launcherParentTid = nativeThreadId("sandbox-launche");
         java.util.Map<Mode, List<Phase>> measured = new java.util.EnumMap<>(Mode.class);
         Cpu rest;
+        java.time.LocalTime measuredFrom;
         if (cgroups.isPresent()) {
             Files.createDirectory(cgroups.get().cpuacct().resolve("bare"));
             Files.createDirectory(cgroups.get().cpuacct().resolve("launchers"));
@@ -161,6 +162,7 @@ class SaturationBenchmark {
             Cpu restStart = cpu();
             Thread.sleep(AT_REST);
             rest = cpu().minus(restStart);
+            measuredFrom = java.time.LocalTime.now(java.time.ZoneOffset.UTC).withNano(0);
             for (int r = 0; r < ROUNDS; r++) {
                 measured.computeIfAbsent(Mode.BARE, m -> new ArrayList<>()).add(bare(direct, JOBS));
                 measured.computeIfAbsent(Mode.BATCH, m -> new ArrayList<>()).add(batches(JOBS));
@@ -176,6 +178,7 @@ class SaturationBenchmark {
                 }
             }
         }
+        java.time.LocalTime measuredTo = java.time.LocalTime.now(java.time.ZoneOffset.UTC).withNano(0);
         String idle = idleOverhead(direct);
 
         Phase bare = total(measured.get(Mode.BARE));
@@ -184,13 +187,14 @@ class SaturationBenchmark {
         double bareRun = bare.ms(bare.cpu().bareRuns(bare.client()));
         StringBuilder report = new StringBuilder(String.format("""
                 Saturation: cached python `print(1)`, %d rounds of %d jobs each way after %d to warm up, node concurrency %d, %d cores;
-                load before / after: %s / %s; the postmaster's parent: %s; runs' cgroup parent: %s
+                rounds measured %s–%s UTC; load before / after: %s / %s; the postmaster's parent: %s; runs' cgroup parent: %s
                 | what | jobs/s, all rounds (each round) | vs bare | jobs/s from the jobs' timestamps |
                 |---|---|---|---|
                 | bare bwrap, %d threads (ProcessBuilder) | %.1f (%s) | 1.00 | — |
                 | batches of %d, polled every %d ms | %.1f (%s) | %.2f | %.1f |
                 | `POST ?wait=30`, %d clients | %.1f (%s) | %.2f | %.1f |
-                """, ROUNDS, JOBS, WARMUP, concurrency, Runtime.getRuntime().availableProcessors(), firstLoad, load(),
+                """, ROUNDS, JOBS, WARMUP, concurrency, Runtime.getRuntime().availableProcessors(), measuredFrom, measuredTo,
+                firstLoad, load(),
                 postmasterParent(),
                 cgroups.map(p -> p.cpuacct().toString()).orElse("none (no cgroup v1 cpuacct)"),
                 concurrency, bare.perSecond(), each(measured.get(Mode.BARE)),
