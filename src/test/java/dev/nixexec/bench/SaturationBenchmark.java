@@ -82,8 +82,9 @@ class SaturationBenchmark {
      * in {@code bare} (also those a thread there started, such as the JDK's process reapers, which
      * begin in their starter's cgroup: they are the JVM's, not the runs'); the embedded PostgreSQL
      * (postmaster and its processes, exited ones included); the whole machine's busy and stolen
-     * time; the JVM's JIT compiler threads and its garbage collector's. Not the JVM's reaped children: bubblewrap does not wait for its
-     * sandbox's init, so the code's CPU never reaches them. NaN without cgroup v1's cpuacct.
+     * time; the JVM's JIT compiler threads and its garbage collector's. Not the JVM's reaped
+     * children: bubblewrap does not wait for its sandbox's init, so the code's CPU never reaches
+     * them. NaN without cgroup v1's cpuacct.
      */
     private record Cpu(double jvm, double launcherThread, double parent, double bare, double jvmInLaunchers,
             double jvmInBare, double jit, double gc, double postgres, double machine, double stolen) {
@@ -347,9 +348,7 @@ class SaturationBenchmark {
             String cursor = null;
             do {
                 JsonNode page = json.readTree(http.exchange(BareHttp.request("GET", jobs, "?limit=200&since="
-                        + java.net.URLEncoder.encode(since.toString(), java.nio.charset.StandardCharsets.UTF_8)
-                        + (cursor == null ? "" : "&cursor=" + java.net.URLEncoder.encode(cursor, java.nio.charset.StandardCharsets.UTF_8)),
-                        KEY, null)));
+                        + encoded(since.toString()) + (cursor == null ? "" : "&cursor=" + encoded(cursor)), KEY, null)));
                 page.path("items").forEach(rows::add);
                 cursor = page.path("next_cursor").isTextual() ? page.path("next_cursor").asText() : null;
             } while (cursor != null);
@@ -363,6 +362,10 @@ class SaturationBenchmark {
         OffsetDateTime last = rows.stream().map(r -> OffsetDateTime.parse(r.path("finished_at").asText()))
                 .max(OffsetDateTime::compareTo).orElseThrow();
         return Duration.between(first, last).toNanos() / 1e9;
+    }
+
+    private static String encoded(String queryValue) {
+        return java.net.URLEncoder.encode(queryValue, java.nio.charset.StandardCharsets.UTF_8);
     }
 
     private static void succeeded(JsonNode job) {
