@@ -29,7 +29,7 @@ class QueueTablesTest {
             "webhook/webhooks.sql", "a delivery is due once its job ended: claimed with SKIP LOCKED",
             "workspace/workspaces.sql", "a session workspace is idle only while none of its jobs runs",
             "worker/EnvironmentDemand.java", "the environments recent jobs asked for, counted",
-            "worker/NodeEnvironments.java", "the fleet's nodes, for the environments each built ahead");
+            "worker/node-environments.sql", "the fleet's nodes, for the environments each built ahead");
 
     @Test
     void onlyTheQueueLayerTouchesTheQueueTables() throws IOException {
