@@ -28,7 +28,7 @@ class QueueTablesTest {
     private static final Map<String, String> READS_ALLOWED = Map.of(
             "webhook/webhooks.sql", "a delivery is due once its job ended: claimed with SKIP LOCKED",
             "workspace/workspaces.sql", "a session workspace is idle only while none of its jobs runs",
-            "worker/EnvironmentDemand.java", "the environments recent jobs asked for, counted",
+            "worker/environment-demand.sql", "the environments recent jobs asked for, counted",
             "worker/node-environments.sql", "the fleet's nodes, for the environments each built ahead");
 
     @Test
