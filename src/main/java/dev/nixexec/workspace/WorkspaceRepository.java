@@ -169,7 +169,7 @@ class WorkspaceRepository {
 
     /** A workspace of the tenant and its files, in one statement (one snapshot); empty if there is none. */
     Optional<WorkspaceListing> listing(Reader reader, UUID id) {
-        /** A row: the workspace without its sums, and one of its files (none when it has none). */
+        // a row: the workspace without its sums, and one of its files (none when it has none)
         record Row(WorkspaceView workspace, WorkspaceFile file) {
         }
         List<Row> rows = SQL.query(db, "Listing", seen(reader).set("id", id).map(), rs -> {
