@@ -14,7 +14,6 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
-import java.sql.SQLException;
 import java.time.OffsetDateTime;
 import java.util.Arrays;
 import java.util.List;
@@ -112,7 +111,7 @@ public class PlatformResource {
     @Operation(summary = "List nodes", description = "The service's nodes with their role, heartbeat, running jobs and prepared environments.")
     @GET
     @Path("nodes")
-    public List<NodeView> nodes() throws SQLException {
+    public List<NodeView> nodes() {
         if (!caller.get().role().operates()) {
             throw new Refusal(Refusal.Kind.FORBIDDEN, "the node list needs an operator key");
         }

@@ -7,8 +7,6 @@ import io.quarkus.runtime.Startup;
 import io.vertx.core.Context;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.persistence.EntityManager;
-import jakarta.persistence.Tuple;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -29,15 +27,15 @@ public class SessionGauges {
     private static final List<SessionStatus> LIVE = List.of(SessionStatus.BUILDING, SessionStatus.READY, SessionStatus.FAILED);
 
     private final MeterRegistry registry;
-    private final EntityManager em;
+    private final SessionRepository repository;
     private final Map<SessionStatus, Long> counts = new ConcurrentHashMap<>();
     private final List<Gauge> gauges;
     private final AtomicBoolean counting = new AtomicBoolean();
     private volatile long countedAt;
 
-    SessionGauges(MeterRegistry registry, EntityManager em) {
+    SessionGauges(MeterRegistry registry, SessionRepository repository) {
         this.registry = registry;
-        this.em = em;
+        this.repository = repository;
         countedAt = System.nanoTime() - MAX_AGE.toNanos() - 1;
         gauges = LIVE.stream().map(status -> Gauge.builder("nixexec.sessions", this, g -> g.count(status))
                 .tag("status", status.id()).description("sessions of all tenants, not destroyed, by status")
@@ -63,12 +61,7 @@ public class SessionGauges {
 
     private void recount() {
         try {
-            @SuppressWarnings("unchecked")
-            List<Tuple> rows = QuarkusTransaction.requiringNew().call(() -> em.createNativeQuery(
-                    "SELECT status, count(*) AS n FROM sessions WHERE status <> 'destroyed' GROUP BY status", Tuple.class)
-                    .getResultList());
-            Map<SessionStatus, Long> now = new java.util.EnumMap<>(SessionStatus.class);
-            rows.forEach(row -> now.put(SessionStatus.byId(row.get("status", String.class)), row.get("n", Number.class).longValue()));
+            Map<SessionStatus, Long> now = QuarkusTransaction.requiringNew().call(repository::countByStatus);
             LIVE.forEach(status -> counts.put(status, now.getOrDefault(status, 0L)));
             countedAt = System.nanoTime();
         } finally {

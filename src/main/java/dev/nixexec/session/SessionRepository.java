@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.stream.Collectors;
 import javax.sql.DataSource;
 
 /**
@@ -115,6 +116,13 @@ class SessionRepository {
     /** Live sessions whose idle time ran out, locked against a second expiry on another node. */
     List<Row> expired(int limit) {
         return SQL.query(db, "Expired", Map.of("limit", limit), this::row);
+    }
+
+    /** The sessions of all tenants that are not destroyed, by status. */
+    Map<SessionStatus, Long> countByStatus() {
+        return SQL.query(db, "CountByStatus", Map.of(),
+                rs -> Map.entry(SessionStatus.byId(rs.getString("status")), rs.getLong("n"))).stream()
+                .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue));
     }
 
     private Row row(ResultSet rs) throws SQLException {

@@ -1,10 +1,11 @@
 package dev.nixexec.ui;
 
 import dev.nixexec.audit.AuditLog;
+import dev.nixexec.database.SqlFile;
 import dev.nixexec.tenant.Caller;
 import dev.nixexec.tenant.Tenants;
+import io.agroal.api.AgroalDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.persistence.EntityManager;
 import jakarta.transaction.Transactional;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -12,10 +13,10 @@ import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.Base64;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import javax.sql.DataSource;
 
 /**
  * Signed-in browser sessions. The browser gets a random token (in an HttpOnly cookie); the database
@@ -28,13 +29,15 @@ public class UiSessions {
     /** A session ends this long after sign-in, whatever happens in between. */
     static final Duration LIFETIME = Duration.ofHours(8);
 
-    private final EntityManager em;
+    private static final SqlFile SQL = SqlFile.of(UiSessions.class, "ui-sessions.sql");
+
+    private final DataSource db;
     private final Tenants tenants;
     private final AuditLog audit;
     private final SecureRandom random = new SecureRandom();
 
-    public UiSessions(EntityManager em, Tenants tenants, AuditLog audit) {
-        this.em = em;
+    public UiSessions(AgroalDataSource db, Tenants tenants, AuditLog audit) {
+        this.db = db;
         this.tenants = tenants;
         this.audit = audit;
     }
@@ -49,13 +52,11 @@ public class UiSessions {
 
     @Transactional
     public Started start(Caller caller) {
-        em.createNativeQuery("DELETE FROM ui_sessions WHERE expires_at < now()").executeUpdate();
+        SQL.update(db, "DeleteExpired", Map.of());
         String token = randomToken();
         String csrf = randomToken();
-        em.createNativeQuery("INSERT INTO ui_sessions (token_hash, key_id, csrf_token, expires_at) "
-                        + "VALUES (?1, ?2, ?3, now() + make_interval(secs => ?4))")
-                .setParameter(1, hash(token)).setParameter(2, caller.keyId()).setParameter(3, csrf)
-                .setParameter(4, (double) LIFETIME.toSeconds()).executeUpdate();
+        SQL.update(db, "Insert", Map.of("token_hash", hash(token), "key", caller.keyId(), "csrf", csrf,
+                "lifetime", (double) LIFETIME.toSeconds()));
         audit.record("ui_signed_in", caller.tenantId(), null, caller.keyId(), null, Map.of("role", caller.role().id()));
         return new Started(token, csrf);
     }
@@ -65,19 +66,16 @@ public class UiSessions {
         if (token == null || token.isBlank() || token.length() > 100) {
             return Optional.empty();
         }
-        @SuppressWarnings("unchecked")
-        List<Object[]> rows = em.createNativeQuery("SELECT key_id, csrf_token FROM ui_sessions "
-                + "WHERE token_hash = ?1 AND expires_at > now()").setParameter(1, hash(token)).getResultList();
-        if (rows.isEmpty()) {
-            return Optional.empty();
+        record Row(UUID key, String csrf) {
         }
-        String csrf = (String) rows.get(0)[1];
-        return tenants.callerOfKey((UUID) rows.get(0)[0]).map(caller -> new Session(caller, csrf));
+        return SQL.query(db, "Find", Map.of("token_hash", hash(token)),
+                rs -> new Row(rs.getObject("key_id", UUID.class), rs.getString("csrf_token"))).stream().findFirst()
+                .flatMap(row -> tenants.callerOfKey(row.key()).map(caller -> new Session(caller, row.csrf())));
     }
 
     @Transactional
     public void end(String token) {
-        em.createNativeQuery("DELETE FROM ui_sessions WHERE token_hash = ?1").setParameter(1, hash(token)).executeUpdate();
+        SQL.update(db, "Delete", Map.of("token_hash", hash(token)));
     }
 
     String randomToken() {

@@ -53,7 +53,7 @@ public class MostUsedUpkeep {
         List<MostUsedEnvironments.Chosen> chosen;
         try {
             chosen = MostUsedEnvironments.choose(demand.recent(WINDOW), top, policy);
-        } catch (java.sql.SQLException | RuntimeException e) {
+        } catch (RuntimeException e) {
             LOG.warnf("cannot read the most used environments: %s", RootMessage.of(e));
             return;
         }

@@ -1,14 +1,11 @@
 package dev.nixexec.worker;
 
+import dev.nixexec.database.SqlFile;
 import dev.nixexec.nix.EnvironmentsAhead;
 import io.agroal.api.AgroalDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Timestamp;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
@@ -28,6 +25,8 @@ public class NodeEnvironments {
     public record Entry(String name, String source, String status, String detail, OffsetDateTime updatedAt) {
     }
 
+    private static final SqlFile SQL = SqlFile.of(NodeEnvironments.class, "node-environments.sql");
+
     private final DataSource db;
 
     @Inject
@@ -39,54 +38,39 @@ public class NodeEnvironments {
         this.db = db;
     }
 
-    /** Replaces the node's rows with {@code progress}, and drops those of nodes no longer listed. */
-    public void write(String nodeId, List<EnvironmentsAhead.Progress> progress) throws SQLException {
-        try (Connection c = db.getConnection()) {
+    /** Replaces the node's rows with {@code progress}, and drops those of nodes no longer listed, in one transaction. */
+    public void write(String nodeId, List<EnvironmentsAhead.Progress> progress) {
+        Map<String, Object> rows = Map.of("node", nodeId,
+                "names", progress.stream().map(EnvironmentsAhead.Progress::name).toArray(String[]::new),
+                "sources", progress.stream().map(p -> p.source().name().toLowerCase(Locale.ROOT)).toArray(String[]::new),
+                "statuses", progress.stream().map(p -> p.status().name().toLowerCase(Locale.ROOT)).toArray(String[]::new),
+                "details", progress.stream().map(EnvironmentsAhead.Progress::detail).toArray(String[]::new),
+                // an instant's ISO text, which PostgreSQL reads as a timestamptz
+                "updated_at", progress.stream().map(p -> p.updatedAt().toString()).toArray(String[]::new));
+        SqlFile.run(db, c -> {
             boolean auto = c.getAutoCommit();
             c.setAutoCommit(false);
             try {
-                try (PreparedStatement delete = c.prepareStatement(
-                        "DELETE FROM node_environments WHERE node_id = ? OR node_id NOT IN (SELECT id FROM nodes)")) {
-                    delete.setString(1, nodeId);
-                    delete.executeUpdate();
-                }
-                try (PreparedStatement insert = c.prepareStatement("INSERT INTO node_environments "
-                        + "(node_id, name, source, status, detail, updated_at) VALUES (?, ?, ?, ?, ?, ?)")) {
-                    for (EnvironmentsAhead.Progress p : progress) {
-                        insert.setString(1, nodeId);
-                        insert.setString(2, p.name());
-                        insert.setString(3, p.source().name().toLowerCase(Locale.ROOT));
-                        insert.setString(4, p.status().name().toLowerCase(Locale.ROOT));
-                        insert.setString(5, p.detail());
-                        insert.setTimestamp(6, Timestamp.from(p.updatedAt()));
-                        insert.addBatch();
-                    }
-                    insert.executeBatch();
-                }
+                SQL.statement("Delete").with(rows).update(c);
+                SQL.statement("Insert").with(rows).update(c);
                 c.commit();
+                return null;
             } catch (SQLException e) {
                 c.rollback();
                 throw e;
             } finally {
                 c.setAutoCommit(auto);
             }
-        }
+        });
     }
 
     /** Every node's entries, by node id. */
-    public Map<String, List<Entry>> byNode() throws SQLException {
+    public Map<String, List<Entry>> byNode() {
         Map<String, List<Entry>> nodes = new HashMap<>();
-        try (Connection c = db.getConnection();
-                PreparedStatement select = c.prepareStatement("SELECT node_id, name, source, status, detail, updated_at "
-                        + "FROM node_environments ORDER BY node_id, source DESC, name");
-                ResultSet rows = select.executeQuery()) {
-            while (rows.next()) {
-                nodes.computeIfAbsent(rows.getString("node_id"), k -> new ArrayList<>()).add(new Entry(
-                        rows.getString("name"), rows.getString("source"), rows.getString("status"),
-                        rows.getString("detail"),
-                        rows.getTimestamp("updated_at").toInstant().atOffset(ZoneOffset.UTC)));
-            }
-        }
+        SQL.query(db, "All", Map.of(), rows -> Map.entry(rows.getString("node_id"), new Entry(rows.getString("name"),
+                rows.getString("source"), rows.getString("status"), rows.getString("detail"),
+                rows.getObject("updated_at", OffsetDateTime.class).withOffsetSameInstant(ZoneOffset.UTC))))
+                .forEach(e -> nodes.computeIfAbsent(e.getKey(), k -> new ArrayList<>()).add(e.getValue()));
         return nodes;
     }
 }

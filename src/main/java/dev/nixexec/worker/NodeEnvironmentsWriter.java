@@ -23,7 +23,7 @@ class NodeEnvironmentsWriter {
     synchronized void write() {
         try {
             table.write(pool.nodeId(), ahead.progress());
-        } catch (java.sql.SQLException | RuntimeException e) {
+        } catch (RuntimeException e) {
             // the next change writes the whole list again
             LOG.warnf("cannot record this node's environments built ahead: %s", RootMessage.of(e));
         }

@@ -1,22 +1,24 @@
 package dev.nixexec.workspace;
 
+import dev.nixexec.database.NamedStatement;
+import dev.nixexec.database.SqlFile;
+import io.agroal.api.AgroalDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.persistence.EntityManager;
-import jakarta.persistence.Query;
-import jakarta.persistence.Tuple;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Duration;
-import java.time.Instant;
 import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
+import javax.sql.DataSource;
 
 /**
  * All SQL of workspaces, their files, versions and contents, of jobs' input files and of
- * artifacts: read here as SQL (named parameters), rows mapped to records by column name. Callers
+ * artifacts: the named statements of {@code workspaces.sql}, rows read by column name. Callers
  * hold the transaction; nothing here checks roles or quotas ({@link WorkspaceService} does).
  */
 @ApplicationScoped
@@ -58,58 +60,24 @@ class WorkspaceRepository {
     record Ownership(Optional<UUID> ownerKey) {
     }
 
-    /** A workspace as clients see it; appended a WHERE over {@code w}. */
-    private static final String VIEW = """
-            SELECT w.id, w.name, w.quota_bytes, w.quota_files,
-                   (SELECT coalesce(sum(f.size), 0) FROM workspace_files f WHERE f.workspace_id = w.id) AS bytes,
-                   (SELECT count(*) FROM workspace_files f WHERE f.workspace_id = w.id) AS files,
-                   w.version,
-                   (SELECT v.job_id FROM workspace_versions v
-                     WHERE v.workspace_id = w.id AND v.version = w.version) AS version_job_id,
-                   w.created_at, w.updated_at
-              FROM workspaces w
-            """;
-
-    /** Id before name: a workspace named like another's id is found by its name only. */
-    private static final String BY_ID_OR_NAME = """
-            w.tenant_id = :tenant AND (w.id = :id OR w.name = :name) AND %s
-            ORDER BY (w.id = :id) DESC LIMIT 1
-            """;
-
-    /** A workspace the reader may see: not another key's MCP session's, unless the reader reviews. */
-    private static final String SEEN = "(w.owner_key_id IS NULL OR w.owner_key_id = :key OR :reviewer)";
-
-    /** A workspace the key may change or run a job on: not another key's MCP session's. */
-    private static final String CHANGEABLE = "(w.owner_key_id IS NULL OR w.owner_key_id = :key)";
-
-    /** Not referred to by a workspace file or an artifact, and not touched by a write for an hour. */
-    private static final String UNREFERENCED_AND_IDLE = """
-            b.created_at < now() - interval '1 hour'
-            AND NOT EXISTS (SELECT 1 FROM workspace_files f WHERE f.tenant_id = b.tenant_id AND f.sha256 = b.sha256)
-            AND NOT EXISTS (SELECT 1 FROM job_artifacts a WHERE a.tenant_id = b.tenant_id AND a.sha256 = b.sha256)
-            """;
+    private static final SqlFile SQL = SqlFile.of(WorkspaceRepository.class, "workspaces.sql");
 
     /** Salt of the tenants' change locks: keeps them apart from other advisory locks of the same tenant. */
     private static final long CHANGE_LOCK = 0x6e69786578656373L;
     private static final long SWEEP_LOCK = 0x6e697865_78706972L;
 
-    private final EntityManager em;
+    private final DataSource db;
 
-    WorkspaceRepository(EntityManager em) {
-        this.em = em;
+    WorkspaceRepository(AgroalDataSource db) {
+        this.db = db;
     }
 
     // ---- workspaces
 
     /** Creates an ordinary workspace of the tenant in one statement; false if the tenant has one of that name. */
     boolean insert(UUID id, UUID tenant, String name, Quota quota) {
-        return em.createNativeQuery("""
-                INSERT INTO workspaces (id, tenant_id, name, quota_bytes, quota_files)
-                VALUES (:id, :tenant, :name, :quota_bytes, :quota_files)
-                ON CONFLICT (tenant_id, name) DO NOTHING
-                """).setParameter("id", id).setParameter("tenant", tenant).setParameter("name", name)
-                .setParameter("quota_bytes", quota.bytes()).setParameter("quota_files", quota.files())
-                .executeUpdate() == 1;
+        return SQL.update(db, "Insert", Map.of("id", id, "tenant", tenant, "name", name,
+                "quota_bytes", quota.bytes(), "quota_files", quota.files())) == 1;
     }
 
     /**
@@ -117,53 +85,41 @@ class WorkspaceRepository {
      * {@code owner}, none in local mode) or marked used, in one statement.
      */
     UUID upsertSession(UUID tenant, String name, Quota quota, Optional<UUID> owner) {
-        return (UUID) em.createNativeQuery("""
-                INSERT INTO workspaces (id, tenant_id, name, quota_bytes, quota_files, mcp_session, owner_key_id)
-                VALUES (:id, :tenant, :name, :quota_bytes, :quota_files, true, CAST(:owner AS uuid))
-                ON CONFLICT (tenant_id, name) DO UPDATE SET used_at = now()
-                RETURNING id
-                """, UUID.class).setParameter("id", UUID.randomUUID()).setParameter("tenant", tenant)
-                .setParameter("name", name).setParameter("quota_bytes", quota.bytes())
-                .setParameter("quota_files", quota.files()).setParameter("owner", owner.map(UUID::toString).orElse(null))
-                .getSingleResult();
+        return SQL.single(db, "UpsertSession", NamedStatement.values().set("id", UUID.randomUUID())
+                .set("tenant", tenant).set("name", name).set("quota_bytes", quota.bytes())
+                .set("quota_files", quota.files()).set("owner", owner.orElse(null)).map(), rs -> uuid(rs, "id"));
     }
 
     Optional<WorkspaceView> view(Reader reader, UUID id) {
-        return views(seen(em.createNativeQuery(VIEW + "WHERE w.tenant_id = :tenant AND w.id = :id AND " + SEEN,
-                Tuple.class), reader).setParameter("id", id).getResultList()).stream().findFirst();
+        return SQL.query(db, "ViewById", seen(reader).set("id", id).map(), WorkspaceRepository::view).stream()
+                .findFirst();
     }
 
     List<WorkspaceView> views(Reader reader) {
-        return views(seen(em.createNativeQuery(VIEW + "WHERE w.tenant_id = :tenant AND " + SEEN + " ORDER BY w.name",
-                Tuple.class), reader).getResultList());
+        return SQL.query(db, "Views", seen(reader).map(), WorkspaceRepository::view);
     }
 
     /** The reader's workspace with this id, or else this name, in one query. */
     Optional<WorkspaceView> viewByIdOrName(Reader reader, UUID id, String name) {
-        return views(seen(em.createNativeQuery(VIEW + "WHERE " + BY_ID_OR_NAME.formatted(SEEN), Tuple.class), reader)
-                .setParameter("id", id).setParameter("name", name).getResultList()).stream().findFirst();
+        return SQL.query(db, "ViewByIdOrName", seen(reader).set("id", id).set("name", name).map(),
+                WorkspaceRepository::view).stream().findFirst();
     }
 
     /** The tenant's workspace {@code id}'s owner, if the tenant has it; empty if it has not. */
     Optional<Ownership> ownership(UUID tenant, UUID id) {
-        List<?> rows = em.createNativeQuery("""
-                SELECT coalesce(CAST(owner_key_id AS text), '') FROM workspaces WHERE id = :id AND tenant_id = :tenant
-                """).setParameter("id", id).setParameter("tenant", tenant).getResultList();
-        return rows.stream().map(String.class::cast).findFirst().map(owner -> new Ownership(
-                owner.isEmpty() ? Optional.empty() : Optional.of(UUID.fromString(owner))));
+        return SQL.query(db, "Ownership", Map.of("id", id, "tenant", tenant),
+                rs -> new Ownership(Optional.ofNullable(uuid(rs, "owner_key_id")))).stream().findFirst();
     }
 
     Optional<UUID> idByName(UUID tenant, String name) {
-        List<?> ids = em.createNativeQuery("SELECT id FROM workspaces WHERE tenant_id = :tenant AND name = :name",
-                UUID.class).setParameter("tenant", tenant).setParameter("name", name).getResultList();
-        return ids.stream().map(UUID.class::cast).findFirst();
+        return SQL.query(db, "IdByName", Map.of("tenant", tenant, "name", name), rs -> uuid(rs, "id")).stream()
+                .findFirst();
     }
 
     /** Deletes these workspaces of the tenant (files and versions go with them), then its unreferenced contents. */
     void delete(UUID tenant, List<UUID> ids) {
         for (UUID id : ids) {
-            em.createNativeQuery("DELETE FROM workspaces WHERE id = :id AND tenant_id = :tenant")
-                    .setParameter("id", id).setParameter("tenant", tenant).executeUpdate();
+            SQL.update(db, "Delete", Map.of("id", id, "tenant", tenant));
         }
         collectContents(tenant);
     }
@@ -174,8 +130,7 @@ class WorkspaceRepository {
      * deleted.
      */
     boolean markUsed(UUID tenant, UUID id) {
-        return em.createNativeQuery("UPDATE workspaces SET used_at = now() WHERE id = :id AND tenant_id = :tenant")
-                .setParameter("id", id).setParameter("tenant", tenant).executeUpdate() == 1;
+        return SQL.update(db, "MarkUsed", Map.of("id", id, "tenant", tenant)) == 1;
     }
 
     /**
@@ -183,46 +138,30 @@ class WorkspaceRepository {
      * queue for the row's lock, and a minute does not matter to an idle time of hours.
      */
     void markRead(UUID id) {
-        em.createNativeQuery("""
-                UPDATE workspaces SET used_at = now()
-                 WHERE id = :id AND used_at < now() - interval '1 minute'
-                """).setParameter("id", id).executeUpdate();
+        SQL.update(db, "MarkRead", Map.of("id", id));
     }
 
     Quota quota(UUID id) {
-        Tuple row = (Tuple) em.createNativeQuery("SELECT quota_bytes, quota_files FROM workspaces WHERE id = :id",
-                Tuple.class).setParameter("id", id).getSingleResult();
-        return new Quota(int64(row, "quota_bytes"), int32(row, "quota_files"));
+        return SQL.single(db, "Quota", Map.of("id", id),
+                rs -> new Quota(rs.getLong("quota_bytes"), rs.getInt("quota_files")));
     }
 
     Usage tenantUsage(UUID tenant) {
-        Tuple row = (Tuple) em.createNativeQuery("""
-                SELECT coalesce(sum(size), 0) AS bytes, count(*) AS files
-                  FROM workspace_files WHERE tenant_id = :tenant
-                """, Tuple.class).setParameter("tenant", tenant).getSingleResult();
-        return new Usage(int64(row, "bytes"), int64(row, "files"));
+        return SQL.single(db, "TenantUsage", Map.of("tenant", tenant),
+                rs -> new Usage(rs.getLong("bytes"), rs.getLong("files")));
     }
 
     /** Serialises changes of one tenant's workspaces (so the tenant quota holds under concurrency), and locks the workspace's row. */
     void lockForChange(UUID tenant, UUID workspace) {
-        em.createNativeQuery("SELECT pg_advisory_xact_lock(:key)")
-                .setParameter("key", tenant.getMostSignificantBits() ^ CHANGE_LOCK).getSingleResult();
-        em.createNativeQuery("SELECT id FROM workspaces WHERE id = :id FOR UPDATE").setParameter("id", workspace)
-                .getResultList();
+        SQL.single(db, "LockTenant", Map.of("key", tenant.getMostSignificantBits() ^ CHANGE_LOCK), rs -> true);
+        SQL.query(db, "LockWorkspace", Map.of("id", workspace), rs -> true);
     }
 
     /** A new version of the workspace, made by {@code job} (null: an upload), with what it changed. */
     int newVersion(UUID id, UUID job, int created, int modified, int deleted) {
-        int version = ((Number) em.createNativeQuery("""
-                UPDATE workspaces SET version = version + 1, updated_at = now()
-                 WHERE id = :id RETURNING version
-                """).setParameter("id", id).getSingleResult()).intValue();
-        em.createNativeQuery("""
-                INSERT INTO workspace_versions (workspace_id, version, job_id, created, modified, deleted)
-                VALUES (:id, :version, :job, :created, :modified, :deleted)
-                """).setParameter("id", id).setParameter("version", version).setParameter("job", job)
-                .setParameter("created", created).setParameter("modified", modified).setParameter("deleted", deleted)
-                .executeUpdate();
+        int version = SQL.single(db, "NextVersion", Map.of("id", id), rs -> rs.getInt("version"));
+        SQL.update(db, "InsertVersion", NamedStatement.values().set("id", id).set("version", version).set("job", job)
+                .set("created", created).set("modified", modified).set("deleted", deleted).map());
         return version;
     }
 
@@ -230,36 +169,32 @@ class WorkspaceRepository {
 
     /** A workspace of the tenant and its files, in one statement (one snapshot); empty if there is none. */
     Optional<WorkspaceListing> listing(Reader reader, UUID id) {
-        List<Tuple> rows = tuples(seen(em.createNativeQuery("""
-                SELECT w.id, w.name, w.quota_bytes, w.quota_files, w.version,
-                       (SELECT v.job_id FROM workspace_versions v
-                         WHERE v.workspace_id = w.id AND v.version = w.version) AS version_job_id,
-                       w.created_at, w.updated_at,
-                       f.path, f.size, f.sha256, f.updated_at AS file_updated_at
-                  FROM workspaces w LEFT JOIN workspace_files f ON f.workspace_id = w.id
-                 WHERE w.id = :id AND w.tenant_id = :tenant AND %s
-                 ORDER BY f.path
-                """.formatted(SEEN), Tuple.class), reader).setParameter("id", id).getResultList());
+        // a row: the workspace without its sums, and one of its files (none when it has none)
+        record Row(WorkspaceView workspace, WorkspaceFile file) {
+        }
+        List<Row> rows = SQL.query(db, "Listing", seen(reader).set("id", id).map(), rs -> {
+            String path = rs.getString("path");
+            return new Row(new WorkspaceView(uuid(rs, "id"), rs.getString("name"), rs.getLong("quota_bytes"),
+                    rs.getInt("quota_files"), 0, 0, rs.getInt("version"), uuid(rs, "version_job_id"),
+                    time(rs, "created_at"), time(rs, "updated_at")),
+                    path == null ? null : new WorkspaceFile(path, rs.getLong("size"), rs.getString("sha256"),
+                            ContentTypes.of(path), time(rs, "file_updated_at")));
+        });
         if (rows.isEmpty()) {
             return Optional.empty();
         }
-        List<WorkspaceFile> files = rows.stream().filter(r -> r.get("path") != null)
-                .map(r -> new WorkspaceFile(text(r, "path"), int64(r, "size"), text(r, "sha256"),
-                        ContentTypes.of(text(r, "path")), time(r, "file_updated_at"))).toList();
-        Tuple w = rows.get(0);
-        WorkspaceView view = new WorkspaceView(uuid(w, "id"), text(w, "name"), int64(w, "quota_bytes"),
-                int32(w, "quota_files"), files.stream().mapToLong(WorkspaceFile::size).sum(), files.size(),
-                int32(w, "version"), uuid(w, "version_job_id"), time(w, "created_at"), time(w, "updated_at"));
-        return Optional.of(new WorkspaceListing(view, files));
+        List<WorkspaceFile> files = rows.stream().map(Row::file).filter(Objects::nonNull).toList();
+        WorkspaceView w = rows.get(0).workspace();
+        return Optional.of(new WorkspaceListing(new WorkspaceView(w.id(), w.name(), w.quotaBytes(), w.quotaFiles(),
+                files.stream().mapToLong(WorkspaceFile::size).sum(), files.size(), w.version(), w.versionJobId(),
+                w.createdAt(), w.updatedAt()), files));
     }
 
     /** The workspace's files, by path. */
     Map<String, FileEntry> files(UUID id) {
         Map<String, FileEntry> files = new LinkedHashMap<>();
-        tuples(em.createNativeQuery("""
-                SELECT path, sha256, size, executable FROM workspace_files WHERE workspace_id = :id
-                """, Tuple.class).setParameter("id", id).getResultList())
-                .forEach(r -> files.put(text(r, "path"), entry(r)));
+        SQL.query(db, "Files", Map.of("id", id), rs -> Map.entry(rs.getString("path"), entry(rs)))
+                .forEach(e -> files.put(e.getKey(), e.getValue()));
         return files;
     }
 
@@ -270,37 +205,28 @@ class WorkspaceRepository {
 
     /** The workspace's files as of now with its tenant and quotas, in one statement; empty when it was deleted. */
     Optional<Snapshot> snapshot(UUID id) {
-        List<Tuple> rows = tuples(em.createNativeQuery("""
-                SELECT w.tenant_id, w.version, w.quota_bytes, w.quota_files, f.path, f.sha256, f.size, f.executable
-                  FROM workspaces w LEFT JOIN workspace_files f ON f.workspace_id = w.id
-                 WHERE w.id = :id
-                """, Tuple.class).setParameter("id", id).getResultList());
+        record Row(UUID tenantId, Quota quota, int version, String path, FileEntry entry) {
+        }
+        List<Row> rows = SQL.query(db, "Snapshot", Map.of("id", id), rs -> new Row(uuid(rs, "tenant_id"),
+                new Quota(rs.getLong("quota_bytes"), rs.getInt("quota_files")), rs.getInt("version"),
+                rs.getString("path"), entry(rs)));
         if (rows.isEmpty()) {
             return Optional.empty();
         }
         Map<String, FileEntry> files = new LinkedHashMap<>();
-        rows.stream().filter(r -> r.get("path") != null).forEach(r -> files.put(text(r, "path"), entry(r)));
-        Tuple w = rows.get(0);
-        return Optional.of(new Snapshot(id, uuid(w, "tenant_id"),
-                new Quota(int64(w, "quota_bytes"), int32(w, "quota_files")), new Manifest(int32(w, "version"), files)));
+        rows.stream().filter(r -> r.path() != null).forEach(r -> files.put(r.path(), r.entry()));
+        Row w = rows.get(0);
+        return Optional.of(new Snapshot(id, w.tenantId(), w.quota(), new Manifest(w.version(), files)));
     }
 
     void upsertFile(UUID id, UUID tenant, String path, FileEntry entry) {
-        em.createNativeQuery("""
-                INSERT INTO workspace_files (workspace_id, path, tenant_id, sha256, size, executable)
-                VALUES (:id, :path, :tenant, :sha256, :size, :executable)
-                ON CONFLICT (workspace_id, path) DO UPDATE
-                   SET sha256 = excluded.sha256, size = excluded.size, executable = excluded.executable,
-                       updated_at = now()
-                """).setParameter("id", id).setParameter("path", path).setParameter("tenant", tenant)
-                .setParameter("sha256", entry.sha256()).setParameter("size", entry.size())
-                .setParameter("executable", entry.executable()).executeUpdate();
+        SQL.update(db, "UpsertFile", Map.of("id", id, "path", path, "tenant", tenant, "sha256", entry.sha256(),
+                "size", entry.size(), "executable", entry.executable()));
     }
 
     /** False if the workspace has no file of that path. */
     boolean deleteFile(UUID id, String path) {
-        return em.createNativeQuery("DELETE FROM workspace_files WHERE workspace_id = :id AND path = :path")
-                .setParameter("id", id).setParameter("path", path).executeUpdate() == 1;
+        return SQL.update(db, "DeleteFile", Map.of("id", id, "path", path)) == 1;
     }
 
     // ---- contents
@@ -311,19 +237,13 @@ class WorkspaceRepository {
      * write that has not committed yet never finds its content collected.
      */
     void putContent(UUID tenant, String sha256, byte[] content) {
-        em.createNativeQuery("""
-                INSERT INTO workspace_blobs (tenant_id, sha256, size, content)
-                VALUES (:tenant, :sha256, :size, :content)
-                ON CONFLICT (tenant_id, sha256) DO UPDATE SET created_at = now()
-                """).setParameter("tenant", tenant).setParameter("sha256", sha256)
-                .setParameter("size", (long) content.length).setParameter("content", content).executeUpdate();
+        SQL.update(db, "PutContent", Map.of("tenant", tenant, "sha256", sha256, "size", (long) content.length,
+                "content", content));
     }
 
     Optional<byte[]> content(UUID tenant, String sha256) {
-        List<?> rows = em.createNativeQuery("""
-                SELECT content FROM workspace_blobs WHERE tenant_id = :tenant AND sha256 = :sha256
-                """).setParameter("tenant", tenant).setParameter("sha256", sha256).getResultList();
-        return rows.stream().map(byte[].class::cast).findFirst();
+        return SQL.query(db, "Content", Map.of("tenant", tenant, "sha256", sha256), rs -> rs.getBytes("content"))
+                .stream().findFirst();
     }
 
     /**
@@ -331,77 +251,52 @@ class WorkspaceRepository {
      * no write touched in the last hour (one may be about to refer to it).
      */
     int collectContents(UUID tenant) {
-        return em.createNativeQuery("DELETE FROM workspace_blobs b WHERE b.tenant_id = :tenant AND "
-                + UNREFERENCED_AND_IDLE).setParameter("tenant", tenant).executeUpdate();
+        return SQL.update(db, "CollectContents", Map.of("tenant", tenant));
     }
 
     /** {@link #collectContents} for every tenant. */
     int collectAllContents() {
-        return em.createNativeQuery("DELETE FROM workspace_blobs b WHERE " + UNREFERENCED_AND_IDLE).executeUpdate();
+        return SQL.update(db, "CollectAllContents", Map.of());
     }
 
     // ---- jobs' files and artifacts
 
     /**
      * A job's files, with the tenant's workspace of this id or else this name, in one statement;
-     * false if there is none the key may run a job on ({@link #CHANGEABLE}). Marks the workspace
-     * used, which also holds its row until the submission commits: an expiry of an idle session
-     * workspace skips it meanwhile and afterwards sees the job.
+     * false if there is none the key may run a job on. Marks the workspace used, which also holds
+     * its row until the submission commits: an expiry of an idle session workspace skips it
+     * meanwhile and afterwards sees the job.
      */
     boolean insertJobFiles(UUID jobId, UUID tenant, UUID key, UUID workspaceId, String workspaceName, String inputs,
             String artifactPaths) {
-        return em.createNativeQuery("""
-                WITH used AS (
-                    UPDATE workspaces SET used_at = now()
-                     WHERE tenant_id = :tenant
-                       AND id = (SELECT w.id FROM workspaces w WHERE %s)
-                    RETURNING id)
-                INSERT INTO job_files (job_id, workspace_id, inputs, artifact_paths)
-                SELECT :job, used.id, CAST(:inputs AS jsonb), CAST(:artifact_paths AS jsonb) FROM used
-                """.formatted(BY_ID_OR_NAME.formatted(CHANGEABLE).strip())).setParameter("tenant", tenant)
-                .setParameter("key", key).setParameter("id", workspaceId)
-                .setParameter("name", workspaceName).setParameter("job", jobId).setParameter("inputs", inputs)
-                .setParameter("artifact_paths", artifactPaths).executeUpdate() == 1;
+        return SQL.update(db, "InsertJobFiles", NamedStatement.values().set("tenant", tenant).set("key", key)
+                .set("id", workspaceId).set("name", workspaceName).set("job", jobId).set("inputs", inputs)
+                .set("artifact_paths", artifactPaths).map()) == 1;
     }
 
     /** A job's files without a workspace. */
     void insertJobFiles(UUID jobId, String inputs, String artifactPaths) {
-        em.createNativeQuery("""
-                INSERT INTO job_files (job_id, inputs, artifact_paths)
-                VALUES (:job, CAST(:inputs AS jsonb), CAST(:artifact_paths AS jsonb))
-                """).setParameter("job", jobId).setParameter("inputs", inputs)
-                .setParameter("artifact_paths", artifactPaths).executeUpdate();
+        SQL.update(db, "InsertJobFilesAlone", Map.of("job", jobId, "inputs", inputs, "artifact_paths", artifactPaths));
     }
 
     Optional<JobFilesRow> jobFiles(UUID jobId) {
-        return tuples(em.createNativeQuery("""
-                SELECT workspace_id, CAST(inputs AS text) AS inputs, CAST(artifact_paths AS text) AS artifact_paths
-                  FROM job_files WHERE job_id = :job
-                """, Tuple.class).setParameter("job", jobId).getResultList()).stream()
-                .map(r -> new JobFilesRow(Optional.ofNullable(uuid(r, "workspace_id")), text(r, "inputs"),
-                        text(r, "artifact_paths"))).findFirst();
+        return SQL.query(db, "JobFiles", Map.of("job", jobId), rs -> new JobFilesRow(
+                Optional.ofNullable(uuid(rs, "workspace_id")), rs.getString("inputs"), rs.getString("artifact_paths")))
+                .stream().findFirst();
     }
 
     /** A job's artifact, if the job is the tenant's. */
     Optional<ArtifactRow> artifact(UUID tenant, UUID jobId, String path) {
-        return tuples(em.createNativeQuery("""
-                SELECT sha256, content_type FROM job_artifacts
-                 WHERE job_id = :job AND path = :path AND tenant_id = :tenant
-                """, Tuple.class).setParameter("job", jobId).setParameter("path", path).setParameter("tenant", tenant)
-                .getResultList()).stream().map(r -> new ArtifactRow(text(r, "sha256"), text(r, "content_type")))
-                .findFirst();
+        return SQL.query(db, "Artifact", Map.of("job", jobId, "path", path, "tenant", tenant),
+                rs -> new ArtifactRow(rs.getString("sha256"), rs.getString("content_type"))).stream().findFirst();
     }
 
     /** Replaces the job's artifacts (a retried job's are its last attempt's, as its result is); their contents are stored. */
     void replaceArtifacts(UUID jobId, UUID tenant, List<Artifact> artifacts) {
-        em.createNativeQuery("DELETE FROM job_artifacts WHERE job_id = :job").setParameter("job", jobId).executeUpdate();
+        SQL.update(db, "DeleteArtifacts", Map.of("job", jobId));
         for (Artifact a : artifacts) {
-            em.createNativeQuery("""
-                    INSERT INTO job_artifacts (job_id, path, tenant_id, sha256, size, content_type)
-                    VALUES (:job, :path, :tenant, :sha256, :size, :content_type)
-                    """).setParameter("job", jobId).setParameter("path", a.name()).setParameter("tenant", tenant)
-                    .setParameter("sha256", a.sha256()).setParameter("size", a.size())
-                    .setParameter("content_type", a.contentType()).executeUpdate();
+            SQL.update(db, "InsertArtifact", Map.of("job", jobId, "path", a.name(), "tenant", tenant,
+                    "sha256", a.sha256(), "size", a.size(), "content_type", a.contentType()));
         }
     }
 
@@ -409,8 +304,7 @@ class WorkspaceRepository {
 
     /** Whether this transaction may sweep: one node at a time, the others skip. */
     boolean trySweepLock() {
-        return (Boolean) em.createNativeQuery("SELECT pg_try_advisory_xact_lock(:key)")
-                .setParameter("key", SWEEP_LOCK).getSingleResult();
+        return SQL.single(db, "TrySweepLock", Map.of("key", SWEEP_LOCK), rs -> rs.getBoolean("locked"));
     }
 
     /**
@@ -420,69 +314,33 @@ class WorkspaceRepository {
      * with its new used_at and so left alone.
      */
     List<IdleWorkspace> idleSessionWorkspaces(Duration ttl, int limit) {
-        return tuples(em.createNativeQuery("""
-                SELECT w.id, w.tenant_id, w.name,
-                       greatest(w.used_at, (SELECT max(j.finished_at) FROM job_files f JOIN jobs j ON j.id = f.job_id
-                                             WHERE f.workspace_id = w.id)) AS idle_since
-                  FROM workspaces w
-                 WHERE w.mcp_session AND w.used_at < now() - make_interval(secs => :ttl)
-                   AND NOT EXISTS (SELECT 1 FROM job_files f JOIN jobs j ON j.id = f.job_id
-                                    WHERE f.workspace_id = w.id
-                                      AND (j.status IN ('queued', 'building', 'running')
-                                           OR j.finished_at >= now() - make_interval(secs => :ttl)))
-                 ORDER BY w.used_at LIMIT :limit
-                   FOR UPDATE OF w SKIP LOCKED
-                """, Tuple.class).setParameter("ttl", ttl.toMillis() / 1000.0).setParameter("limit", limit)
-                .getResultList()).stream()
-                .map(r -> new IdleWorkspace(uuid(r, "id"), uuid(r, "tenant_id"), text(r, "name"), time(r, "idle_since")))
-                .toList();
+        return SQL.query(db, "IdleSessionWorkspaces", Map.of("ttl", ttl.toMillis() / 1000.0, "limit", limit),
+                rs -> new IdleWorkspace(uuid(rs, "id"), uuid(rs, "tenant_id"), rs.getString("name"),
+                        time(rs, "idle_since")));
     }
 
     // ---- rows
 
-    private static Query seen(Query query, Reader reader) {
-        return query.setParameter("tenant", reader.tenant()).setParameter("key", reader.key())
-                .setParameter("reviewer", reader.reviewer());
+    private static NamedStatement.Values seen(Reader reader) {
+        return NamedStatement.values().set("tenant", reader.tenant()).set("key", reader.key())
+                .set("reviewer", reader.reviewer());
     }
 
-    private static List<WorkspaceView> views(List<?> rows) {
-        return tuples(rows).stream().map(r -> new WorkspaceView(uuid(r, "id"), text(r, "name"), int64(r, "quota_bytes"),
-                int32(r, "quota_files"), int64(r, "bytes"), int32(r, "files"), int32(r, "version"),
-                uuid(r, "version_job_id"), time(r, "created_at"), time(r, "updated_at"))).toList();
+    private static WorkspaceView view(ResultSet rs) throws SQLException {
+        return new WorkspaceView(uuid(rs, "id"), rs.getString("name"), rs.getLong("quota_bytes"),
+                rs.getInt("quota_files"), rs.getLong("bytes"), rs.getInt("files"), rs.getInt("version"),
+                uuid(rs, "version_job_id"), time(rs, "created_at"), time(rs, "updated_at"));
     }
 
-    private static FileEntry entry(Tuple row) {
-        return new FileEntry(text(row, "sha256"), int64(row, "size"), (Boolean) row.get("executable"));
+    private static FileEntry entry(ResultSet rs) throws SQLException {
+        return new FileEntry(rs.getString("sha256"), rs.getLong("size"), rs.getBoolean("executable"));
     }
 
-    @SuppressWarnings("unchecked")
-    private static List<Tuple> tuples(List<?> rows) {
-        return (List<Tuple>) rows;
+    private static UUID uuid(ResultSet rs, String column) throws SQLException {
+        return rs.getObject(column, UUID.class);
     }
 
-    private static UUID uuid(Tuple row, String column) {
-        return (UUID) row.get(column);
-    }
-
-    private static String text(Tuple row, String column) {
-        return (String) row.get(column);
-    }
-
-    private static long int64(Tuple row, String column) {
-        return ((Number) row.get(column)).longValue();
-    }
-
-    private static int int32(Tuple row, String column) {
-        return ((Number) row.get(column)).intValue();
-    }
-
-    private static OffsetDateTime time(Tuple row, String column) {
-        return switch (row.get(column)) {
-            case null -> null;
-            case OffsetDateTime odt -> odt;
-            case Instant instant -> instant.atOffset(ZoneOffset.UTC);
-            case java.sql.Timestamp ts -> ts.toInstant().atOffset(ZoneOffset.UTC);
-            case Object other -> OffsetDateTime.parse(other.toString());
-        };
+    private static OffsetDateTime time(ResultSet rs, String column) throws SQLException {
+        return rs.getObject(column, OffsetDateTime.class);
     }
 }

@@ -63,3 +63,6 @@ WHERE id = :id AND tenant_id = :tenant AND status <> 'destroyed' RETURNING id
 {Columns}
 WHERE status <> 'destroyed' AND expires_at < now() ORDER BY expires_at LIMIT :limit
 FOR UPDATE SKIP LOCKED
+
+-- name: CountByStatus
+SELECT status, count(*) AS n FROM sessions WHERE status <> 'destroyed' GROUP BY status

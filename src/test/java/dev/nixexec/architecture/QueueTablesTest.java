@@ -27,9 +27,9 @@ class QueueTablesTest {
     /** Reads inside another package's own statement, which the job layer cannot join for it. */
     private static final Map<String, String> READS_ALLOWED = Map.of(
             "webhook/webhooks.sql", "a delivery is due once its job ended: claimed with SKIP LOCKED",
-            "workspace/WorkspaceRepository.java", "a session workspace is idle only while none of its jobs runs",
-            "worker/EnvironmentDemand.java", "the environments recent jobs asked for, counted",
-            "worker/NodeEnvironments.java", "the fleet's nodes, for the environments each built ahead");
+            "workspace/workspaces.sql", "a session workspace is idle only while none of its jobs runs",
+            "worker/environment-demand.sql", "the environments recent jobs asked for, counted",
+            "worker/node-environments.sql", "the fleet's nodes, for the environments each built ahead");
 
     @Test
     void onlyTheQueueLayerTouchesTheQueueTables() throws IOException {

@@ -11,6 +11,7 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import org.junit.jupiter.api.BeforeEach;
@@ -152,5 +153,13 @@ class PackageIndexStoreTest {
     void anotherPinsIndexIsNotSearched() {
         indexed();
         assertEquals(List.of(), store.search("sha256-other", "jq", Optional.empty(), 20));
+    }
+
+    @Test
+    void versionsAreOfTheAttributesAskedForWithABlankOneLeftOut() {
+        indexed();
+        store.insert(pin, List.of(top("unversioned", "", "no version"), top("jq", "0", "a duplicate is ignored")));
+        assertEquals(Map.of("jq", "1.7.1", "python3Packages.numpy", "1.0"), store.versions(pin,
+                List.of("jq", "python3Packages.numpy", "unversioned", "absent")));
     }
 }
