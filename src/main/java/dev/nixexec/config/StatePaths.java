@@ -25,6 +25,10 @@ public class StatePaths {
 
     private static final Set<PosixFilePermission> PRIVATE = PosixFilePermissions.fromString("rwx------");
     private static final Set<PosixFilePermission> PASS_THROUGH = PosixFilePermissions.fromString("rwx--x--x");
+    private static final int S_IFMT = 0170000;
+    private static final int S_IFDIR = 0040000;
+    private static final int GROUP_OR_OTHERS_WRITE = 0022;
+    private static final long OWN_UID = new com.sun.security.auth.module.UnixSystem().getUid();
 
     private final Path stateDir;
     private final Path cacheDir;
@@ -95,18 +99,18 @@ public class StatePaths {
                 // checked below like any existing directory
             }
         }
-        var attributes = Files.readAttributes(dir, java.nio.file.attribute.PosixFileAttributes.class,
-                java.nio.file.LinkOption.NOFOLLOW_LINKS);
-        String me = System.getProperty("user.name");
-        var perms = attributes.permissions();
-        if (!attributes.isDirectory() || !attributes.owner().getName().equals(me)
-                || perms.contains(java.nio.file.attribute.PosixFilePermission.GROUP_WRITE)
-                || perms.contains(java.nio.file.attribute.PosixFilePermission.OTHERS_WRITE)) {
-            throw new IOException(dir + " must be a directory owned by " + me + " and writable by no one else (it is "
-                    + (attributes.isSymbolicLink() ? "a symbolic link" : "owned by " + attributes.owner().getName()
-                    + " with " + PosixFilePermissions.toString(perms)) + ")");
+        // by number: a directory checked on every run's way must not cost a read of the user database
+        var checked = Files.readAttributes(dir, "unix:uid,mode", LinkOption.NOFOLLOW_LINKS);
+        int mode = (Integer) checked.get("mode");
+        if ((mode & S_IFMT) == S_IFDIR && (Integer) checked.get("uid") == OWN_UID && (mode & GROUP_OR_OTHERS_WRITE) == 0) {
+            return dir;
         }
-        return dir;
+        var attributes = Files.readAttributes(dir, java.nio.file.attribute.PosixFileAttributes.class,
+                LinkOption.NOFOLLOW_LINKS);
+        throw new IOException(dir + " must be a directory owned by " + System.getProperty("user.name")
+                + " and writable by no one else (it is " + (attributes.isSymbolicLink() ? "a symbolic link"
+                : "owned by " + attributes.owner().getName() + " with "
+                + PosixFilePermissions.toString(attributes.permissions())) + ")");
     }
 
     private static boolean traversableByOthers(Path dir) {

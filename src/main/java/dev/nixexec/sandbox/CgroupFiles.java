@@ -97,20 +97,21 @@ final class CgroupFiles {
     }
 
     /** rmdir, retried briefly while the last processes are being reaped. */
-    static void removeDir(Path dir) {
+    static boolean removeDir(Path dir) {
         for (int round = 0; round < 100; round++) {
             try {
                 Files.deleteIfExists(dir);
-                return;
+                return true;
             } catch (IOException e) {
                 killListed(dir.resolve("cgroup.procs"));
                 try {
                     Thread.sleep(10);
                 } catch (InterruptedException interrupted) {
                     Thread.currentThread().interrupt();
-                    return;
+                    return false;
                 }
             }
         }
+        return false;
     }
 }

@@ -9,6 +9,8 @@ import java.nio.channels.FileLock;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -20,6 +22,11 @@ import java.util.stream.Stream;
  * range: RLIMIT_NPROC counts processes per uid across the host, so a shared uid would let one run's
  * processes count against another's, and a per-run uid lets every process of a run be found and
  * killed. A lock file per uid keeps several services on one host from handing out the same uid.
+ *
+ * <p>A uid newly locked may still have processes of a service that crashed holding it, so they are
+ * searched for and killed, which reads every process's status. A uid whose run's cgroup was removed
+ * (the kernel refuses while a process is in it) has none, so its lock is kept and it is taken again
+ * without the search.
  */
 @ApplicationScoped
 public class HostUids {
@@ -30,6 +37,8 @@ public class HostUids {
     private final boolean root;
     private final Path lockDir;
     private final Map<Integer, FileLock> held = new HashMap<>();
+    /** Held, not in use, and known to have no process. */
+    private final Deque<Integer> emptied = new ArrayDeque<>();
 
     public HostUids(NixExecConfig config) {
         this.base = config.sandbox().hostUidBase();
@@ -45,6 +54,12 @@ public class HostUids {
     public OptionalInt acquire() {
         if (!root) {
             return OptionalInt.empty();
+        }
+        synchronized (this) {
+            Integer known = emptied.pollFirst();
+            if (known != null) {
+                return OptionalInt.of(known);
+            }
         }
         int uid = reserve();
         // a crashed earlier service may have left processes under this uid
@@ -76,8 +91,13 @@ public class HostUids {
         throw new SandboxException("all " + RANGE + " sandbox host uids are in use");
     }
 
-    public synchronized void release(OptionalInt uid) {
+    /** Gives the uid back; {@code noProcessLeft}: the run's cgroup was removed, so none of its processes lives. */
+    public synchronized void release(OptionalInt uid, boolean noProcessLeft) {
         if (uid.isEmpty()) {
+            return;
+        }
+        if (noProcessLeft && held.containsKey(uid.getAsInt())) {
+            emptied.addFirst(uid.getAsInt());
             return;
         }
         FileLock lock = held.remove(uid.getAsInt());

@@ -30,8 +30,8 @@ public sealed interface JobCgroup {
     /** Kills every process still in the cgroup. */
     void killAll();
 
-    /** Removes the cgroup; every process must be gone. */
-    void remove();
+    /** Removes the cgroup, killing what is left in it; true once it is gone, so no process of it lives. */
+    boolean remove();
 
     /**
      * Legacy hierarchy: one directory per controller; {@code pids} and {@code cpuacct} are null
@@ -75,14 +75,16 @@ public sealed interface JobCgroup {
         }
 
         @Override
-        public void remove() {
-            CgroupFiles.removeDir(memory);
+        public boolean remove() {
+            // every process of the run is in the memory cgroup: it joined before anything else ran
+            boolean gone = CgroupFiles.removeDir(memory);
             if (pids != null) {
-                CgroupFiles.removeDir(pids);
+                gone &= CgroupFiles.removeDir(pids);
             }
             if (cpuacct != null) {
                 CgroupFiles.removeDir(cpuacct);
             }
+            return gone;
         }
     }
 
@@ -131,8 +133,8 @@ public sealed interface JobCgroup {
         }
 
         @Override
-        public void remove() {
-            CgroupFiles.removeDir(dir);
+        public boolean remove() {
+            return CgroupFiles.removeDir(dir);
         }
     }
 }

@@ -10,11 +10,11 @@ import java.util.OptionalInt;
  * bubblewrap options and command into {@code runDir}, then the CPU limit line, and the launcher execs
  * bubblewrap, which sets up the sandbox and waits at the gate for the seccomp program.
  */
-record Launcher(LauncherKey key, Process process, OptionalInt uid, Optional<JobCgroup> cgroup, Path runDir) {
+record Launcher(LauncherKey key, Process process, OptionalInt uid, Optional<JobCgroup> cgroup, Path runDir, Path etcDir) {
 
     /** Where the run is written before the launcher goes on. */
     LauncherFiles files() {
-        return new LauncherFiles(runDir, uid);
+        return new LauncherFiles(runDir, etcDir, uid);
     }
 
     Path gateFile() {

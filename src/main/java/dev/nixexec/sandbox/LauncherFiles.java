@@ -3,15 +3,11 @@ package dev.nixexec.sandbox;
 import java.nio.file.Path;
 import java.util.OptionalInt;
 
-/** A launcher's run directory, for writing a run into it before the launcher starts; and the run's uid. */
-record LauncherFiles(Path runDir, OptionalInt uid) {
+/** A launcher's run directory, for writing a run into it before the launcher starts; the runs' shared /etc files; and the run's uid. */
+record LauncherFiles(Path runDir, Path etcDir, OptionalInt uid) {
 
     Path codeDir() {
         return runDir.resolve("code");
-    }
-
-    Path etcDir() {
-        return runDir.resolve("etc");
     }
 
     Path optionsFile() {

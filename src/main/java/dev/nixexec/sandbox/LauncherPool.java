@@ -25,7 +25,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.stream.Stream;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.LinkOption;
@@ -114,6 +113,11 @@ public class LauncherPool {
     private final Optional<Path> mkfifo;
     private final Optional<Path> sh;
     private final Map<String, String> etcFiles;
+    /**
+     * The runs' /etc files, the same for every run of this pool: written once, readable by every
+     * run's uid and writable by none, rather than written and given away for each run.
+     */
+    private Path sharedEtc;
     private final ConcurrentLinkedQueue<Launcher> idle = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean refilling = new AtomicBoolean();
     private final Set<Thread> tidying = ConcurrentHashMap.newKeySet();
@@ -300,6 +304,12 @@ public class LauncherPool {
             kill(launcher);
             tidy(launcher);
         }
+        synchronized (this) {
+            if (sharedEtc != null) {
+                ChildStreams.deleteTree(sharedEtc);
+                sharedEtc = null;
+            }
+        }
         // its end ends whatever bubblewrap is left, as the service's would
         parent.shutdown();
         for (Thread tidy : tidying) {
@@ -325,9 +335,9 @@ public class LauncherPool {
     }
 
     private void tidy(Launcher launcher) {
-        launcher.cgroup().ifPresent(JobCgroup::remove);
+        boolean noProcessLeft = launcher.cgroup().map(JobCgroup::remove).orElse(false);
         ChildStreams.deleteTree(launcher.runDir());
-        uids.release(launcher.uid());
+        uids.release(launcher.uid(), noProcessLeft);
     }
 
     private void refillLater(Duration delay) {
@@ -389,9 +399,10 @@ public class LauncherPool {
         Path runDir = paths.jobsDir().resolve(name);
         Optional<JobCgroup> cgroup = Optional.empty();
         try {
+            Path etc = sharedEtc();
             prepareRunDir(runDir, uid);
             if (terminal.isPresent()) {
-                terminal.get().run().write(new LauncherFiles(runDir, uid));
+                terminal.get().run().write(new LauncherFiles(runDir, etc, uid));
             }
             cgroup = cgroups.create("run-" + name, key.memoryBytes(), key.maxProcesses());
             List<String> argv = new ArrayList<>();
@@ -428,15 +439,15 @@ public class LauncherPool {
                 PtyProcessBuilder builder = new PtyProcessBuilder(argv.toArray(String[]::new)).setEnvironment(Map.of())
                         .setDirectory(runDir.toString()).setInitialColumns(size.columns()).setInitialRows(size.rows())
                         .setRedirectErrorStream(true);
-                return new Launcher(key, startFromParent(builder::start), uid, cgroup, runDir);
+                return new Launcher(key, startFromParent(builder::start), uid, cgroup, runDir, etc);
             }
             ProcessBuilder builder = new ProcessBuilder(argv).directory(runDir.toFile());
             builder.environment().clear();
-            return new Launcher(key, startFromParent(builder::start), uid, cgroup, runDir);
+            return new Launcher(key, startFromParent(builder::start), uid, cgroup, runDir, etc);
         } catch (IOException | RuntimeException e) {
-            cgroup.ifPresent(JobCgroup::remove);
+            boolean noProcessLeft = cgroup.map(JobCgroup::remove).orElse(false);
             ChildStreams.deleteTree(runDir);
-            uids.release(uid);
+            uids.release(uid, noProcessLeft);
             throw e;
         }
     }
@@ -467,17 +478,24 @@ public class LauncherPool {
 
     private void prepareRunDir(Path runDir, OptionalInt uid) throws IOException {
         Files.createDirectory(runDir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-        Files.writeString(Files.createDirectory(runDir.resolve("code")).resolve(BwrapArguments.RUBY_PRELUDE_FILE),
-                "STDOUT.sync = true\n");
-        Path etc = Files.createDirectory(runDir.resolve("etc"));
-        for (Map.Entry<String, String> file : etcFiles.entrySet()) {
-            Files.writeString(etc.resolve(file.getKey()), file.getValue());
+        Path prelude = Files.writeString(Files.createDirectory(runDir.resolve("code"))
+                .resolve(BwrapArguments.RUBY_PRELUDE_FILE), "STDOUT.sync = true\n");
+        for (Path p : List.of(runDir, prelude.getParent(), prelude)) {
+            owned(p, uid);
         }
-        try (Stream<Path> all = Files.walk(runDir)) {
-            for (Path p : all.toList()) {
-                owned(p, uid);
+    }
+
+    private synchronized Path sharedEtc() throws IOException {
+        if (sharedEtc == null) {
+            Path etc = paths.jobsDir().resolve("etc-" + UUID.randomUUID());
+            Files.createDirectory(etc, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx--x--x")));
+            for (Map.Entry<String, String> file : etcFiles.entrySet()) {
+                Files.writeString(etc.resolve(file.getKey()), file.getValue());
+                Files.setPosixFilePermissions(etc.resolve(file.getKey()), PosixFilePermissions.fromString("r--r--r--"));
             }
+            sharedEtc = etc;
         }
+        return sharedEtc;
     }
 
     /** Gives a path in a run directory to the run's uid, so the unprivileged launcher can read it. */

@@ -61,6 +61,12 @@ public class WorkspaceTmpfs {
     /** tmpfs counts whole pages: a file of one byte takes one. */
     static final long PAGE = 4096;
     private static final int READY_PER_SIZE = 2;
+    /**
+     * Emptied mounts kept waiting, above those mounted ahead: runs that end together give back
+     * more than were mounted ahead, and detaching those to mount again for the next runs costs two
+     * processes each.
+     */
+    private static final int KEPT_PER_SIZE = 4;
     /** The run's directory inside a mount. */
     private static final String RUN_DIRECTORY = "w";
     /** About what storing a run's result and answering its caller take, on a small machine. */
@@ -72,8 +78,8 @@ public class WorkspaceTmpfs {
     private final StatePaths paths;
     private final Optional<Path> mount;
     private final Optional<Path> umount;
-    /** Mount points of this service, with their sizes. */
-    private final Map<Path, Long> mounted = new ConcurrentHashMap<>();
+    /** Mount points of this service. */
+    private final Map<Path, Mount> mounted = new ConcurrentHashMap<>();
     private final Map<Long, Deque<Path>> ready = new ConcurrentHashMap<>();
     private final Map<Long, AtomicInteger> mounting = new ConcurrentHashMap<>();
     private final String owner = UUID.randomUUID().toString();
@@ -128,12 +134,13 @@ public class WorkspaceTmpfs {
                 Thread.currentThread().interrupt();
             }
             RunDirectory.delete(dir);
-            Long bytes = mounted.get(root);
-            if (bytes == null) {
+            Mount mount = mounted.get(root);
+            if (mount == null) {
                 return;
             }
+            long bytes = mount.bytes();
             Deque<Path> waiting = ready.computeIfAbsent(bytes, b -> new ConcurrentLinkedDeque<>());
-            if (!stopped && waiting.size() < READY_PER_SIZE && empty(root)) {
+            if (!stopped && waiting.size() < KEPT_PER_SIZE && empty(root, mount.store())) {
                 waiting.add(root);
                 if (stopped && waiting.remove(root)) {
                     detach(root);
@@ -149,12 +156,11 @@ public class WorkspaceTmpfs {
      * No entry and no block in use: nothing of the last run is left, not even a deleted file that
      * some process still holds open.
      */
-    private static boolean empty(Path root) {
+    private static boolean empty(Path root, FileStore store) {
         try (var entries = Files.list(root)) {
             if (entries.findAny().isPresent()) {
                 return false;
             }
-            FileStore store = Files.getFileStore(root);
             return store.getTotalSpace() == store.getUnallocatedSpace();
         } catch (IOException e) {
             return false;
@@ -293,8 +299,19 @@ public class WorkspaceTmpfs {
             Files.deleteIfExists(dir);
             throw e;
         }
-        mounted.put(dir, bytes);
+        FileStore store;
+        try {
+            // found once: finding a path's file store reads the whole mount table
+            store = Files.getFileStore(dir);
+        } catch (IOException e) {
+            detach(dir);
+            throw e;
+        }
+        mounted.put(dir, new Mount(bytes, store));
         return dir;
+    }
+
+    private record Mount(long bytes, FileStore store) {
     }
 
     /**

@@ -3,10 +3,12 @@ package dev.nixexec.config;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.nixexec.testing.ConfigOverride;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -79,5 +81,27 @@ class StatePathsTest {
         Path jobs = paths.jobsDir();
         paths.releaseJobsDir();
         assertTrue(Files.isDirectory(jobs), jobs + " was removed");
+    }
+
+    /** A directory the service keeps private is its own, a directory, and writable by no one else. */
+    @Test
+    void aPrivateDirectoryThatIsNotTheServicesAloneIsRefused(@TempDir Path base) throws Exception {
+        Path own = Files.createDirectory(base.resolve("own"));
+        assertEquals(own, StatePaths.ensurePrivate(own));
+        Path shared = Files.createDirectory(base.resolve("shared"), PosixFilePermissions.asFileAttribute(
+                PosixFilePermissions.fromString("rwxrwx--x")));
+        Files.setPosixFilePermissions(shared, PosixFilePermissions.fromString("rwxrwx--x"));
+        assertTrue(assertThrows(IOException.class, () -> StatePaths.ensurePrivate(shared)).getMessage()
+                .contains("with rwxrwx--x"));
+        Path link = Files.createSymbolicLink(base.resolve("link"), own);
+        assertTrue(assertThrows(IOException.class, () -> StatePaths.ensurePrivate(link)).getMessage()
+                .contains("a symbolic link"));
+        Path file = Files.createFile(base.resolve("file"));
+        assertThrows(IOException.class, () -> StatePaths.ensurePrivate(file));
+        if (root()) {
+            Path others = Files.createDirectory(base.resolve("others"));
+            Files.setAttribute(others, "unix:uid", 65534);
+            assertThrows(IOException.class, () -> StatePaths.ensurePrivate(others));
+        }
     }
 }

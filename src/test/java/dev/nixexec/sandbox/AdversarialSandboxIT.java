@@ -145,7 +145,7 @@ class AdversarialSandboxIT {
     }
 
     @Test
-    void mountsBindNothingButTheStoreAndThisRunsOwnFiles() throws Exception {
+    void mountsBindNothingButTheStoreThisRunsOwnFilesAndTheRunsSharedEtc() throws Exception {
         ExecutionResult result = run("python", """
                 for line in open('/proc/self/mountinfo'):
                     left, right = line.split(' - ')
@@ -155,6 +155,7 @@ class AdversarialSandboxIT {
         assertEquals("succeeded", result.status(), describe(result));
         Set<String> mountPoints = new TreeSet<>();
         Set<String> runDirs = new TreeSet<>();
+        Set<String> etcDirs = new TreeSet<>();
         String jobs = paths.jobsDir().toString() + "/";
         String views = paths.storeViewsDir().toString() + "/";
         for (String line : stdout(result).strip().split("\n")) {
@@ -174,9 +175,17 @@ class AdversarialSandboxIT {
             }
             assertTrue(source.startsWith(jobs), "a host path other than the store and the run directory is bound: " + line);
             String rest = source.substring(jobs.length());
-            runDirs.add(rest.substring(0, rest.indexOf('/')));
-            assertTrue(mountPoint.equals("/code") || mountPoint.startsWith("/etc/"), line);
+            String dir = rest.substring(0, rest.indexOf('/'));
+            if (mountPoint.startsWith("/etc/")) {
+                // the same files for every run, written once, writable by none of them
+                assertTrue(dir.startsWith("etc-"), line);
+                etcDirs.add(dir);
+                continue;
+            }
+            runDirs.add(dir);
+            assertEquals("/code", mountPoint, line);
         }
+        assertEquals(1, etcDirs.size(), "/etc files from more than one directory: " + etcDirs);
         assertEquals(new TreeSet<>(List.of("/", "/code", "/dev", "/dev/full", "/dev/null", "/dev/pts", "/dev/random",
                 "/dev/shm", "/dev/tty", "/dev/urandom", "/dev/zero", "/etc/group", "/etc/hosts", "/etc/nsswitch.conf",
                 "/etc/passwd", "/nix/store", "/proc", "/tmp", "/workspace")), mountPoints);
