@@ -16,7 +16,7 @@ public record JobCursor(OffsetDateTime createdAt, UUID id) {
 
     /** The cursor after this job. */
     static JobCursor after(Job last) {
-        return new JobCursor(last.createdAt, last.id);
+        return new JobCursor(last.createdAt(), last.id());
     }
 
     public String encode() {

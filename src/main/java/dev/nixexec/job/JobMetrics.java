@@ -90,10 +90,10 @@ public class JobMetrics {
 
     /** A job reached a terminal status (in the current transaction, if there is one). */
     void ended(Job job) {
-        String tenant = tenantLabels.of(job.tenantId);
-        Runnable count = () -> countEnd(job.status, job.language, tenant, job.durationMs, job.buildMs, job.cacheHit,
-                job.errorCode, job.claimedAt == null || job.runAfter == null ? null
-                        : Duration.between(job.runAfter, job.claimedAt));
+        String tenant = tenantLabels.of(job.tenantId());
+        Runnable count = () -> countEnd(job.status(), job.language(), tenant, job.durationMs(), job.buildMs(),
+                job.cacheHit(), job.errorCode(), job.claimedAt() == null || job.runAfter() == null ? null
+                        : Duration.between(job.runAfter(), job.claimedAt()));
         afterCommit.run(count);
     }
 

@@ -94,7 +94,7 @@ public class JobReads {
 
     /** The job's row, in the current transaction, if it belongs to the caller's tenant. */
     Job owned(Caller caller, UUID id) {
-        return find(id).filter(job -> job.tenantId.equals(caller.tenantId())).orElseThrow(() -> Refusal.notFound(id));
+        return find(id).filter(job -> job.tenantId().equals(caller.tenantId())).orElseThrow(() -> Refusal.notFound(id));
     }
 
     /** The job's row, in the current transaction. */
@@ -140,7 +140,7 @@ public class JobReads {
             throw new Refusal(Refusal.Kind.FORBIDDEN, "every tenant's jobs are for operator keys");
         }
         Rows rows = rows(null, filter, limit, cursor);
-        return new TenantPage(rows.jobs().stream().map(job -> new TenantJob(job.tenantId, views.view(job))).toList(),
+        return new TenantPage(rows.jobs().stream().map(job -> new TenantJob(job.tenantId(), views.view(job))).toList(),
                 rows.next());
     }
 

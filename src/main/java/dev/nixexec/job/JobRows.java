@@ -17,7 +17,7 @@ import java.util.Map;
 import java.util.UUID;
 
 /**
- * Rows of {@code jobs} read over plain JDBC (a transition's {@code RETURNING j.*}) into a detached
+ * Rows of {@code jobs} read over plain JDBC (a transition's {@code RETURNING j.*}) into a
  * {@link Job}, and a stored job as clients see it.
  */
 final class JobRows {
@@ -39,64 +39,26 @@ final class JobRows {
 
     /** The row the result set is on, by column name. */
     static Job job(ResultSet rs) throws SQLException {
-        Job job = new Job();
-        job.id = rs.getObject("id", UUID.class);
-        job.tenantId = rs.getObject("tenant_id", UUID.class);
-        job.keyId = rs.getObject("key_id", UUID.class);
-        job.keyName = rs.getString("key_name");
-        job.keyRole = rs.getString("key_role");
-        job.status = rs.getString("status");
-        job.language = rs.getString("language");
-        job.code = rs.getString("code");
-        job.packages = rs.getString("packages");
-        job.env = rs.getString("env");
-        job.stdin = rs.getString("stdin");
-        job.timeoutMs = rs.getLong("timeout_ms");
-        job.network = rs.getBoolean("network");
-        job.hostWorkspace = rs.getString("host_workspace");
-        job.hostMounts = rs.getString("host_mounts");
-        job.metadata = rs.getString("metadata");
-        job.artifacts = rs.getString("artifacts");
-        job.idempotencyKey = rs.getString("idempotency_key");
-        job.requestHash = rs.getString("request_hash");
-        job.attempt = rs.getInt("attempt");
-        job.maxAttempts = rs.getInt("max_attempts");
-        job.nodeId = rs.getString("node_id");
-        job.runAfter = time(rs, "run_after");
-        job.cancelRequested = rs.getBoolean("cancel_requested");
-        job.createdAt = time(rs, "created_at");
-        job.claimedAt = time(rs, "claimed_at");
-        job.startedAt = time(rs, "started_at");
-        job.finishedAt = time(rs, "finished_at");
-        job.exitCode = rs.getObject("exit_code", Integer.class);
-        job.signal = rs.getObject("signal", Integer.class);
-        job.timedOut = rs.getBoolean("timed_out");
-        job.limitHit = rs.getString("limit_hit");
-        job.durationMs = rs.getObject("duration_ms", Long.class);
-        job.stdout = rs.getString("stdout");
-        job.stderr = rs.getString("stderr");
-        job.stdoutBytes = rs.getLong("stdout_bytes");
-        job.stderrBytes = rs.getLong("stderr_bytes");
-        job.stdoutTruncated = rs.getBoolean("stdout_truncated");
-        job.stderrTruncated = rs.getBoolean("stderr_truncated");
-        job.storePath = rs.getString("store_path");
-        job.nixpkgsRevision = rs.getString("nixpkgs_revision");
-        job.cacheHit = rs.getObject("cache_hit", Boolean.class);
-        job.buildMs = rs.getObject("build_ms", Long.class);
-        job.errorCode = rs.getString("error_code");
-        job.errorMessage = rs.getString("error_message");
-        job.sessionId = rs.getObject("session_id", UUID.class);
-        job.limits = rs.getString("limits");
-        job.cpuMs = rs.getObject("cpu_ms", Long.class);
-        job.maxRssBytes = rs.getObject("max_rss_bytes", Long.class);
-        job.args = rs.getString("args");
-        job.encoding = rs.getString("encoding");
-        job.stdoutExact = rs.getBytes("stdout_exact");
-        job.stderrExact = rs.getBytes("stderr_exact");
-        job.rerunOf = rs.getObject("rerun_of", UUID.class);
-        job.requiredNixpkgsRevision = rs.getString("required_nixpkgs_revision");
-        job.build = rs.getString("build");
-        return job;
+        return new Job(rs.getObject("id", UUID.class), rs.getObject("tenant_id", UUID.class),
+                rs.getObject("key_id", UUID.class), rs.getString("key_name"), rs.getString("key_role"),
+                rs.getString("language"), rs.getString("code"), rs.getString("packages"), rs.getString("env"),
+                rs.getString("stdin"), rs.getLong("timeout_ms"), rs.getBoolean("network"),
+                rs.getString("host_workspace"), rs.getString("host_mounts"), rs.getString("metadata"),
+                rs.getString("idempotency_key"), rs.getString("request_hash"), rs.getInt("max_attempts"),
+                time(rs, "created_at"), time(rs, "run_after"), rs.getObject("session_id", UUID.class),
+                rs.getString("limits"), rs.getString("args"), rs.getString("encoding"),
+                rs.getObject("rerun_of", UUID.class), rs.getString("required_nixpkgs_revision"),
+                rs.getString("status"), rs.getString("node_id"), rs.getInt("attempt"), time(rs, "claimed_at"),
+                rs.getBoolean("cancel_requested"), rs.getString("build"),
+                time(rs, "started_at"), time(rs, "finished_at"), rs.getObject("exit_code", Integer.class),
+                rs.getObject("signal", Integer.class), rs.getBoolean("timed_out"), rs.getString("limit_hit"),
+                rs.getObject("duration_ms", Long.class), rs.getString("stdout"), rs.getString("stderr"),
+                rs.getLong("stdout_bytes"), rs.getLong("stderr_bytes"), rs.getBoolean("stdout_truncated"),
+                rs.getBoolean("stderr_truncated"), rs.getBytes("stdout_exact"), rs.getBytes("stderr_exact"),
+                rs.getString("store_path"), rs.getString("nixpkgs_revision"), rs.getObject("cache_hit", Boolean.class),
+                rs.getObject("build_ms", Long.class), rs.getString("error_code"), rs.getString("error_message"),
+                rs.getObject("cpu_ms", Long.class), rs.getObject("max_rss_bytes", Long.class),
+                rs.getString("artifacts"));
     }
 
     /** In UTC, as the entity reads it, so a view handed over equals a later read. */
@@ -107,30 +69,31 @@ final class JobRows {
 
     /** The job as clients see it (the contract's Job object). */
     static JobView view(Job job, ObjectMapper json) {
-        JobView.EnvironmentView environment = job.storePath == null && job.cacheHit == null ? null
-                : new JobView.EnvironmentView(job.storePath, job.nixpkgsRevision, job.cacheHit, job.buildMs);
-        JobView.ErrorView error = job.errorCode == null ? null : new JobView.ErrorView(job.errorCode, job.errorMessage);
-        OutputEncoding encoding = job.encoding == null ? OutputEncoding.UTF_8
-                : OutputEncoding.byId(job.encoding).orElseThrow();
-        Map<String, Object> metadata = read(json, job.metadata, OBJECT_MAP);
-        String build = job.build != null ? job.build
+        JobView.EnvironmentView environment = job.storePath() == null && job.cacheHit() == null ? null
+                : new JobView.EnvironmentView(job.storePath(), job.nixpkgsRevision(), job.cacheHit(), job.buildMs());
+        JobView.ErrorView error = job.errorCode() == null ? null
+                : new JobView.ErrorView(job.errorCode(), job.errorMessage());
+        OutputEncoding encoding = job.encoding() == null ? OutputEncoding.UTF_8
+                : OutputEncoding.byId(job.encoding()).orElseThrow();
+        Map<String, Object> metadata = read(json, job.metadata(), OBJECT_MAP);
+        String build = job.build() != null ? job.build()
                 : Boolean.TRUE.equals(metadata.get(JobView.ENVIRONMENT_BUILD_MARK)) ? "environment" : null;
-        return new JobView(job.id, job.status, job.language, read(json, job.packages, STRINGS),
-                metadata, job.createdAt, job.startedAt,
-                job.finishedAt, job.exitCode, job.signal, job.timedOut, job.limitHit, job.durationMs,
-                output(encoding, job.stdout, job.stdoutExact), output(encoding, job.stderr, job.stderrExact),
-                job.stdoutBytes, job.stderrBytes, job.stdoutTruncated, job.stderrTruncated, environment,
-                error, job.attempt, job.nodeId,
-                job.artifacts == null ? List.of() : read(json, job.artifacts, ARTIFACTS),
-                job.sessionId, job.cpuMs == null && job.maxRssBytes == null ? null
-                        : new JobView.Usage(job.cpuMs, job.maxRssBytes),
-                job.args == null ? List.of() : read(json, job.args, STRINGS),
-                encoding.id(), job.rerunOf, key(job), build);
+        return new JobView(job.id(), job.status(), job.language(), read(json, job.packages(), STRINGS),
+                metadata, job.createdAt(), job.startedAt(),
+                job.finishedAt(), job.exitCode(), job.signal(), job.timedOut(), job.limitHit(), job.durationMs(),
+                output(encoding, job.stdout(), job.stdoutExact()), output(encoding, job.stderr(), job.stderrExact()),
+                job.stdoutBytes(), job.stderrBytes(), job.stdoutTruncated(), job.stderrTruncated(), environment,
+                error, job.attempt(), job.nodeId(),
+                job.artifacts() == null ? List.of() : read(json, job.artifacts(), ARTIFACTS),
+                job.sessionId(), job.cpuMs() == null && job.maxRssBytes() == null ? null
+                        : new JobView.Usage(job.cpuMs(), job.maxRssBytes()),
+                job.args() == null ? List.of() : read(json, job.args(), STRINGS),
+                encoding.id(), job.rerunOf(), key(job), build);
     }
 
     /** The submitting key, or null for a job of local mode (no key). */
     static KeyRef key(Job job) {
-        return job.keyId == null ? null : new KeyRef(job.keyId, job.keyName, job.keyRole);
+        return job.keyId() == null ? null : new KeyRef(job.keyId(), job.keyName(), job.keyRole());
     }
 
     /**

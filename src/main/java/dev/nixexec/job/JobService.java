@@ -130,11 +130,9 @@ public class JobService {
         check.check(submission, idempotencyKey);
         // only an idempotency key's later use compares it; a job without one is never looked up by it
         String hash = idempotencyKey == null ? null : requestHash(submission);
-        try (LocalStart local = localStart(caller, submission, idempotencyKey, hash, id)) {
-            // with the submissions that arrive with it, in one transaction (group commit); a fresh row
-            // each time, since a batch rolled back stores it again alone
-            Stored stored = intake.store(wrote -> insert(row(id, caller, submission, idempotencyKey, hash), caller,
-                    submission, idempotencyKey, hash, local, wrote));
+        try (LocalStart local = localStart(caller, submission, id)) {
+            // with the submissions that arrive with it, in one transaction (group commit)
+            Stored stored = intake.store(wrote -> insert(id, caller, submission, idempotencyKey, hash, local, wrote));
             local.stored(stored.claimedHere());
             Submitted submitted = stored.submitted();
             if (submitted.created()) {
@@ -160,13 +158,12 @@ public class JobService {
      * A free slot of this node for the submission, if any; a job that may start early (no files or
      * session, whose run reads what the submission stores) starts its run there now.
      */
-    private LocalStart localStart(Caller caller, Submission submission, String idempotencyKey, String hash, UUID id) {
+    private LocalStart localStart(Caller caller, Submission submission, UUID id) {
         LocalStart local = new LocalStart(localSlots.take());
         try {
             if (local.hasSlot() && submission.files().isEmpty() && submission.session().isEmpty()) {
                 TenantPolicy policy = tenants.policy(caller.tenantId());
-                if (local.startEarly(claimed(row(id, caller, submission, idempotencyKey, hash), submission, policy),
-                        policy)) {
+                if (local.startEarly(claimed(id, caller, submission, policy), policy)) {
                     metrics.startedEarly();
                 }
             }
@@ -181,49 +178,37 @@ public class JobService {
     private record Stored(Submitted submitted, Optional<ClaimedJob> claimedHere) {
     }
 
-    /** The job's row as a submission stores it (queued; the hand-off's statement may store it claimed). */
-    private Job row(UUID id, Caller caller, Submission s, String idempotencyKey, String hash) {
-        Job job = new Job();
-        job.id = id;
-        job.tenantId = caller.tenantId();
-        job.keyId = caller.keyId();
-        job.keyName = caller.keyName();
-        job.keyRole = caller.keyId() == null ? null : caller.role().id();
-        job.status = JobStatus.QUEUED.id();
+    /**
+     * The job's row as a submission stores it, created at {@code createdAt}: queued, or as the
+     * hand-off's statement stored it, claimed by node {@code claimedBy}.
+     */
+    private Job row(UUID id, Caller caller, Submission s, String idempotencyKey, String hash, OffsetDateTime createdAt,
+            Optional<String> claimedBy) {
         ExecutionRequest run = s.run();
-        job.language = run.language().toLowerCase(java.util.Locale.ROOT);
-        job.code = run.code();
-        job.packages = views.write(run.packages());
-        job.env = views.write(run.env());
-        job.stdin = run.stdin();
-        job.timeoutMs = run.timeout().orElse(config.sandbox().timeout()).toMillis();
-        job.network = run.network();
-        job.hostWorkspace = s.hostWorkspace().map(Path::toString).orElse(null);
-        job.hostMounts = s.hostMounts().isEmpty() ? null : views.write(s.hostMounts());
-        job.metadata = views.write(s.metadata());
-        job.idempotencyKey = idempotencyKey;
-        job.requestHash = hash;
-        job.sessionId = s.session().orElse(null);
-        job.limits = run.limits().isEmpty() ? null : views.write(run.limits());
-        job.args = views.write(run.args());
-        job.encoding = s.encoding().id();
-        job.rerunOf = s.rerunOf().map(Submission.RerunOf::job).orElse(null);
-        job.requiredNixpkgsRevision = s.rerunOf().flatMap(Submission.RerunOf::nixpkgsRevision).orElse(null);
-        job.maxAttempts = config.jobs().maxAttempts();
-        OffsetDateTime now = JobTransitions.storedNow();
-        job.createdAt = now;
-        job.runAfter = now;
-        return job;
+        return Job.submitted(id, caller.tenantId(), caller.keyId(), caller.keyName(),
+                caller.keyId() == null ? null : caller.role().id(), run.language().toLowerCase(java.util.Locale.ROOT),
+                run.code(), views.write(run.packages()), views.write(run.env()), run.stdin(),
+                run.timeout().orElse(config.sandbox().timeout()).toMillis(), run.network(),
+                s.hostWorkspace().map(Path::toString).orElse(null),
+                s.hostMounts().isEmpty() ? null : views.write(s.hostMounts()), views.write(s.metadata()),
+                idempotencyKey, hash, config.jobs().maxAttempts(), createdAt, s.session().orElse(null),
+                run.limits().isEmpty() ? null : views.write(run.limits()), views.write(run.args()), s.encoding().id(),
+                s.rerunOf().map(Submission.RerunOf::job).orElse(null), requiredRevision(s).orElse(null),
+                claimedBy.orElse(null));
     }
 
-    /** The job as this node runs it once claimed in its submission (attempt 1), under {@code policy}. */
-    private static ClaimedJob claimed(Job job, Submission s, TenantPolicy policy) {
-        return new ClaimedJob(job.id, job.tenantId, 1, policy, s, !s.files().isEmpty(),
-                Optional.ofNullable(job.requiredNixpkgsRevision));
+    /** The nixpkgs revision the submission's job must run on: its original's, for a rerun. */
+    private static Optional<String> requiredRevision(Submission s) {
+        return s.rerunOf().flatMap(Submission.RerunOf::nixpkgsRevision);
+    }
+
+    /** The job {@code id} as this node runs it once claimed in its submission (attempt 1), under {@code policy}. */
+    private static ClaimedJob claimed(UUID id, Caller caller, Submission s, TenantPolicy policy) {
+        return new ClaimedJob(id, caller.tenantId(), 1, policy, s, !s.files().isEmpty(), requiredRevision(s));
     }
 
     /** In the transaction of {@code intake}'s batch; {@code wrote} is told once the job is written. */
-    private Stored insert(Job job, Caller caller, Submission s, String idempotencyKey, String hash, LocalStart local,
+    private Stored insert(UUID id, Caller caller, Submission s, String idempotencyKey, String hash, LocalStart local,
             Runnable wrote) {
         TenantPolicy policy = tenants.policy(caller.tenantId());
         check.check(s, policy); // the tenant's half of the checks, in the insert's transaction
@@ -242,7 +227,8 @@ public class JobService {
             throw new Refusal(Refusal.Kind.UNAVAILABLE, "the queue is full (" + allQueued + " jobs waiting); submit again later");
         }
         int maxQueued = Optional.ofNullable(policy.maxQueued()).orElse(config.jobs().maxQueuedPerTenant());
-        String submitted = views.write(Map.of("language", job.language, "packages", s.run().packages(),
+        Job job = row(id, caller, s, idempotencyKey, hash, JobTransitions.storedNow(), Optional.empty());
+        String submitted = views.write(Map.of("language", job.language(), "packages", s.run().packages(),
                 "env_names", new ArrayList<>(new TreeMap<>(s.run().env()).keySet())));
         // One statement (Insert in jobs.sql): the tenant's cap, the job, its events, audit and
         // wake-up; given this node's free slot, stored as claimed by it when the claim rule would
@@ -253,28 +239,25 @@ public class JobService {
                     + " queued jobs, its cap is " + maxQueued);
         }
         wrote.run();
-        inputs.attach(caller, job.id, s.files());
-        s.callbackUrl().ifPresent(url -> registerCallback(job, url));
+        inputs.attach(caller, id, s.files());
+        s.callbackUrl().ifPresent(url -> registerCallback(id, caller.tenantId(), url));
         if (inserted.claimedBy().isEmpty()) {
             return new Stored(new Submitted(views.view(job), true), Optional.empty());
         }
-        job.status = JobStatus.BUILDING.id();
-        job.nodeId = inserted.claimedBy().get();
-        job.attempt = 1;
-        job.claimedAt = job.createdAt;
-        return new Stored(new Submitted(views.view(job), true), Optional.of(claimed(job, s, policy)));
+        Job claimed = row(id, caller, s, idempotencyKey, hash, job.createdAt(), inserted.claimedBy());
+        return new Stored(new Submitted(views.view(claimed), true), Optional.of(claimed(id, caller, s, policy)));
     }
 
     /** The job's callback, due once the job ends; in the submission's transaction, so never lost. */
-    private void registerCallback(Job job, String url) {
-        QueueSql.update(db, "RegisterCallback", Map.of("job", job.id, "tenant", job.tenantId, "url", url));
+    private void registerCallback(UUID job, UUID tenant, String url) {
+        QueueSql.update(db, "RegisterCallback", Map.of("job", job, "tenant", tenant, "url", url));
     }
 
     private Optional<Submitted> existing(Caller caller, String idempotencyKey, String hash) {
         Map<String, Object> values = Map.of("tenant", caller.tenantId(), "idempotency_key", idempotencyKey);
         return QueueSql.query(db, "JobByIdempotencyKey", values, JobRows::job).stream().findFirst()
                 .map(job -> {
-                    if (!hash.equals(job.requestHash)) {
+                    if (!hash.equals(job.requestHash())) {
                         throw new Refusal(Refusal.Kind.CONFLICT,
                                 "Idempotency-Key '" + idempotencyKey + "' was used for a different request");
                     }
@@ -295,30 +278,30 @@ public class JobService {
         }
         Submission again = QuarkusTransaction.requiringNew().call(() -> {
             Job original = reads.owned(caller, id);
-            if (original.sessionId != null) {
-                throw new Refusal(Refusal.Kind.CONFLICT, "job " + id + " ran in session " + original.sessionId
+            if (original.sessionId() != null) {
+                throw new Refusal(Refusal.Kind.CONFLICT, "job " + id + " ran in session " + original.sessionId()
                         + "; run the command again there (POST /v1/sessions/{id}/exec)");
             }
-            Map<String, String> env = JobRows.read(views.json(), original.env, JobRows.STRING_MAP);
+            Map<String, String> env = JobRows.read(views.json(), original.env(), JobRows.STRING_MAP);
             // the rerun would run with those values, and its code may print them where the caller reads;
             // the key that submitted the job sent them itself
-            if (!env.isEmpty() && !caller.role().seesEnvValues() && !Objects.equals(caller.keyId(), original.keyId)) {
+            if (!env.isEmpty() && !caller.role().seesEnvValues() && !Objects.equals(caller.keyId(), original.keyId())) {
                 throw new Refusal(Refusal.Kind.FORBIDDEN, "job " + id + " was submitted by another key with env "
                         + "values, which a " + caller.role().id() + " key may not read, so it may not rerun the job "
                         + "either; submit it again with env values of its own");
             }
-            ExecutionRequest run = new ExecutionRequest(original.language, original.code,
-                    JobRows.read(views.json(), original.packages, JobRows.STRINGS), env,
-                    original.stdin, Optional.of(Duration.ofMillis(original.timeoutMs)), original.network,
-                    original.limits == null ? RequestedLimits.NONE
-                            : JobRows.read(views.json(), original.limits, RequestedLimits.class),
-                    original.args == null ? List.of() : JobRows.read(views.json(), original.args, JobRows.STRINGS));
-            return new Submission(run, OutputEncoding.byId(original.encoding).orElse(OutputEncoding.UTF_8),
-                    JobRows.read(views.json(), original.metadata, JobRows.OBJECT_MAP),
-                    Optional.ofNullable(original.hostWorkspace).map(Path::of),
-                    JobRows.hostMounts(views.json(), original.hostMounts),
-                    inputs.submitted(original.id).orElse(JobFiles.NONE), Optional.empty(), Optional.empty(),
-                    Optional.of(new Submission.RerunOf(original.id, Optional.ofNullable(original.nixpkgsRevision))));
+            ExecutionRequest run = new ExecutionRequest(original.language(), original.code(),
+                    JobRows.read(views.json(), original.packages(), JobRows.STRINGS), env,
+                    original.stdin(), Optional.of(Duration.ofMillis(original.timeoutMs())), original.network(),
+                    original.limits() == null ? RequestedLimits.NONE
+                            : JobRows.read(views.json(), original.limits(), RequestedLimits.class),
+                    original.args() == null ? List.of() : JobRows.read(views.json(), original.args(), JobRows.STRINGS));
+            return new Submission(run, OutputEncoding.byId(original.encoding()).orElse(OutputEncoding.UTF_8),
+                    JobRows.read(views.json(), original.metadata(), JobRows.OBJECT_MAP),
+                    Optional.ofNullable(original.hostWorkspace()).map(Path::of),
+                    JobRows.hostMounts(views.json(), original.hostMounts()),
+                    inputs.submitted(original.id()).orElse(JobFiles.NONE), Optional.empty(), Optional.empty(),
+                    Optional.of(new Submission.RerunOf(original.id(), Optional.ofNullable(original.nixpkgsRevision()))));
         });
         return submit(caller, again, null);
     }

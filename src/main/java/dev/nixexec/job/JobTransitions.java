@@ -117,18 +117,20 @@ public class JobTransitions {
      */
     @Transactional(Transactional.TxType.MANDATORY)
     public Inserted insert(Job job, int maxQueued, String submitted, Optional<String> handOffNode) {
-        Map<String, Object> values = NamedStatement.values().set("id", job.id).set("tenant", job.tenantId)
-                .set("key", job.keyId).set("key_name", job.keyName).set("key_role", job.keyRole).set("language", job.language).set("code", job.code).set("packages", job.packages)
-                .set("env", job.env).set("stdin", job.stdin).set("timeout_ms", job.timeoutMs).set("network", job.network)
-                .set("host_workspace", job.hostWorkspace).set("host_mounts", job.hostMounts)
-                .set("metadata", job.metadata)
-                .set("idempotency_key", job.idempotencyKey).set("request_hash", job.requestHash)
-                .set("max_attempts", job.maxAttempts).set("created_at", TIMESTAMP.format(job.createdAt))
+        Map<String, Object> values = NamedStatement.values().set("id", job.id()).set("tenant", job.tenantId())
+                .set("key", job.keyId()).set("key_name", job.keyName()).set("key_role", job.keyRole())
+                .set("language", job.language()).set("code", job.code()).set("packages", job.packages())
+                .set("env", job.env()).set("stdin", job.stdin()).set("timeout_ms", job.timeoutMs())
+                .set("network", job.network())
+                .set("host_workspace", job.hostWorkspace()).set("host_mounts", job.hostMounts())
+                .set("metadata", job.metadata())
+                .set("idempotency_key", job.idempotencyKey()).set("request_hash", job.requestHash())
+                .set("max_attempts", job.maxAttempts()).set("created_at", TIMESTAMP.format(job.createdAt()))
                 .set("max_queued", maxQueued)
-                .set("submitted", submitted).set("node", handOffNode.orElse(null)).set("session", job.sessionId)
-                .set("limits", job.limits)
-                .set("args", job.args).set("encoding", job.encoding).set("rerun_of", job.rerunOf)
-                .set("required_revision", job.requiredNixpkgsRevision)
+                .set("submitted", submitted).set("node", handOffNode.orElse(null)).set("session", job.sessionId())
+                .set("limits", job.limits())
+                .set("args", job.args()).set("encoding", job.encoding()).set("rerun_of", job.rerunOf())
+                .set("required_revision", job.requiredNixpkgsRevision())
                 .set("share", settings.share(settings.slots())).set("lease_seconds", leaseSeconds())
                 .set("default_cap", settings.defaultMaxRunning())
                 .set("window_seconds", (double) settings.contentionWindow().toSeconds())
@@ -273,7 +275,7 @@ public class JobTransitions {
         List<Job> done = SqlFile.run(db, c -> FINISH.with(values).query(c, JobRows::job));
         ends.ended(done);
         Set<UUID> stored = new LinkedHashSet<>();
-        done.forEach(job -> stored.add(job.id));
+        done.forEach(job -> stored.add(job.id()));
         return stored;
     }
 
@@ -344,7 +346,7 @@ public class JobTransitions {
                 .set("changed_channel", JobNotifications.CHANGED).set("submitted_channel", JobNotifications.SUBMITTED)
                 .set("ended_channel", JobNotifications.ENDED).map();
         List<Job> taken = QueueSql.query(db, "Reap", values, JobRows::job);
-        List<UUID> requeued = taken.stream().filter(j -> j.jobStatus() == JobStatus.QUEUED).map(j -> j.id).toList();
+        List<UUID> requeued = taken.stream().filter(j -> j.jobStatus() == JobStatus.QUEUED).map(Job::id).toList();
         List<Job> ended = taken.stream().filter(j -> j.jobStatus().terminal()).toList();
         if (!ended.isEmpty()) {
             ends.ended(ended);

@@ -26,12 +26,12 @@ public class JobViews {
 
     /** What was submitted and how it went, for review; env values only for roles that may see them. */
     public JobDetail detail(Job job, Caller caller) {
-        Map<String, String> stored = read(job.env, JobRows.STRING_MAP);
+        Map<String, String> stored = read(job.env(), JobRows.STRING_MAP);
         Map<String, String> env = new TreeMap<>(stored);
-        return new JobDetail(view(job), job.keyId, job.code, job.stdin, List.copyOf(env.keySet()),
-                caller.role().seesEnvValues() ? Optional.of(env) : Optional.empty(), job.timeoutMs, job.network,
-                job.maxAttempts, job.claimedAt, job.cancelRequested, job.limits == null ? RequestedLimits.NONE
-                        : JobRows.read(json, job.limits, json.constructType(RequestedLimits.class)));
+        return new JobDetail(view(job), job.keyId(), job.code(), job.stdin(), List.copyOf(env.keySet()),
+                caller.role().seesEnvValues() ? Optional.of(env) : Optional.empty(), job.timeoutMs(), job.network(),
+                job.maxAttempts(), job.claimedAt(), job.cancelRequested(), job.limits() == null ? RequestedLimits.NONE
+                        : JobRows.read(json, job.limits(), json.constructType(RequestedLimits.class)));
     }
 
     /** The mapper the JSON columns are read with. */

@@ -2,10 +2,12 @@ package dev.nixexec.sandbox;
 
 import dev.nixexec.config.NixExecConfig;
 import dev.nixexec.config.StatePaths;
+import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -77,7 +79,13 @@ public class HostUids {
                 }
                 FileChannel channel = FileChannel.open(lockDir.resolve(Integer.toString(uid)), StandardOpenOption.CREATE,
                         StandardOpenOption.WRITE);
-                FileLock lock = channel.tryLock();
+                FileLock lock;
+                try {
+                    lock = channel.tryLock();
+                } catch (OverlappingFileLockException heldInThisProcess) {
+                    // by another instance of the service in this JVM (tests start several)
+                    lock = null;
+                }
                 if (lock == null) {
                     channel.close();
                     continue;
@@ -89,6 +97,20 @@ public class HostUids {
             throw new SandboxException("cannot reserve a host uid for the run: " + e.getMessage());
         }
         throw new SandboxException("all " + RANGE + " sandbox host uids are in use");
+    }
+
+    /** Unlocks every uid this instance holds, kept or in use: a service that stops holds none. */
+    @PreDestroy
+    synchronized void close() {
+        emptied.clear();
+        held.values().forEach(lock -> {
+            try {
+                lock.channel().close();
+            } catch (IOException ignored) {
+                // closing releases the lock; nothing else to do
+            }
+        });
+        held.clear();
     }
 
     /** Gives the uid back; {@code noProcessLeft}: the run's cgroup was removed, so none of its processes lives. */

@@ -62,9 +62,7 @@ class LatencyBenchmark {
         double[] afterFinishMs = new double[RUNS];
         double[] bareMs = new double[RUNS];
         BareHttp bare = new BareHttp(jobs.getHost(), jobs.getPort());
-        String bareRequest = "POST " + jobs.getPath() + "?wait=30 HTTP/1.1\r\nHost: " + jobs.getHost() + ":" + jobs.getPort()
-                + "\r\nAuthorization: Bearer " + KEY + "\r\nContent-Type: application/json\r\nContent-Length: "
-                + body.getBytes(java.nio.charset.StandardCharsets.UTF_8).length + "\r\n\r\n" + body;
+        String bareRequest = BareHttp.request("POST", jobs, "?wait=30", KEY, body);
         // a running service has compiled its request path; the first requests of a fresh JVM run
         // interpreted and in the first compiler's code
         for (int i = 0; i < WARMUP; i++) {
@@ -140,66 +138,6 @@ class LatencyBenchmark {
         double[] sorted = values.clone();
         Arrays.sort(sorted);
         return sorted[(int) Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
-    }
-
-    /**
-     * A minimal blocking HTTP/1.1 client on one kept-alive socket, as curl or a small script
-     * would be: java.net.http hands each exchange across several threads, which costs a few
-     * milliseconds on this VM that are the client's, not the service's.
-     */
-    private static final class BareHttp {
-        private final java.net.Socket socket;
-        private final java.io.InputStream in;
-
-        BareHttp(String host, int port) throws java.io.IOException {
-            socket = new java.net.Socket(host, port);
-            socket.setTcpNoDelay(true);
-            in = new java.io.BufferedInputStream(socket.getInputStream());
-        }
-
-        /** Sends one request and returns the body of its answer (Content-Length or chunked). */
-        String exchange(String request) throws java.io.IOException {
-            socket.getOutputStream().write(request.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-            socket.getOutputStream().flush();
-            String status = line();
-            if (!status.startsWith("HTTP/1.1 2")) {
-                throw new IllegalStateException("answered " + status);
-            }
-            long length = -1;
-            boolean chunked = false;
-            for (String header = line(); !header.isEmpty(); header = line()) {
-                String lower = header.toLowerCase(java.util.Locale.ROOT);
-                if (lower.startsWith("content-length:")) {
-                    length = Long.parseLong(lower.substring(15).strip());
-                } else if (lower.startsWith("transfer-encoding:") && lower.contains("chunked")) {
-                    chunked = true;
-                }
-            }
-            java.io.ByteArrayOutputStream body = new java.io.ByteArrayOutputStream();
-            if (chunked) {
-                for (int size = Integer.parseInt(line().strip(), 16); size > 0; size = Integer.parseInt(line().strip(), 16)) {
-                    body.write(in.readNBytes(size));
-                    line();
-                }
-                line();
-            } else {
-                body.write(in.readNBytes((int) length));
-            }
-            return body.toString(java.nio.charset.StandardCharsets.UTF_8);
-        }
-
-        private String line() throws java.io.IOException {
-            StringBuilder line = new StringBuilder();
-            for (int c = in.read(); c != '\n'; c = in.read()) {
-                if (c < 0) {
-                    throw new java.io.EOFException("connection closed");
-                }
-                if (c != '\r') {
-                    line.append((char) c);
-                }
-            }
-            return line.toString();
-        }
     }
 
     /** A bare Streamable HTTP MCP session: what any client sends, without a client library's own costs. */

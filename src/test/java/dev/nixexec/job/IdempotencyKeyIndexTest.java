@@ -21,12 +21,11 @@ import org.junit.jupiter.api.Test;
 class IdempotencyKeyIndexTest {
 
     private static UUID insert(JobFixture db, UUID tenant, String key) {
-        Job job = db.job(tenant);
-        job.idempotencyKey = key;
+        Job job = db.job(tenant, key);
         if (!db.transitions.insert(job, 10_000, "{}", Optional.empty()).stored()) {
             throw new IllegalStateException("not stored");
         }
-        return job.id;
+        return job.id();
     }
 
     @Test

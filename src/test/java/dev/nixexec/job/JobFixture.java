@@ -67,26 +67,25 @@ final class JobFixture {
         if (!inserted.stored()) {
             throw new IllegalStateException("not stored");
         }
-        return job.id;
+        return job.id();
     }
 
     /** A job as submitted, not yet stored. */
     Job job(UUID tenant) {
+        return job(tenant, (String) null);
+    }
+
+    /** A job as submitted with this idempotency key (or none), not yet stored. */
+    Job job(UUID tenant, String idempotencyKey) {
         clock = clock.plusNanos(1_000);
-        Job job = new Job();
-        job.id = UUID.randomUUID();
-        job.tenantId = tenant;
-        job.language = "bash";
-        job.code = "true";
-        job.packages = "[]";
-        job.env = "{}";
-        job.stdin = "";
-        job.timeoutMs = 10_000;
-        job.metadata = "{}";
-        job.requestHash = "hash";
-        job.maxAttempts = 3;
-        job.createdAt = clock;
-        return job;
+        return job(tenant, clock, idempotencyKey);
+    }
+
+    /** A job as submitted at {@code createdAt}, not yet stored. */
+    static Job job(UUID tenant, OffsetDateTime createdAt, String idempotencyKey) {
+        return Job.submitted(UUID.randomUUID(), tenant, null, null, null, "bash", "true", "[]", "{}", "", 10_000,
+                false, null, null, "{}", idempotencyKey, "hash", 3, createdAt, null, null, null, null, null, null,
+                null);
     }
 
     /** {@code count} jobs of the tenant in one statement, queued in order, older than any submitted after. */

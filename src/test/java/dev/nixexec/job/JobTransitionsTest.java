@@ -71,9 +71,9 @@ class JobTransitionsTest {
         Job job = db.job(db.tenant());
         JobTransitions.Inserted inserted = db.transitions.insert(job, 10, "{}", Optional.of("here"));
         assertEquals(Optional.of("here"), inserted.claimedBy());
-        assertEquals(new JobFixture.Row(JobStatus.BUILDING, "here", 1, false, null, null), db.row(job.id));
-        assertEquals(List.of("status:queued", "status:building"), db.events(job.id));
-        assertEquals(List.of("submitted {}", "claimed@here {\"attempt\": 1}"), db.audit(job.id));
+        assertEquals(new JobFixture.Row(JobStatus.BUILDING, "here", 1, false, null, null), db.row(job.id()));
+        assertEquals(List.of("status:queued", "status:building"), db.events(job.id()));
+        assertEquals(List.of("submitted {}", "claimed@here {\"attempt\": 1}"), db.audit(job.id()));
     }
 
     @Test
@@ -81,7 +81,7 @@ class JobTransitionsTest {
         UUID waiting = db.submit(db.tenant());
         Job job = db.job(db.tenant());
         assertEquals(Optional.empty(), db.transitions.insert(job, 10, "{}", Optional.of("here")).claimedBy());
-        assertEquals(JobStatus.QUEUED, db.row(job.id).status());
+        assertEquals(JobStatus.QUEUED, db.row(job.id()).status());
         assertEquals(JobStatus.QUEUED, db.row(waiting).status());
     }
 
@@ -91,7 +91,7 @@ class JobTransitionsTest {
         claimOne("elsewhere", db.submit(capped));
         Job job = db.job(capped);
         assertEquals(Optional.empty(), db.transitions.insert(job, 10, "{}", Optional.of("here")).claimedBy());
-        assertEquals(JobStatus.QUEUED, db.row(job.id).status());
+        assertEquals(JobStatus.QUEUED, db.row(job.id()).status());
     }
 
     @Test
@@ -144,8 +144,8 @@ class JobTransitionsTest {
         assertEquals(List.of("status:queued", "status:building", "status:running", "stdout:o", "stdout:ut",
                 "status:succeeded", "result:"), db.events(id));
         assertEquals("finished@n1 {\"status\": \"succeeded\", \"exit_code\": 0}", db.audit(id).getLast());
-        assertEquals(List.of(id), db.ended.stream().map(j -> j.id).toList());
-        assertEquals("out", db.ended.getFirst().stdout);
+        assertEquals(List.of(id), db.ended.stream().map(Job::id).toList());
+        assertEquals("out", db.ended.getFirst().stdout());
     }
 
     @Test
@@ -196,7 +196,7 @@ class JobTransitionsTest {
         assertEquals(new JobFixture.Row(JobStatus.CANCELLED, null, 0, true, null, null), db.row(id));
         assertEquals(List.of("status:queued", "status:cancelled", "result:"), db.events(id));
         assertEquals(List.of("submitted {}", "cancelled {\"was\": \"queued\"}"), db.audit(id));
-        assertEquals(List.of(id), db.ended.stream().map(j -> j.id).toList());
+        assertEquals(List.of(id), db.ended.stream().map(Job::id).toList());
         assertTrue(db.transitions.claim("n1", 10).isEmpty(), "a cancelled job was claimed");
     }
 
@@ -261,7 +261,7 @@ class JobTransitionsTest {
 
         JobTransitions.Reaped reaped = db.transitions.reap();
         assertEquals(List.of(claimedOnly), reaped.requeued());
-        assertEquals(List.of(started), reaped.ended().stream().map(j -> j.id).toList());
+        assertEquals(List.of(started), reaped.ended().stream().map(Job::id).toList());
 
         JobFixture.Row lost = db.row(started);
         assertEquals(JobStatus.ERROR, lost.status());
@@ -441,22 +441,20 @@ class JobTransitionsTest {
     void bothIntakeStatementsStoreTheSubmissionsTimeExactly() throws Exception {
         OffsetDateTime onTheMinute = OffsetDateTime.of(2026, 12, 3, 17, 5, 0, 1_000, ZoneOffset.ofHours(2));
         // handed off first: a job queued before it would keep it from a free slot
-        Job handedOff = db.job(db.tenant());
-        handedOff.createdAt = onTheMinute.plusNanos(998_000);
+        Job handedOff = JobFixture.job(db.tenant(), onTheMinute.plusNanos(998_000), null);
         assertEquals(Optional.of("here"), db.transitions.insert(handedOff, 10, "{}", Optional.of("here")).claimedBy());
-        Job queued = db.job(db.tenant());
-        queued.createdAt = onTheMinute;
+        Job queued = JobFixture.job(db.tenant(), onTheMinute, null);
         assertTrue(db.transitions.insert(queued, 10, "{}", Optional.empty()).stored());
         try (PreparedStatement s = db.connection.prepareStatement(
                 "SELECT created_at, run_after, claimed_at FROM jobs WHERE id = ?")) {
             for (Job job : List.of(queued, handedOff)) {
-                s.setObject(1, job.id);
+                s.setObject(1, job.id());
                 try (ResultSet rs = s.executeQuery()) {
                     assertTrue(rs.next());
-                    assertEquals(job.createdAt.toInstant(), rs.getObject("created_at", OffsetDateTime.class).toInstant());
-                    assertEquals(job.createdAt.toInstant(), rs.getObject("run_after", OffsetDateTime.class).toInstant());
+                    assertEquals(job.createdAt().toInstant(), rs.getObject("created_at", OffsetDateTime.class).toInstant());
+                    assertEquals(job.createdAt().toInstant(), rs.getObject("run_after", OffsetDateTime.class).toInstant());
                     OffsetDateTime claimedAt = rs.getObject("claimed_at", OffsetDateTime.class);
-                    assertEquals(job == handedOff ? job.createdAt.toInstant() : null,
+                    assertEquals(job == handedOff ? job.createdAt().toInstant() : null,
                             claimedAt == null ? null : claimedAt.toInstant());
                 }
             }

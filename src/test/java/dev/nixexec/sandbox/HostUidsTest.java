@@ -5,13 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.nixexec.config.NixExecConfig;
 import dev.nixexec.config.StatePaths;
+import dev.nixexec.testing.ConfigOverride;
 import dev.nixexec.testing.NixSpy;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.Map;
 import java.util.OptionalInt;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
@@ -27,11 +28,33 @@ import org.junit.jupiter.api.Test;
 class HostUidsTest {
 
     @Inject
+    NixExecConfig config;
+
+    /** Of their own, far above the uids the service's runs take meanwhile, so no run of it takes one back first. */
     HostUids uids;
 
     @BeforeEach
-    void needsRoot() {
+    void ownUids() {
+        uids = ownRange();
         assumeTrue(uids.switching(), "per-run uids need a root service");
+    }
+
+    private HostUids ownRange() {
+        NixExecConfig.Sandbox sandbox = ConfigOverride.of(NixExecConfig.Sandbox.class, config.sandbox(),
+                Map.of("hostUidBase", config.sandbox().hostUidBase() + 3000));
+        return new HostUids(ConfigOverride.of(NixExecConfig.class, config, Map.of("sandbox", sandbox)));
+    }
+
+    /** Tests start several services in one JVM, one after another: a stopped one holds no uid, kept or not. */
+    @Test
+    void aStoppedServiceHoldsNoUid() {
+        int uid = uids.acquire().orElseThrow();
+        uids.release(OptionalInt.of(uid), true);
+        uids.close();
+        HostUids next = ownRange();
+        OptionalInt taken = next.acquire();
+        next.close();
+        assertEquals(OptionalInt.of(uid), taken);
     }
 
     @Test
@@ -41,13 +64,9 @@ class HostUidsTest {
                 "sleep", "600").start();
         try {
             uids.release(OptionalInt.of(uid), false);
-            List<Integer> taken = new ArrayList<>();
-            // other runs of this service may hold or take uids meanwhile: take until this one comes back
-            for (int i = 0; i < 64 && !taken.contains(uid); i++) {
-                taken.add(uids.acquire().orElseThrow());
-            }
-            taken.forEach(u -> uids.release(OptionalInt.of(u), false));
-            assertTrue(taken.contains(uid), "the uid given back was not handed out again");
+            OptionalInt next = uids.acquire();
+            uids.release(next, false);
+            assertEquals(OptionalInt.of(uid), next, "the uid given back was not the next one taken");
             assertTrue(left.waitFor(10, TimeUnit.SECONDS), "the process left under the uid still runs");
         } finally {
             left.destroyForcibly();
@@ -66,7 +85,8 @@ class HostUidsTest {
         assertTrue(other.waitFor(10, TimeUnit.SECONDS));
         assertEquals(1, other.exitValue(), "another service could lock the uid while it waited");
         OptionalInt next = uids.acquire();
-        uids.release(next, true);
+        // unlocked again, so that another instance of the test (or the other test) may take it
+        uids.release(next, false);
         assertEquals(OptionalInt.of(uid), next, "the kept uid was not the next one taken");
         assertFalse(other.isAlive());
     }
