@@ -52,9 +52,10 @@ public class ProfileRepository {
         return SQL.query(dataSource, "List", Map.of("tenant", tenantId), this::profile);
     }
 
+    /** The tenant's profile; none for no tenant (a node building environments ahead asks for built-in ones only). */
     public Optional<Profile> find(UUID tenantId, String name) {
-        return SQL.query(dataSource, "Find", Map.of("tenant", tenantId, "name", name), this::profile).stream()
-                .findFirst();
+        return SQL.query(dataSource, "Find", NamedStatement.values().set("tenant", tenantId).set("name", name).map(),
+                this::profile).stream().findFirst();
     }
 
     /** Defines or replaces the profile, audited as {@code keyId}'s; true when it is new. */

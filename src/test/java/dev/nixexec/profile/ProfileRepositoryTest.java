@@ -97,6 +97,8 @@ class ProfileRepositoryTest {
         repository.put(tenant, profile("review", Map.of()), key);
         assertEquals(List.of(), repository.list(other));
         assertEquals(Optional.empty(), repository.find(other, "review"));
+        // a node's environments built ahead name profiles for no tenant
+        assertEquals(Optional.empty(), repository.find(null, "review"));
         assertFalse(repository.delete(other, "review", key), "another tenant's profile is not there to delete");
         assertEquals(1, repository.list(tenant).size());
     }
