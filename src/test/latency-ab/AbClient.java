@@ -1,6 +1,7 @@
+import dev.nixexec.bench.BareHttp;
 import dev.nixexec.bench.DirectPythonRun;
 import java.io.*;
-import java.net.Socket;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.*;
 import java.time.Duration;
@@ -25,11 +26,16 @@ public class AbClient {
         int runs = Integer.parseInt(a[0]);
         String env = a[1];
         List<String> names = new ArrayList<>();
-        List<Bare> clients = new ArrayList<>();
+        List<BareHttp> clients = new ArrayList<>();
+        List<String> posts = new ArrayList<>();
+        List<String> lives = new ArrayList<>();
         for (int i = 2; i < a.length; i++) {
             String[] nv = a[i].split("=");
             names.add(nv[0]);
-            clients.add(new Bare("127.0.0.1", Integer.parseInt(nv[1])));
+            URI service = URI.create("http://127.0.0.1:" + nv[1] + "/v1/jobs");
+            clients.add(new BareHttp(service));
+            posts.add(BareHttp.request("POST", service, "?wait=30", KEY, BODY));
+            lives.add(BareHttp.request("GET", service.resolve("/q/health/live"), "", KEY, null));
         }
         int n = names.size();
         double[][] post = new double[n][runs];
@@ -39,8 +45,8 @@ public class AbClient {
         // warm-up
         for (int w = 0; w < 3; w++) {
             for (int s = 0; s < n; s++) {
-                clients.get(s).exchange(post(clients.get(s)));
-                clients.get(s).exchange(live(clients.get(s)));
+                clients.get(s).exchange(posts.get(s));
+                clients.get(s).exchange(lives.get(s));
             }
             directRun.timeMs();
         }
@@ -52,16 +58,16 @@ public class AbClient {
                     direct[i] = directRun.timeMs();
                     continue;
                 }
-                Bare c = clients.get(s);
+                BareHttp c = clients.get(s);
                 long t = System.nanoTime();
-                String body = c.exchange(post(c));
+                String body = c.exchange(posts.get(s));
                 post[s][i] = (System.nanoTime() - t) / 1e6;
                 if (!body.contains("\"status\":\"succeeded\"")) {
                     throw new IllegalStateException(names.get(s) + ": " + body);
                 }
                 Thread.sleep(20);
                 t = System.nanoTime();
-                c.exchange(live(c));
+                c.exchange(lives.get(s));
                 live[s][i] = (System.nanoTime() - t) / 1e6;
             }
         }
@@ -88,74 +94,9 @@ public class AbClient {
         }
     }
 
-    static String post(Bare c) {
-        return "POST /v1/jobs?wait=30 HTTP/1.1\r\nHost: " + c.host + "\r\nAuthorization: Bearer " + KEY
-                + "\r\nContent-Type: application/json\r\nContent-Length: " + BODY.length() + "\r\n\r\n" + BODY;
-    }
-
-    static String live(Bare c) {
-        return "GET /q/health/live HTTP/1.1\r\nHost: " + c.host + "\r\n\r\n";
-    }
-
     static double pct(double[] values, double p) {
         double[] sorted = values.clone();
         Arrays.sort(sorted);
         return sorted[(int) Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
-    }
-
-    static final class Bare {
-        final String host;
-        final Socket socket;
-        final InputStream in;
-
-        Bare(String host, int port) throws IOException {
-            this.host = host + ":" + port;
-            socket = new Socket(host, port);
-            socket.setTcpNoDelay(true);
-            in = new BufferedInputStream(socket.getInputStream());
-        }
-
-        String exchange(String request) throws IOException {
-            socket.getOutputStream().write(request.getBytes(StandardCharsets.UTF_8));
-            socket.getOutputStream().flush();
-            String status = line();
-            if (!status.startsWith("HTTP/1.1 2")) {
-                throw new IllegalStateException("answered " + status);
-            }
-            long length = -1;
-            boolean chunked = false;
-            for (String header = line(); !header.isEmpty(); header = line()) {
-                String lower = header.toLowerCase(Locale.ROOT);
-                if (lower.startsWith("content-length:")) {
-                    length = Long.parseLong(lower.substring(15).strip());
-                } else if (lower.startsWith("transfer-encoding:") && lower.contains("chunked")) {
-                    chunked = true;
-                }
-            }
-            ByteArrayOutputStream body = new ByteArrayOutputStream();
-            if (chunked) {
-                for (int size = Integer.parseInt(line().strip(), 16); size > 0; size = Integer.parseInt(line().strip(), 16)) {
-                    body.write(in.readNBytes(size));
-                    line();
-                }
-                line();
-            } else {
-                body.write(in.readNBytes((int) length));
-            }
-            return body.toString(StandardCharsets.UTF_8);
-        }
-
-        private String line() throws IOException {
-            StringBuilder line = new StringBuilder();
-            for (int c = in.read(); c != '\n'; c = in.read()) {
-                if (c < 0) {
-                    throw new EOFException("connection closed");
-                }
-                if (c != '\r') {
-                    line.append((char) c);
-                }
-            }
-            return line.toString();
-        }
     }
 }

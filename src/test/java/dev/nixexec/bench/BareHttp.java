@@ -15,23 +15,23 @@ import java.util.Locale;
  * java.net.http hands each exchange across several threads, which costs a few milliseconds on this
  * VM that are the client's, not the service's; here the client's work stays on the calling thread.
  */
-final class BareHttp implements AutoCloseable {
+public final class BareHttp implements AutoCloseable {
 
     private final Socket socket;
     private final InputStream in;
 
-    BareHttp(String host, int port) throws IOException {
+    public BareHttp(String host, int port) throws IOException {
         socket = new Socket(host, port);
         socket.setTcpNoDelay(true);
         in = new BufferedInputStream(socket.getInputStream());
     }
 
-    BareHttp(URI endpoint) throws IOException {
+    public BareHttp(URI endpoint) throws IOException {
         this(endpoint.getHost(), endpoint.getPort());
     }
 
     /** The bytes of one request to {@code endpoint}'s path plus {@code query}, with a JSON body or none. */
-    static String request(String method, URI endpoint, String query, String key, String jsonBody) {
+    public static String request(String method, URI endpoint, String query, String key, String jsonBody) {
         String head = method + " " + endpoint.getPath() + query + " HTTP/1.1\r\nHost: " + endpoint.getHost() + ":"
                 + endpoint.getPort() + "\r\nAuthorization: Bearer " + key + "\r\n";
         if (jsonBody == null) {
@@ -42,7 +42,7 @@ final class BareHttp implements AutoCloseable {
     }
 
     /** Sends one request and returns the body of its answer (Content-Length or chunked). */
-    String exchange(String request) throws IOException {
+    public String exchange(String request) throws IOException {
         socket.getOutputStream().write(request.getBytes(StandardCharsets.UTF_8));
         socket.getOutputStream().flush();
         String status = line();
