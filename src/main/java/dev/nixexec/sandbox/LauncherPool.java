@@ -112,12 +112,7 @@ public class LauncherPool {
     private final Optional<Path> setpriv;
     private final Optional<Path> mkfifo;
     private final Optional<Path> sh;
-    private final Map<String, String> etcFiles;
-    /**
-     * The runs' /etc files, the same for every run of this pool: written once, readable by every
-     * run's uid and writable by none, rather than written and given away for each run.
-     */
-    private Path sharedEtc;
+    private final SharedEtc etc;
     private final ConcurrentLinkedQueue<Launcher> idle = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean refilling = new AtomicBoolean();
     private final Set<Thread> tidying = ConcurrentHashMap.newKeySet();
@@ -146,7 +141,7 @@ public class LauncherPool {
         this.setpriv = ExecutableLookup.find("setpriv");
         this.mkfifo = ExecutableLookup.find("mkfifo");
         this.sh = ExecutableLookup.find("/bin/sh");
-        this.etcFiles = BwrapArguments.etcFiles(sandbox.networkDns());
+        this.etc = new SharedEtc(paths, BwrapArguments.etcFiles(sandbox.networkDns()));
     }
 
     /** Why launchers cannot start here, if they cannot. */
@@ -304,12 +299,7 @@ public class LauncherPool {
             kill(launcher);
             tidy(launcher);
         }
-        synchronized (this) {
-            if (sharedEtc != null) {
-                ChildStreams.deleteTree(sharedEtc);
-                sharedEtc = null;
-            }
-        }
+        etc.remove();
         // its end ends whatever bubblewrap is left, as the service's would
         parent.shutdown();
         for (Thread tidy : tidying) {
@@ -399,10 +389,10 @@ public class LauncherPool {
         Path runDir = paths.jobsDir().resolve(name);
         Optional<JobCgroup> cgroup = Optional.empty();
         try {
-            Path etc = sharedEtc();
+            Path etcDir = etc.dir();
             prepareRunDir(runDir, uid);
             if (terminal.isPresent()) {
-                terminal.get().run().write(new LauncherFiles(runDir, etc, uid));
+                terminal.get().run().write(new LauncherFiles(runDir, etcDir, uid));
             }
             cgroup = cgroups.create("run-" + name, key.memoryBytes(), key.maxProcesses());
             List<String> argv = new ArrayList<>();
@@ -439,11 +429,11 @@ public class LauncherPool {
                 PtyProcessBuilder builder = new PtyProcessBuilder(argv.toArray(String[]::new)).setEnvironment(Map.of())
                         .setDirectory(runDir.toString()).setInitialColumns(size.columns()).setInitialRows(size.rows())
                         .setRedirectErrorStream(true);
-                return new Launcher(key, startFromParent(builder::start), uid, cgroup, runDir, etc);
+                return new Launcher(key, startFromParent(builder::start), uid, cgroup, runDir, etcDir);
             }
             ProcessBuilder builder = new ProcessBuilder(argv).directory(runDir.toFile());
             builder.environment().clear();
-            return new Launcher(key, startFromParent(builder::start), uid, cgroup, runDir, etc);
+            return new Launcher(key, startFromParent(builder::start), uid, cgroup, runDir, etcDir);
         } catch (IOException | RuntimeException e) {
             boolean noProcessLeft = cgroup.map(JobCgroup::remove).orElse(false);
             ChildStreams.deleteTree(runDir);
@@ -483,19 +473,6 @@ public class LauncherPool {
         for (Path p : List.of(runDir, prelude.getParent(), prelude)) {
             owned(p, uid);
         }
-    }
-
-    private synchronized Path sharedEtc() throws IOException {
-        if (sharedEtc == null) {
-            Path etc = paths.jobsDir().resolve("etc-" + UUID.randomUUID());
-            Files.createDirectory(etc, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx--x--x")));
-            for (Map.Entry<String, String> file : etcFiles.entrySet()) {
-                Files.writeString(etc.resolve(file.getKey()), file.getValue());
-                Files.setPosixFilePermissions(etc.resolve(file.getKey()), PosixFilePermissions.fromString("r--r--r--"));
-            }
-            sharedEtc = etc;
-        }
-        return sharedEtc;
     }
 
     /** Gives a path in a run directory to the run's uid, so the unprivileged launcher can read it. */
