@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
  */
 @QuarkusTest
 @WithTestResource(NixSpy.class)
-class AuditUiBrowserIT {
+class AuditUiBrowserTest {
 
     static final Path REPO = Path.of(System.getProperty("nixexec-test.repo-dir", ".")).toAbsolutePath();
     static final Path CHROMIUM = Path.of("/usr/bin/chromium");
