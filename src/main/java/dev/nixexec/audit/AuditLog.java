@@ -57,33 +57,6 @@ public class AuditLog {
         event.persist();
     }
 
-    /** One record of a batch: the same kind and node, each with its own tenant, job and detail. */
-    public record JobRecord(UUID tenantId, UUID jobId, Map<String, ?> detail) {
-    }
-
-    /** Appends many records of one kind in one statement (in the caller's transaction). */
-    @Transactional(Transactional.TxType.MANDATORY)
-    public void recordAll(String kind, String nodeId, java.util.List<JobRecord> records) {
-        if (records.isEmpty()) {
-            return;
-        }
-        StringBuilder sql = new StringBuilder("INSERT INTO audit_events (tenant_id, job_id, node_id, kind, detail, at) VALUES ");
-        for (int i = 0; i < records.size(); i++) {
-            sql.append(i == 0 ? "" : ", ").append("(?, ?, ?, ?, ?::jsonb, now())");
-        }
-        var query = AuditEvent.getEntityManager().createNativeQuery(sql.toString());
-        int p = 1;
-        try {
-            for (JobRecord r : records) {
-                query.setParameter(p++, r.tenantId()).setParameter(p++, r.jobId()).setParameter(p++, nodeId)
-                        .setParameter(p++, kind).setParameter(p++, json.writeValueAsString(r.detail()));
-            }
-        } catch (JsonProcessingException e) {
-            throw new IllegalArgumentException(e);
-        }
-        query.executeUpdate();
-    }
-
     /** Newest first; {@code beforeId} is the keyset cursor. */
     @Transactional
     public List<Entry> list(UUID tenantId, UUID jobId, OffsetDateTime since, Long beforeId, int limit) {
