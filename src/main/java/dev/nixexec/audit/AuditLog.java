@@ -32,12 +32,6 @@ public class AuditLog {
     @Schema(name = "AuditEntry")
     public record Entry(long id, UUID tenantId, UUID jobId, UUID keyId, String nodeId, String kind,
             Map<String, Object> detail, OffsetDateTime at, KeyRef key) {
-
-        /** A record whose key is known only by its id. */
-        public Entry(long id, UUID tenantId, UUID jobId, UUID keyId, String nodeId, String kind,
-                Map<String, Object> detail, OffsetDateTime at) {
-            this(id, tenantId, jobId, keyId, nodeId, kind, detail, at, null);
-        }
     }
 
     @Transactional(Transactional.TxType.MANDATORY)

@@ -77,7 +77,7 @@ class EngineBenchmark {
         }
         SandboxSpec spec = Specs.fresh(env, List.of(), "main.py", new byte[0], List.of("python3"), Map.of(),
                 new byte[0], LIMITS, false);
-        List<String> direct = BwrapArguments.build(Path.of(bwrap), spec, job.resolve("code"), job.resolve("etc"),
+        List<String> direct = Specs.bwrapArgv(Path.of(bwrap), spec, job.resolve("code"), job.resolve("etc"),
                 StoreMount.WHOLE_STORE);
         double[] directMs = time(() -> exec(direct));
         double[] directBackToBack = time(() -> exec(direct), 0);
@@ -129,7 +129,7 @@ class EngineBenchmark {
             mounts.put("closure view (default)", view);
             mounts.put("one bind per path (before)", new StoreMount.EachPath(closure));
             for (Map.Entry<String, StoreMount> mount : mounts.entrySet()) {
-                List<String> argv = new ArrayList<>(BwrapArguments.build(Path.of(bwrap), start, job.resolve("code"),
+                List<String> argv = new ArrayList<>(Specs.bwrapArgv(Path.of(bwrap), start, job.resolve("code"),
                         job.resolve("etc"), mount.getValue()));
                 argv.removeLast();
                 startUps.put(closure.size() + "-path closure, " + mount.getKey(), argv);

@@ -926,7 +926,7 @@ class AdversarialSandboxIT {
             SandboxSpec spec = Specs.fresh(env.storePath(), env.closure(), Language.PYTHON.fileName(),
                     UNTIE_INIT_AND_STAY.getBytes(StandardCharsets.UTF_8), Language.PYTHON.command(), Map.of(), new byte[0],
                     SMALL.withTimeout(Duration.ofSeconds(2)), false);
-            SandboxResult result = sandbox.run(spec).filter(e -> e instanceof SandboxEvent.Exited)
+            SandboxResult result = sandbox.run(spec, RunGate.OPEN).filter(e -> e instanceof SandboxEvent.Exited)
                     .map(e -> ((SandboxEvent.Exited) e).result()).toUni().await().atMost(Duration.ofMinutes(1));
             assertTrue(result.timedOut(), result.stdout().text() + result.stderr().text());
             assertEquals("prctl(PR_SET_PDEATHSIG, 0) in pid 1: 0\n", result.stdout().text());

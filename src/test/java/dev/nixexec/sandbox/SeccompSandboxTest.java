@@ -284,7 +284,7 @@ class SeccompSandboxTest {
             if ("root".equals(System.getProperty("user.name"))) {
                 argv.addAll(List.of("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"));
             }
-            argv.addAll(BwrapArguments.build(Path.of("bwrap"), spec, codeDir, etc, StoreMount.WHOLE_STORE));
+            argv.addAll(Specs.bwrapArgv(Path.of("bwrap"), spec, codeDir, etc, StoreMount.WHOLE_STORE));
             assertTrue(!argv.contains("--seccomp"), argv.toString());
             Process p = new ProcessBuilder(argv).redirectErrorStream(true).start();
             p.getOutputStream().close();

@@ -18,6 +18,7 @@ import dev.nixexec.sandbox.Cgroups;
 import dev.nixexec.sandbox.HostUids;
 import dev.nixexec.sandbox.LauncherPool;
 import dev.nixexec.sandbox.Limits;
+import dev.nixexec.sandbox.RunGate;
 import dev.nixexec.sandbox.SandboxEvent;
 import dev.nixexec.sandbox.SandboxResult;
 import dev.nixexec.sandbox.SandboxSpec;
@@ -166,7 +167,7 @@ class NoCgroupsOptOutTest {
             Environment env = environments.get(EnvironmentRequest.of(Language.PYTHON, List.of()));
             SandboxSpec spec = Specs.fresh(env.storePath(), env.closure(), Language.PYTHON.fileName(),
                     code.getBytes(StandardCharsets.UTF_8), Language.PYTHON.command(), Map.of(), new byte[0], LIMITS, false);
-            return sandbox.run(spec).filter(e -> e instanceof SandboxEvent.Exited)
+            return sandbox.run(spec, RunGate.OPEN).filter(e -> e instanceof SandboxEvent.Exited)
                     .map(e -> ((SandboxEvent.Exited) e).result()).toUni().await().atMost(Duration.ofMinutes(1));
         } finally {
             pool.close();
