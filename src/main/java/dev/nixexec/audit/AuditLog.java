@@ -1,7 +1,8 @@
 package dev.nixexec.audit;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.nixexec.database.JsonColumns;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.transaction.Transactional;
 import java.time.Duration;
@@ -43,11 +44,7 @@ public class AuditLog {
         event.keyId = keyId;
         event.nodeId = nodeId;
         event.at = OffsetDateTime.now(ZoneOffset.UTC);
-        try {
-            event.detail = json.writeValueAsString(detail);
-        } catch (JsonProcessingException e) {
-            throw new IllegalArgumentException(e);
-        }
+        event.detail = JsonColumns.write(json, detail);
         event.persist();
     }
 
@@ -168,14 +165,9 @@ public class AuditLog {
         return keys;
     }
 
-    @SuppressWarnings("unchecked")
     private Entry entry(AuditEvent e, KeyRef key) {
-        try {
-            return new Entry(e.id, e.tenantId, e.jobId, e.keyId, e.nodeId, e.kind, json.readValue(e.detail, Map.class),
-                    e.at, key);
-        } catch (JsonProcessingException ex) {
-            throw new IllegalStateException(ex);
-        }
+        return new Entry(e.id, e.tenantId, e.jobId, e.keyId, e.nodeId, e.kind,
+                JsonColumns.read(json, e.detail, new TypeReference<Map<String, Object>>() { }), e.at, key);
     }
 
     /** Deletes the audit records older than {@code retention}. */
