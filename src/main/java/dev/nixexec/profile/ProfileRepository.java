@@ -7,9 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.nixexec.database.NamedStatement;
 import dev.nixexec.database.SqlFile;
-import io.agroal.api.AgroalDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.inject.Inject;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -38,12 +36,7 @@ public class ProfileRepository {
     private final DataSource dataSource;
     private final ObjectMapper json;
 
-    @Inject
-    public ProfileRepository(AgroalDataSource dataSource, ObjectMapper json) {
-        this((DataSource) dataSource, json);
-    }
-
-    /** On any DataSource: a database test passes its own transaction's. */
+    /** On the service's DataSource, or a database test's own transaction's. */
     public ProfileRepository(DataSource dataSource, ObjectMapper json) {
         this.dataSource = dataSource;
         this.json = json;
