@@ -17,6 +17,7 @@ import dev.nixexec.sandbox.StoreViewTiming;
 import dev.nixexec.execution.ExecutionEngine;
 import dev.nixexec.execution.ExecutionRequest;
 import dev.nixexec.execution.ExecutionResult;
+import dev.nixexec.testing.Runs;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
 import java.io.IOException;
@@ -63,11 +64,11 @@ class EngineBenchmark {
 
         // (a) cached python3 -c 'print(1)' through the engine vs the same bwrap command directly.
         ExecutionRequest print = ExecutionRequest.of("python", "print(1)");
-        ExecutionResult warm = engine.run(print);
+        ExecutionResult warm = Runs.run(engine, print);
         assertEquals("1\n", warm.stdout().text());
         String env = warm.environment().orElseThrow().storePath();
-        double[] engineMs = time(() -> engine.run(print));
-        double[] engineBackToBack = time(() -> engine.run(print), 0);
+        double[] engineMs = time(() -> Runs.run(engine, print));
+        double[] engineBackToBack = time(() -> Runs.run(engine, print), 0);
         Path job = Files.createTempDirectory("bench");
         Files.createDirectories(job.resolve("code"));
         Files.writeString(job.resolve("code/main.py"), "print(1)");

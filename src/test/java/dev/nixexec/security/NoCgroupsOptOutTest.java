@@ -31,6 +31,7 @@ import dev.nixexec.execution.ExecutionEngine;
 import dev.nixexec.execution.ExecutionEvent;
 import dev.nixexec.execution.ExecutionRequest;
 import dev.nixexec.execution.ExecutionResult;
+import dev.nixexec.testing.Runs;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
@@ -126,7 +127,7 @@ class NoCgroupsOptOutTest {
     @Test
     void withCgroupsDevCannotBeFilledEither() {
         ExecutionEngine.ValidatedRequest request = engine.validate(ExecutionRequest.of("python", DEV_FILL)).withLimits(LIMITS);
-        ExecutionResult result = engine.execute(request).filter(e -> e instanceof ExecutionEvent.Finished)
+        ExecutionResult result = engine.execute(request, () -> true, environment -> true).filter(e -> e instanceof ExecutionEvent.Finished)
                 .map(e -> ((ExecutionEvent.Finished) e).result()).toUni().await().atMost(Duration.ofMinutes(2));
         assertEquals("""
                 /dev/fill EROFS at most 16 MiB
