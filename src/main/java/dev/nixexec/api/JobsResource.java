@@ -201,10 +201,6 @@ public class JobsResource {
         return Response.accepted(jobs.cancel(caller.get(), jobId(id))).build();
     }
 
-    /**
-     * The list page, as {@code {items, next_cursor}}: rows ({@link JobListRow}) unless
-     * {@code fields=full} asks for whole jobs.
-     */
     /** The values of the list's {@code fields}: rows (the default) or whole jobs. */
     static final List<String> LIST_FIELDS = List.of("summary", "full");
 
