@@ -261,7 +261,6 @@ public class ExecutionEngine {
                 }
             });
             Thread.ofVirtual().name("execution").start(() -> {
-                emitter.emit(new ExecutionEvent.Phase("building"));
                 Environment environment;
                 try {
                     environment = environments.get(request.environment(), mayBuild);
@@ -281,8 +280,6 @@ public class ExecutionEngine {
                 ExecutionResult.EnvironmentInfo info = new ExecutionResult.EnvironmentInfo(environment.storePath(),
                         environment.nixpkgsRevision(), environment.cacheHit(), environment.buildMs());
                 SandboxSpec spec = request.in(environment);
-                emitter.emit(new ExecutionEvent.EnvironmentReady(info));
-                emitter.emit(new ExecutionEvent.Phase("running"));
                 sandboxRun.set(sandbox.run(spec, () -> beforeRun.test(info)).subscribe().with(
                         event -> {
                             switch (event) {
