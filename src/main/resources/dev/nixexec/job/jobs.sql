@@ -33,22 +33,17 @@ queued AS (
 -- name: StoreJob
 -- The job (queued, or claimed by here's node), its events, audit and wake-up; the tenant's count.
 stored AS (
-    INSERT INTO jobs (id, tenant_id, key_id, key_name, key_role, status, language, code, packages, env, stdin,
-                      timeout_ms, network, host_workspace, host_mounts, metadata, idempotency_key,
-                      request_hash, max_attempts, created_at, run_after, node_id, attempt,
-                      lease_until, claimed_at, session_id, limits, args, encoding, rerun_of,
-                      required_nixpkgs_revision)
-    SELECT :id, :tenant, CAST(:key AS uuid), CAST(:key_name AS text), CAST(:key_role AS text), CASE WHEN h.node_id IS NULL THEN 'queued' ELSE 'building' END,
-           :language, :code, CAST(:packages AS jsonb), CAST(:env AS jsonb), :stdin, :timeout_ms, :network,
-           CAST(:host_workspace AS text), CAST(:host_mounts AS jsonb), CAST(:metadata AS jsonb),
-           CAST(:idempotency_key AS text),
+    INSERT INTO jobs (id, tenant_id, key_id, key_name, key_role, status, request, metadata, idempotency_key,
+                      request_hash, max_attempts, created_at, run_after, node_id, attempt, lease_until, claimed_at,
+                      session_id, rerun_of, required_nixpkgs_revision)
+    SELECT :id, :tenant, CAST(:key AS uuid), CAST(:key_name AS text), CAST(:key_role AS text),
+           CASE WHEN h.node_id IS NULL THEN 'queued' ELSE 'building' END,
+           CAST(:request AS jsonb), CAST(:metadata AS jsonb), CAST(:idempotency_key AS text),
            :request_hash, :max_attempts, p.at, p.at, h.node_id,
            CASE WHEN h.node_id IS NULL THEN 0 ELSE 1 END,
            CASE WHEN h.node_id IS NOT NULL THEN now() + make_interval(secs => :lease_seconds) END,
            CASE WHEN h.node_id IS NOT NULL THEN p.at END,
-           CAST(:session AS uuid), CAST(:limits AS jsonb), coalesce(CAST(:args AS jsonb), '[]'),
-           coalesce(CAST(:encoding AS text), 'utf-8'), CAST(:rerun_of AS uuid),
-           CAST(:required_revision AS text)
+           CAST(:session AS uuid), CAST(:rerun_of AS uuid), CAST(:required_revision AS text)
     FROM (SELECT CAST(:created_at AS timestamptz) AS at) p LEFT JOIN here h ON true
     WHERE (SELECT n FROM queued) < :max_queued
     RETURNING id, tenant_id, key_id, node_id
@@ -122,11 +117,10 @@ WITH {FairShare}, waiting AS (
     UPDATE jobs SET status = 'building', node_id = :node, attempt = attempt + 1,
            lease_until = now() + make_interval(secs => :lease_seconds), claimed_at = now()
     WHERE id = ANY (ARRAY(SELECT id FROM picked))
-    RETURNING id, tenant_id, attempt, language, code, packages::text AS packages, env::text AS env, stdin,
-              timeout_ms, network, (SELECT t.policy::text FROM tenants t WHERE t.id = jobs.tenant_id) AS policy,
-              host_workspace, EXISTS (SELECT 1 FROM job_files f WHERE f.job_id = jobs.id) AS has_files,
-              session_id, limits::text AS limits, args::text AS args, encoding, required_nixpkgs_revision,
-              host_mounts::text AS host_mounts
+    RETURNING id, tenant_id, attempt, request::text AS request,
+              (SELECT t.policy::text FROM tenants t WHERE t.id = jobs.tenant_id) AS policy,
+              EXISTS (SELECT 1 FROM job_files f WHERE f.job_id = jobs.id) AS has_files,
+              session_id, required_nixpkgs_revision
 ), events AS (
     INSERT INTO job_events (job_id, seq, kind, data)
     SELECT c.id, coalesce((SELECT max(e.seq) FROM job_events e WHERE e.job_id = c.id), 0) + 1, 'status', 'building'
