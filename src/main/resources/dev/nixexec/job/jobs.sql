@@ -395,3 +395,37 @@ INSERT INTO job_callbacks (job_id, tenant_id, url) VALUES (:job, :tenant, :url)
 
 -- name: MarkSessionBuild
 UPDATE jobs SET build = 'session' WHERE id = :job
+
+-- name: FinishedPerBucket
+-- The fleet charts (JobStats), over :tenant's jobs or every tenant's (null): jobs finished per
+-- status in each bucket of :seconds from :start to :end.
+SELECT floor(extract(epoch FROM finished_at - CAST(:start AS timestamptz)) / :seconds)::int AS bucket, status,
+       count(*) AS n
+FROM jobs
+WHERE (CAST(:tenant AS uuid) IS NULL OR tenant_id = :tenant) AND finished_at >= :start AND finished_at < :end
+GROUP BY 1, 2
+
+-- name: RunTimesPerBucket
+SELECT floor(extract(epoch FROM finished_at - CAST(:start AS timestamptz)) / :seconds)::int AS bucket,
+       percentile_cont(0.5) WITHIN GROUP (ORDER BY duration_ms) AS p50,
+       percentile_cont(0.95) WITHIN GROUP (ORDER BY duration_ms) AS p95
+FROM jobs
+WHERE (CAST(:tenant AS uuid) IS NULL OR tenant_id = :tenant) AND finished_at >= :start AND finished_at < :end
+  AND duration_ms IS NOT NULL
+GROUP BY 1
+
+-- name: QueuedPerBucket
+-- A job is queued at t when it was made by t and not yet claimed (or ended unclaimed) at t.
+SELECT g.i AS bucket, count(j.id) AS n
+FROM generate_series(0, :buckets - 1) AS g(i)
+JOIN jobs j ON (CAST(:tenant AS uuid) IS NULL OR j.tenant_id = :tenant)
+    AND j.created_at <= CAST(:start AS timestamptz) + make_interval(secs => :seconds * (g.i + 1))
+    AND coalesce(j.claimed_at, j.finished_at, 'infinity')
+        > CAST(:start AS timestamptz) + make_interval(secs => :seconds * (g.i + 1))
+WHERE coalesce(j.claimed_at, j.finished_at, 'infinity') > :start
+GROUP BY g.i
+
+-- name: QueueNow
+-- The queue's size and the age of its oldest job, for the gauges (JobMetrics).
+SELECT count(*) AS queued, coalesce(extract(epoch FROM now() - min(created_at)) * 1000, 0)::bigint AS oldest_ms
+FROM jobs WHERE status = 'queued'
