@@ -51,7 +51,7 @@ public class EnvironmentsResource {
         RequestParams.requireBody(body);
         Duration waitFor = RequestParams.waitParam(wait);
         EnvironmentBuild build;
-        try (KeyLimits.Wait held = waiting(waitFor)) {
+        try (KeyLimits.Wait held = limits.startWait(caller.get(), waitFor)) {
             build = builds.build(caller.get(), body, waitFor);
         }
         return Response.status(build.status().equals("building") ? 201 : 200).entity(build)
@@ -64,12 +64,8 @@ public class EnvironmentsResource {
     @RunOnVirtualThread
     public EnvironmentBuild get(@PathParam("id") String id, @QueryParam("wait") String wait) {
         Duration waitFor = RequestParams.waitParam(wait);
-        try (KeyLimits.Wait held = waiting(waitFor)) {
+        try (KeyLimits.Wait held = limits.startWait(caller.get(), waitFor)) {
             return builds.get(caller.get(), PathIds.uuidOr404(id, "no environment build " + id), waitFor);
         }
-    }
-
-    private KeyLimits.Wait waiting(Duration wait) {
-        return wait.isPositive() ? limits.startWait(caller.get()) : () -> { };
     }
 }

@@ -89,7 +89,7 @@ public class JobsResource {
         RequestParams.requireBody(body);
         Duration waitFor = RequestParams.waitParam(wait);
         JobService.Submitted submitted;
-        try (KeyLimits.Wait held = waiting(waitFor)) {
+        try (KeyLimits.Wait held = limits.startWait(caller.get(), waitFor)) {
             submitted = waits.submit(caller.get(), submission(body, shape.problems()), idempotencyKey, waitFor);
         }
         JobView job = submitted.job();
@@ -187,14 +187,9 @@ public class JobsResource {
     @RunOnVirtualThread
     public JobView get(@PathParam("id") String id, @QueryParam("wait") String wait) {
         Duration waitFor = RequestParams.waitParam(wait);
-        try (KeyLimits.Wait held = waiting(waitFor)) {
+        try (KeyLimits.Wait held = limits.startWait(caller.get(), waitFor)) {
             return waits.await(caller.get(), jobId(id), waitFor);
         }
-    }
-
-    /** One of the key's waits, held while a request waits; none for a request that answers at once. */
-    private KeyLimits.Wait waiting(Duration wait) {
-        return wait.isPositive() ? limits.startWait(caller.get()) : () -> { };
     }
 
     @Operation(summary = "Cancel a job", description = "Asks the job to stop: a queued job is cancelled at once, a running one is killed. 202; the job ends `cancelled`.")
@@ -206,10 +201,6 @@ public class JobsResource {
         return Response.accepted(jobs.cancel(caller.get(), jobId(id))).build();
     }
 
-    /**
-     * The list page, as {@code {items, next_cursor}}: rows ({@link JobListRow}) unless
-     * {@code fields=full} asks for whole jobs.
-     */
     /** The values of the list's {@code fields}: rows (the default) or whole jobs. */
     static final List<String> LIST_FIELDS = List.of("summary", "full");
 

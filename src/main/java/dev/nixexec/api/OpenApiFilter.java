@@ -132,32 +132,18 @@ public final class OpenApiFilter implements OASFilter {
                 .addProperty("output_bytes", sizeOrBytes).additionalPropertiesBoolean(false));
         listRowsByName(openApi, openApi.getComponents().getSchemas().get("JobList"));
         Map<String, Schema> schemas = openApi.getComponents().getSchemas();
-        schemas.forEach(this::concretise);
+        schemas.forEach((name, schema) -> walk(schema, name));
         // JsonNode and what its scan dragged in (JsonNodeType; OutboundSseEvent and MediaType from the SSE method's signature)
         for (String internal : List.of("JsonNode", "JsonNodeType", "OutboundSseEvent", "MediaType")) {
             openApi.getComponents().removeSchema(internal);
         }
-        Schema submit = schemas.get("SubmitBody");
-        if (submit != null) {
-            submit.setRequired(List.of("language", "code"));
-        }
-        Schema batch = schemas.get("BatchBody");
-        if (batch != null) {
-            batch.setRequired(List.of("jobs"));
-        }
-        Schema tenant = schemas.get("TenantBody");
-        if (tenant != null) {
-            tenant.setRequired(List.of("name"));
-        }
-        // the checks answer 400 without them (AdminResource)
-        Schema key = schemas.get("KeyBody");
-        if (key != null) {
-            key.setRequired(List.of("role"));
-        }
-        Schema policyPatch = schemas.get("PolicyPatchBody");
-        if (policyPatch != null) {
-            policyPatch.setRequired(List.of("policy"));
-        }
+        // the checks answer 400 without them (SubmitBody, JobsResource, AdminResource)
+        Map.of("SubmitBody", List.of("language", "code"), "BatchBody", List.of("jobs"), "TenantBody", List.of("name"),
+                "KeyBody", List.of("role"), "PolicyPatchBody", List.of("policy")).forEach((name, required) -> {
+                    if (schemas.get(name) != null) {
+                        schemas.get(name).setRequired(required);
+                    }
+                });
         Schema batchItem = schemas.get("BatchItem");
         if (batchItem != null && batchItem.getProperties() != null && batchItem.getProperties().containsKey("error")) {
             batchItem.addProperty("error", OASFactory.createSchema().ref(SCHEMAS + "Problem")
@@ -353,12 +339,10 @@ public final class OpenApiFilter implements OASFilter {
                         .schema(OASFactory.createSchema().ref(SCHEMAS + "Problem"))));
     }
 
-    /** Walks one named schema: JsonNode references become concrete schemas, closed sets get their enum. */
-    private void concretise(String schemaName, Schema schema) {
-        walk(schema, schemaName);
-    }
-
-    /** {@code owner}: the name of the schema the walk began at, which says what a property's name means. */
+    /**
+     * Walks a schema: JsonNode references become concrete schemas, closed sets get their enum;
+     * {@code owner}: the name of the schema the walk began at, which says what a property's name means.
+     */
     private void walk(Schema schema, String owner) {
         if (schema == null || schema.getProperties() == null) {
             return;

@@ -84,7 +84,7 @@ public class SessionsResource {
         SessionRequest request = RequestParams.requireBody(body).request();
         Duration waitFor = RequestParams.waitParam(wait);
         SessionView session;
-        try (KeyLimits.Wait held = waiting(waitFor)) {
+        try (KeyLimits.Wait held = limits.startWait(caller.get(), waitFor)) {
             session = sessions.create(caller.get(), request, waitFor);
         }
         return Response.status(201).entity(session).header("Location", "/v1/sessions/" + session.id()).build();
@@ -126,14 +126,10 @@ public class SessionsResource {
         SessionExec exec = RequestParams.requireBody(body).exec();
         Duration waitFor = RequestParams.waitParam(wait);
         JobService.Submitted submitted;
-        try (KeyLimits.Wait held = waiting(waitFor)) {
+        try (KeyLimits.Wait held = limits.startWait(caller.get(), waitFor)) {
             submitted = sessions.exec(caller.get(), id, exec, waitFor);
         }
         JobView job = submitted.job();
         return Response.status(job.terminal() ? 200 : 201).entity(job).header("Location", "/v1/jobs/" + job.id()).build();
-    }
-
-    private KeyLimits.Wait waiting(Duration wait) {
-        return wait.isPositive() ? limits.startWait(caller.get()) : () -> { };
     }
 }

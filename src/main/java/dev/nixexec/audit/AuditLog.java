@@ -1,7 +1,8 @@
 package dev.nixexec.audit;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.nixexec.database.JsonColumns;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.transaction.Transactional;
 import java.time.Duration;
@@ -32,12 +33,6 @@ public class AuditLog {
     @Schema(name = "AuditEntry")
     public record Entry(long id, UUID tenantId, UUID jobId, UUID keyId, String nodeId, String kind,
             Map<String, Object> detail, OffsetDateTime at, KeyRef key) {
-
-        /** A record whose key is known only by its id. */
-        public Entry(long id, UUID tenantId, UUID jobId, UUID keyId, String nodeId, String kind,
-                Map<String, Object> detail, OffsetDateTime at) {
-            this(id, tenantId, jobId, keyId, nodeId, kind, detail, at, null);
-        }
     }
 
     @Transactional(Transactional.TxType.MANDATORY)
@@ -49,39 +44,8 @@ public class AuditLog {
         event.keyId = keyId;
         event.nodeId = nodeId;
         event.at = OffsetDateTime.now(ZoneOffset.UTC);
-        try {
-            event.detail = json.writeValueAsString(detail);
-        } catch (JsonProcessingException e) {
-            throw new IllegalArgumentException(e);
-        }
+        event.detail = JsonColumns.write(json, detail);
         event.persist();
-    }
-
-    /** One record of a batch: the same kind and node, each with its own tenant, job and detail. */
-    public record JobRecord(UUID tenantId, UUID jobId, Map<String, ?> detail) {
-    }
-
-    /** Appends many records of one kind in one statement (in the caller's transaction). */
-    @Transactional(Transactional.TxType.MANDATORY)
-    public void recordAll(String kind, String nodeId, java.util.List<JobRecord> records) {
-        if (records.isEmpty()) {
-            return;
-        }
-        StringBuilder sql = new StringBuilder("INSERT INTO audit_events (tenant_id, job_id, node_id, kind, detail, at) VALUES ");
-        for (int i = 0; i < records.size(); i++) {
-            sql.append(i == 0 ? "" : ", ").append("(?, ?, ?, ?, ?::jsonb, now())");
-        }
-        var query = AuditEvent.getEntityManager().createNativeQuery(sql.toString());
-        int p = 1;
-        try {
-            for (JobRecord r : records) {
-                query.setParameter(p++, r.tenantId()).setParameter(p++, r.jobId()).setParameter(p++, nodeId)
-                        .setParameter(p++, kind).setParameter(p++, json.writeValueAsString(r.detail()));
-            }
-        } catch (JsonProcessingException e) {
-            throw new IllegalArgumentException(e);
-        }
-        query.executeUpdate();
     }
 
     /** Newest first; {@code beforeId} is the keyset cursor. */
@@ -201,14 +165,9 @@ public class AuditLog {
         return keys;
     }
 
-    @SuppressWarnings("unchecked")
     private Entry entry(AuditEvent e, KeyRef key) {
-        try {
-            return new Entry(e.id, e.tenantId, e.jobId, e.keyId, e.nodeId, e.kind, json.readValue(e.detail, Map.class),
-                    e.at, key);
-        } catch (JsonProcessingException ex) {
-            throw new IllegalStateException(ex);
-        }
+        return new Entry(e.id, e.tenantId, e.jobId, e.keyId, e.nodeId, e.kind,
+                JsonColumns.read(json, e.detail, new TypeReference<Map<String, Object>>() { }), e.at, key);
     }
 
     /** Deletes the audit records older than {@code retention}. */

@@ -57,15 +57,11 @@ abstract class ClientCommand implements Callable<Integer> {
                 : JsonNodeFactory.instance.textNode(value);
     }
 
-    static void putList(ObjectNode body, String field, List<String> values) {
-        if (values != null && !values.isEmpty()) {
-            body.set(field, Server.JSON.valueToTree(values));
-        }
-    }
-
-    static void putMap(ObjectNode body, String field, Map<String, String> values) {
-        if (values != null && !values.isEmpty()) {
-            body.set(field, Server.JSON.valueToTree(values));
+    /** A list's or a map's values as {@code field}, unless there are none. */
+    static void putUnlessEmpty(ObjectNode body, String field, Object values) {
+        JsonNode node = Server.JSON.valueToTree(values);
+        if (node != null && !node.isEmpty()) {
+            body.set(field, node);
         }
     }
 
@@ -89,7 +85,7 @@ abstract class ClientCommand implements Callable<Integer> {
 
     /** The one of {@code --with}, {@code --profile}, {@code --spec} given (the server refuses two). */
     static void putEnvironment(ObjectNode body, List<String> with, String profile, Path spec) {
-        putList(body, "packages", with);
+        putUnlessEmpty(body, "packages", with);
         if (profile != null) {
             body.put("profile", profile);
         }

@@ -51,7 +51,7 @@ final class CreateCommand extends ClientCommand {
     int run(Server server) {
         ObjectNode body = object();
         putEnvironment(body, with, profile, spec);
-        putMap(body, "env", env);
+        putUnlessEmpty(body, "env", env);
         if (network != null) {
             body.put("network", network);
         }

@@ -43,11 +43,11 @@ final class ExecCommand extends ClientCommand {
         }
         ObjectNode body = object();
         if (hasCommand) {
-            putList(body, "command", command);
+            putUnlessEmpty(body, "command", command);
         } else {
             body.put("language", language == null ? "bash" : language).put("code", code);
         }
-        putMap(body, "env", env);
+        putUnlessEmpty(body, "env", env);
         if (timeout != null) {
             body.set("timeout", duration(timeout));
         }

@@ -52,8 +52,8 @@ final class RunCommand extends ClientCommand {
             ArtifactDownload.check(out);
         }
         ObjectNode body = object().put("language", language).put("code", code.equals("-") ? readStdin() : code);
-        putList(body, "packages", with);
-        putMap(body, "env", env);
+        putUnlessEmpty(body, "packages", with);
+        putUnlessEmpty(body, "env", env);
         if (profile != null) {
             body.put("profile", profile);
         }

@@ -89,10 +89,6 @@ final class EmbeddedPostgresServer {
                 dataDir.toString().getBytes(StandardCharsets.UTF_8)), 0, 8));
     }
 
-    Path socketDir() {
-        return socketDir;
-    }
-
     /** The JDBC URL of the socket; user and password are separate settings. */
     String url() {
         return "jdbc:postgresql://localhost/" + DATABASE

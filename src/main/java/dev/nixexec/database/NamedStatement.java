@@ -46,18 +46,11 @@ public final class NamedStatement {
     }
 
     /**
-     * The same statement, planned once per connection for any values instead of for each
-     * execution's own. PostgreSQL keeps planning a statement afresh when its plan for any values
-     * looks dearer than one for the values at hand; for the intake's statement it always did (its
-     * branches on the hand-off node and the contention window fold away only for known values),
-     * and planning it cost more than running it (about 1 ms of planning against 0.4 ms of
-     * running). Its plan does not depend on the values (the same indexes serve every tenant and
-     * node). Nor does the claim's, whose candidates and locks go through laterals by key: it was
-     * planned in about 1.3 ms against 7 ms of running for 64 jobs (docs/benchmarks.md, issue 18).
-     *
-     * <p>The setting goes ahead of the statement in its round trip and holds for the rest of its
-     * transaction: what follows in a submission's transaction are lookups by key, which plan the
-     * same either way; a claim's transaction ends with it.
+     * The same statement, planned once per connection for any values instead of afresh for each
+     * execution's: for a statement whose plan does not depend on its values (the intake's, the
+     * claim's) planning would cost more than running (docs/benchmarks.md). The setting goes ahead
+     * of the statement in its round trip and holds for the rest of its transaction, whose later
+     * lookups by key plan the same either way.
      */
     public NamedStatement plannedOnce() {
         return new NamedStatement(PLAN_ONCE + jdbc, names);

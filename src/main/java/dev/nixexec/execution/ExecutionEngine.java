@@ -242,33 +242,13 @@ public class ExecutionEngine {
     }
 
     /**
-     * Validates at once (throwing {@link InvalidRequestException}), then returns a stream that runs
-     * the request when subscribed; cancelling the subscription kills the sandbox.
-     */
-    public Multi<ExecutionEvent> execute(ExecutionRequest request) {
-        return execute(validate(request));
-    }
-
-    public Multi<ExecutionEvent> execute(ValidatedRequest request) {
-        return execute(request, environment -> true);
-    }
-
-    /**
-     * As {@link #execute(ValidatedRequest)}, with {@code beforeRun} called once the environment is
+     * A stream that runs the request when subscribed; cancelling the subscription kills the
+     * sandbox. {@code mayBuild} is asked (it may wait) before an environment not cached is built;
+     * when it says no, nothing is built or run and the result is the error {@code not_built}: a
+     * refused submission must not cost a build. {@code beforeRun} is called once the environment is
      * there and the sandbox is set up, before any user code starts; when it returns false, nothing
-     * runs and the result is the error {@code not_started}. The job queue uses it to record
-     * "started" first, so a lost worker never leads to a second run.
-     */
-    public Multi<ExecutionEvent> execute(ValidatedRequest request,
-            Predicate<ExecutionResult.EnvironmentInfo> beforeRun) {
-        return execute(request, () -> true, beforeRun);
-    }
-
-    /**
-     * As {@link #execute(ValidatedRequest, Predicate)}, with {@code mayBuild} asked (it may wait)
-     * before an environment not cached is built; when it says no, nothing is built or run and the
-     * result is the error {@code not_built}. A job whose submission has not committed yet uses it:
-     * a refused submission must not cost a build.
+     * runs and the result is the error {@code not_started}: the job queue records "started" first,
+     * so a lost worker never leads to a second run.
      */
     public Multi<ExecutionEvent> execute(ValidatedRequest request, BooleanSupplier mayBuild,
             Predicate<ExecutionResult.EnvironmentInfo> beforeRun) {
@@ -281,7 +261,6 @@ public class ExecutionEngine {
                 }
             });
             Thread.ofVirtual().name("execution").start(() -> {
-                emitter.emit(new ExecutionEvent.Phase("building"));
                 Environment environment;
                 try {
                     environment = environments.get(request.environment(), mayBuild);
@@ -301,8 +280,6 @@ public class ExecutionEngine {
                 ExecutionResult.EnvironmentInfo info = new ExecutionResult.EnvironmentInfo(environment.storePath(),
                         environment.nixpkgsRevision(), environment.cacheHit(), environment.buildMs());
                 SandboxSpec spec = request.in(environment);
-                emitter.emit(new ExecutionEvent.EnvironmentReady(info));
-                emitter.emit(new ExecutionEvent.Phase("running"));
                 sandboxRun.set(sandbox.run(spec, () -> beforeRun.test(info)).subscribe().with(
                         event -> {
                             switch (event) {
@@ -329,14 +306,6 @@ public class ExecutionEngine {
                         }));
             });
         });
-    }
-
-    /** Runs to the end and returns the result (output also arrives in the result's captures). */
-    public ExecutionResult run(ExecutionRequest request) {
-        ValidatedRequest validated = validate(request);
-        return execute(validated).filter(e -> e instanceof ExecutionEvent.Finished)
-                .map(e -> ((ExecutionEvent.Finished) e).result())
-                .toUni().await().indefinitely();
     }
 
     private static ExecutionResult finished(SandboxResult r, ExecutionResult.EnvironmentInfo info) {

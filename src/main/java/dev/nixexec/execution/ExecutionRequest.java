@@ -33,6 +33,10 @@ public record ExecutionRequest(String language, String code, List<String> packag
         return new ExecutionRequest(language, code, List.of(), Map.of(), "", Optional.empty(), false);
     }
 
+    public ExecutionRequest withLanguage(String name) {
+        return new ExecutionRequest(name, code, packages, env, stdin, timeout, network, limits, args);
+    }
+
     public ExecutionRequest withPackages(String... names) {
         return new ExecutionRequest(language, code, List.of(names), env, stdin, timeout, network, limits, args);
     }

@@ -3,6 +3,7 @@ package dev.nixexec.job;
 import dev.nixexec.config.AfterCommit;
 import dev.nixexec.config.NixExecConfig;
 import dev.nixexec.tenant.Tenants;
+import io.agroal.api.AgroalDataSource;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -11,14 +12,14 @@ import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.vertx.core.Context;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.persistence.EntityManager;
-import jakarta.persistence.Tuple;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import javax.sql.DataSource;
 
 /**
  * The job platform's Prometheus figures ({@code /q/metrics}). Callers in the queue, the service and
@@ -35,7 +36,7 @@ public class JobMetrics {
 
     private final MeterRegistry registry;
     private final AfterCommit afterCommit;
-    private final EntityManager em;
+    private final DataSource db;
     private final TenantLabels tenantLabels;
     private final Counter sandboxFailures;
     private final List<Gauge> gauges;
@@ -45,12 +46,12 @@ public class JobMetrics {
     private final AtomicBoolean refreshing = new AtomicBoolean();
     private volatile long queueCountedAt;
 
-    public JobMetrics(MeterRegistry registry, AfterCommit afterCommit, EntityManager em, Tenants tenants,
+    public JobMetrics(MeterRegistry registry, AfterCommit afterCommit, AgroalDataSource db, Tenants tenants,
             NixExecConfig config) {
         this.registry = registry;
         this.tenantLabels = new TenantLabels(config.jobs().metricTenants(), id -> tenants.find(id).map(t -> t.name));
         this.afterCommit = afterCommit;
-        this.em = em;
+        this.db = db;
         queueCountedAt = System.nanoTime() - QUEUE_FIGURES_MAX_AGE.toNanos() - 1;
         gauges = List.of(
                 Gauge.builder("nixexec.sse.followers", followers, AtomicInteger::get)
@@ -155,11 +156,11 @@ public class JobMetrics {
 
     private void countQueue() {
         try {
-            Tuple row = QuarkusTransaction.requiringNew().call(() -> (Tuple) em.createNativeQuery("""
-                    SELECT count(*) AS queued, coalesce(extract(epoch FROM now() - min(created_at)) * 1000, 0) AS oldest_ms
-                    FROM jobs WHERE status = 'queued'""", Tuple.class).getSingleResult());
-            queued.set(row.get("queued", Number.class).longValue());
-            oldestQueuedMillis.set(row.get("oldest_ms", Number.class).longValue());
+            QuarkusTransaction.requiringNew().run(() -> QueueSql.single(db, "QueueNow", Map.of(), rs -> {
+                queued.set(rs.getLong("queued"));
+                oldestQueuedMillis.set(rs.getLong("oldest_ms"));
+                return rs;
+            }));
             queueCountedAt = System.nanoTime();
         } finally {
             refreshing.set(false);

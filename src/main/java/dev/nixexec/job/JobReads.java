@@ -89,7 +89,7 @@ public class JobReads {
     @Transactional
     public List<JobView> ofSession(Caller caller, UUID sessionId, int limit) {
         Map<String, Object> values = Map.of("tenant", caller.tenantId(), "session", sessionId, "limit", limit);
-        return QueueSql.query(db, "JobsOfSession", values, JobRows::job).stream().map(views::view).toList();
+        return QueueSql.query(db, "JobsOfSession", values, rs -> JobRows.job(rs, views.json())).stream().map(views::view).toList();
     }
 
     /** The job's row, in the current transaction, if it belongs to the caller's tenant. */
@@ -99,7 +99,7 @@ public class JobReads {
 
     /** The job's row, in the current transaction. */
     public Optional<Job> find(UUID id) {
-        return QueueSql.query(db, "JobById", Map.of("id", id), JobRows::job).stream().findFirst();
+        return QueueSql.query(db, "JobById", Map.of("id", id), rs -> JobRows.job(rs, views.json())).stream().findFirst();
     }
 
     /**
@@ -173,7 +173,7 @@ public class JobReads {
             params.put("status", filter.status().id());
         }
         if (filter.language() != null) {
-            query.append(" AND language = :language");
+            query.append(" AND request #>> '{run,language}' = :language");
             params.put("language", filter.language());
         }
         if (filter.since() != null) {
@@ -185,7 +185,7 @@ public class JobReads {
             params.put("until", filter.until());
         }
         if (filter.packageName() != null) {
-            query.append(" AND jsonb_exists(packages, :package)");
+            query.append(" AND jsonb_exists(request #> '{run,packages}', :package)");
             params.put("package", filter.packageName());
         }
         if (filter.keyId() != null) {
@@ -197,7 +197,7 @@ public class JobReads {
             params.put("node", filter.nodeId());
         }
         if (filter.text() != null) {
-            query.append(byStatus("job_search_matches(code, stdout, stderr, metadata, :text)"));
+            query.append(byStatus("job_search_matches(request #>> '{run,code}', stdout, stderr, metadata, :text)"));
             params.put("text", filter.text());
         }
         if (!filter.metadata().isEmpty()) {
@@ -211,7 +211,7 @@ public class JobReads {
             params.put("cursor_id", after.id());
         }
         query.append(" ORDER BY created_at DESC, id DESC LIMIT :limit");
-        List<Job> jobs = SqlFile.run(db, c -> NamedStatement.of(query.toString()).with(params).query(c, JobRows::job));
+        List<Job> jobs = SqlFile.run(db, c -> NamedStatement.of(query.toString()).with(params).query(c, rs -> JobRows.job(rs, views.json())));
         String next = null;
         if (jobs.size() > limit) {
             jobs = jobs.subList(0, limit);

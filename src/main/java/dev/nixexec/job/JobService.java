@@ -1,11 +1,12 @@
 package dev.nixexec.job;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.nixexec.config.NixExecConfig;
 import dev.nixexec.execution.ExecutionRequest;
-import dev.nixexec.execution.RequestedLimits;
 import dev.nixexec.refusal.FieldError;
 import dev.nixexec.refusal.InvalidRequestException;
 import dev.nixexec.refusal.Refusal;
@@ -31,6 +32,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
 import javax.sql.DataSource;
@@ -185,16 +187,11 @@ public class JobService {
     private Job row(UUID id, Caller caller, Submission s, String idempotencyKey, String hash, OffsetDateTime createdAt,
             Optional<String> claimedBy) {
         ExecutionRequest run = s.run();
+        ExecutionRequest stored = run.withLanguage(run.language().toLowerCase(java.util.Locale.ROOT))
+                .withTimeout(run.timeout().orElse(config.sandbox().timeout()));
         return Job.submitted(id, caller.tenantId(), caller.keyId(), caller.keyName(),
-                caller.keyId() == null ? null : caller.role().id(), run.language().toLowerCase(java.util.Locale.ROOT),
-                run.code(), views.write(run.packages()), views.write(run.env()), run.stdin(),
-                run.timeout().orElse(config.sandbox().timeout()).toMillis(), run.network(),
-                s.hostWorkspace().map(Path::toString).orElse(null),
-                s.hostMounts().isEmpty() ? null : views.write(s.hostMounts()), views.write(s.metadata()),
-                idempotencyKey, hash, config.jobs().maxAttempts(), createdAt, s.session().orElse(null),
-                run.limits().isEmpty() ? null : views.write(run.limits()), views.write(run.args()), s.encoding().id(),
-                s.rerunOf().map(Submission.RerunOf::job).orElse(null), requiredRevision(s).orElse(null),
-                claimedBy.orElse(null));
+                caller.keyId() == null ? null : caller.role().id(), s.withRun(stored), idempotencyKey, hash,
+                config.jobs().maxAttempts(), createdAt, claimedBy.orElse(null));
     }
 
     /** The nixpkgs revision the submission's job must run on: its original's, for a rerun. */
@@ -255,7 +252,7 @@ public class JobService {
 
     private Optional<Submitted> existing(Caller caller, String idempotencyKey, String hash) {
         Map<String, Object> values = Map.of("tenant", caller.tenantId(), "idempotency_key", idempotencyKey);
-        return QueueSql.query(db, "JobByIdempotencyKey", values, JobRows::job).stream().findFirst()
+        return QueueSql.query(db, "JobByIdempotencyKey", values, rs -> JobRows.job(rs, views.json())).stream().findFirst()
                 .map(job -> {
                     if (!hash.equals(job.requestHash())) {
                         throw new Refusal(Refusal.Kind.CONFLICT,
@@ -278,30 +275,23 @@ public class JobService {
         }
         Submission again = QuarkusTransaction.requiringNew().call(() -> {
             Job original = reads.owned(caller, id);
-            if (original.sessionId() != null) {
-                throw new Refusal(Refusal.Kind.CONFLICT, "job " + id + " ran in session " + original.sessionId()
+            if (original.request().session().isPresent()) {
+                throw new Refusal(Refusal.Kind.CONFLICT, "job " + id + " ran in session " + original.request().session().get()
                         + "; run the command again there (POST /v1/sessions/{id}/exec)");
             }
-            Map<String, String> env = JobRows.read(views.json(), original.env(), JobRows.STRING_MAP);
+            Submission asked = original.request();
             // the rerun would run with those values, and its code may print them where the caller reads;
             // the key that submitted the job sent them itself
-            if (!env.isEmpty() && !caller.role().seesEnvValues() && !Objects.equals(caller.keyId(), original.keyId())) {
+            if (!asked.run().env().isEmpty() && !caller.role().seesEnvValues()
+                    && !Objects.equals(caller.keyId(), original.keyId())) {
                 throw new Refusal(Refusal.Kind.FORBIDDEN, "job " + id + " was submitted by another key with env "
                         + "values, which a " + caller.role().id() + " key may not read, so it may not rerun the job "
                         + "either; submit it again with env values of its own");
             }
-            ExecutionRequest run = new ExecutionRequest(original.language(), original.code(),
-                    JobRows.read(views.json(), original.packages(), JobRows.STRINGS), env,
-                    original.stdin(), Optional.of(Duration.ofMillis(original.timeoutMs())), original.network(),
-                    original.limits() == null ? RequestedLimits.NONE
-                            : JobRows.read(views.json(), original.limits(), RequestedLimits.class),
-                    original.args() == null ? List.of() : JobRows.read(views.json(), original.args(), JobRows.STRINGS));
-            return new Submission(run, OutputEncoding.byId(original.encoding()).orElse(OutputEncoding.UTF_8),
-                    JobRows.read(views.json(), original.metadata(), JobRows.OBJECT_MAP),
-                    Optional.ofNullable(original.hostWorkspace()).map(Path::of),
-                    JobRows.hostMounts(views.json(), original.hostMounts()),
-                    inputs.submitted(original.id()).orElse(JobFiles.NONE), Optional.empty(), Optional.empty(),
-                    Optional.of(new Submission.RerunOf(original.id(), Optional.ofNullable(original.nixpkgsRevision()))));
+            return new Submission(asked.run(), asked.encoding(), asked.metadata(), asked.hostWorkspace(),
+                    asked.hostMounts(), inputs.submitted(original.id()).orElse(JobFiles.NONE), Optional.empty(),
+                    Optional.empty(), Optional.of(new Submission.RerunOf(original.id(),
+                            Optional.ofNullable(original.nixpkgsRevision()))));
         });
         return submit(caller, again, null);
     }
@@ -321,17 +311,22 @@ public class JobService {
         return views.view(reads.owned(caller, id));
     }
 
+    /**
+     * What an Idempotency-Key is held to: the request's fields, those of its run by their JSON names.
+     * A field added since the first seven is hashed only when set, so a key stored before it keeps
+     * its hash, and a new field of the run is hashed with no change here.
+     */
     private String requestHash(Submission s) {
         try {
             Map<String, Object> fields = new TreeMap<>();
-            ExecutionRequest run = s.run();
-            fields.put("language", run.language());
-            fields.put("code", run.code());
-            fields.put("packages", run.packages());
-            fields.put("env", new TreeMap<>(run.env()));
-            fields.put("stdin", run.stdin());
-            fields.put("timeout_ms", run.timeout().map(Duration::toMillis).orElse(null));
-            fields.put("network", run.network());
+            canonical.<ObjectNode>valueToTree(s.run()).properties().forEach(field -> {
+                if (HASHED_ALWAYS.contains(field.getKey()) || !unset(field.getValue())) {
+                    fields.put(field.getKey(), field.getValue());
+                }
+            });
+            // the timeout as asked, in milliseconds, as before the run was hashed by its JSON names
+            fields.remove("timeout");
+            fields.put("timeout_ms", s.run().timeout().map(Duration::toMillis).orElse(null));
             fields.put("host_workspace", s.hostWorkspace().map(Path::toString).orElse(null));
             fields.put("metadata", s.metadata());
             if (!s.files().isEmpty()) {
@@ -339,13 +334,6 @@ public class JobService {
             }
             s.session().ifPresent(session -> fields.put("session", session));
             s.callbackUrl().ifPresent(url -> fields.put("callback_url", url));
-            if (!run.limits().isEmpty()) {
-                fields.put("limits", run.limits());
-            }
-            // only when given, so a key stored before these fields keeps its hash
-            if (!run.args().isEmpty()) {
-                fields.put("args", run.args());
-            }
             if (s.encoding() != OutputEncoding.UTF_8) {
                 fields.put("encoding", s.encoding().id());
             }
@@ -358,6 +346,13 @@ public class JobService {
         } catch (JsonProcessingException | NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    private static final Set<String> HASHED_ALWAYS = Set.of("language", "code", "packages", "env", "stdin", "network");
+
+    private static boolean unset(JsonNode value) {
+        return value.isNull() || value.isMissingNode() || (value.isBoolean() && !value.booleanValue())
+                || value.isContainerNode() && value.isEmpty() || value.isTextual() && value.textValue().isEmpty();
     }
 
     private static boolean causedBy(Throwable e, Class<? extends Throwable> type) {

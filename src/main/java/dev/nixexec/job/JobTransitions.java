@@ -4,15 +4,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.nixexec.config.NixExecConfig;
 import dev.nixexec.database.NamedStatement;
 import dev.nixexec.database.SqlFile;
-import dev.nixexec.execution.ExecutionRequest;
-import dev.nixexec.execution.RequestedLimits;
 import dev.nixexec.tenant.TenantPolicy;
-import dev.nixexec.workspace.JobFiles;
 import io.agroal.api.AgroalDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.transaction.Transactional;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
@@ -80,7 +76,7 @@ public class JobTransitions {
             JobNotifications notifications) {
         this(Settings.of(config), db, json, jobs -> {
             jobs.forEach(metrics::ended);
-            notifications.handOverOnCommit(jobs.stream().map(j -> JobRows.view(j, json)).toList());
+            notifications.handOverOnCommit(jobs.stream().map(j -> JobView.of(j, json)).toList());
         });
     }
 
@@ -117,20 +113,17 @@ public class JobTransitions {
      */
     @Transactional(Transactional.TxType.MANDATORY)
     public Inserted insert(Job job, int maxQueued, String submitted, Optional<String> handOffNode) {
+        Submission request = job.request();
         Map<String, Object> values = NamedStatement.values().set("id", job.id()).set("tenant", job.tenantId())
                 .set("key", job.keyId()).set("key_name", job.keyName()).set("key_role", job.keyRole())
-                .set("language", job.language()).set("code", job.code()).set("packages", job.packages())
-                .set("env", job.env()).set("stdin", job.stdin()).set("timeout_ms", job.timeoutMs())
-                .set("network", job.network())
-                .set("host_workspace", job.hostWorkspace()).set("host_mounts", job.hostMounts())
-                .set("metadata", job.metadata())
+                .set("request", JobRows.write(json, request)).set("metadata", JobRows.write(json, request.metadata()))
                 .set("idempotency_key", job.idempotencyKey()).set("request_hash", job.requestHash())
                 .set("max_attempts", job.maxAttempts()).set("created_at", TIMESTAMP.format(job.createdAt()))
                 .set("max_queued", maxQueued)
-                .set("submitted", submitted).set("node", handOffNode.orElse(null)).set("session", job.sessionId())
-                .set("limits", job.limits())
-                .set("args", job.args()).set("encoding", job.encoding()).set("rerun_of", job.rerunOf())
-                .set("required_revision", job.requiredNixpkgsRevision())
+                .set("submitted", submitted).set("node", handOffNode.orElse(null))
+                .set("session", request.session().orElse(null))
+                .set("rerun_of", request.rerunOf().map(Submission.RerunOf::job).orElse(null))
+                .set("required_revision", request.rerunOf().flatMap(Submission.RerunOf::nixpkgsRevision).orElse(null))
                 .set("share", settings.share(settings.slots())).set("lease_seconds", leaseSeconds())
                 .set("default_cap", settings.defaultMaxRunning())
                 .set("window_seconds", (double) settings.contentionWindow().toSeconds())
@@ -159,17 +152,8 @@ public class JobTransitions {
         return SqlFile.run(db, c -> CLAIM.with(values).query(c, rs -> new ClaimedJob(rs.getObject("id", UUID.class),
                 rs.getObject("tenant_id", UUID.class), rs.getInt("attempt"),
                 JobRows.read(json, rs.getString("policy"), TenantPolicy.class),
-                new Submission(new ExecutionRequest(rs.getString("language"), rs.getString("code"),
-                        JobRows.read(json, rs.getString("packages"), JobRows.STRINGS),
-                        JobRows.read(json, rs.getString("env"), JobRows.STRING_MAP), rs.getString("stdin"),
-                        Optional.of(Duration.ofMillis(rs.getLong("timeout_ms"))), rs.getBoolean("network"),
-                        Optional.ofNullable(rs.getString("limits"))
-                                .map(text -> JobRows.read(json, text, RequestedLimits.class)).orElse(null),
-                        JobRows.read(json, rs.getString("args"), JobRows.STRINGS)),
-                        OutputEncoding.byId(rs.getString("encoding")).orElseThrow(), Map.of(),
-                        Optional.ofNullable(rs.getString("host_workspace")).map(Path::of),
-                        JobRows.hostMounts(json, rs.getString("host_mounts")), JobFiles.NONE,
-                        Optional.ofNullable(rs.getObject("session_id", UUID.class)), Optional.empty(), Optional.empty()),
+                JobRows.request(json, rs.getString("request"), Map.of(), rs.getObject("session_id", UUID.class),
+                        null, null),
                 rs.getBoolean("has_files"), Optional.ofNullable(rs.getString("required_nixpkgs_revision")))));
     }
 
@@ -272,7 +256,7 @@ public class JobTransitions {
         Map<String, Object> values = NamedStatement.values().set("ends", JobRows.write(json, endRows))
                 .set("node", nodeId).set("output", JobRows.write(json, output))
                 .set("changed_channel", JobNotifications.CHANGED).set("ended_channel", JobNotifications.ENDED).map();
-        List<Job> done = SqlFile.run(db, c -> FINISH.with(values).query(c, JobRows::job));
+        List<Job> done = SqlFile.run(db, c -> FINISH.with(values).query(c, rs -> JobRows.job(rs, json)));
         ends.ended(done);
         Set<UUID> stored = new LinkedHashSet<>();
         done.forEach(job -> stored.add(job.id()));
@@ -291,7 +275,7 @@ public class JobTransitions {
         Map<String, Object> values = NamedStatement.values().set("id", id).set("tenant", tenantId).set("key", keyId)
                 .set("changed_channel", JobNotifications.CHANGED).set("ended_channel", JobNotifications.ENDED)
                 .set("cancel_channel", JobNotifications.CANCEL).map();
-        List<Job> changed = QueueSql.query(db, "Cancel", values, JobRows::job);
+        List<Job> changed = QueueSql.query(db, "Cancel", values, rs -> JobRows.job(rs, json));
         List<Job> ended = changed.stream().filter(j -> j.jobStatus().terminal()).toList();
         if (!ended.isEmpty()) {
             ends.ended(ended);
@@ -345,7 +329,7 @@ public class JobTransitions {
         Map<String, Object> values = NamedStatement.values().set("verdicts", JobRows.write(json, verdicts))
                 .set("changed_channel", JobNotifications.CHANGED).set("submitted_channel", JobNotifications.SUBMITTED)
                 .set("ended_channel", JobNotifications.ENDED).map();
-        List<Job> taken = QueueSql.query(db, "Reap", values, JobRows::job);
+        List<Job> taken = QueueSql.query(db, "Reap", values, rs -> JobRows.job(rs, json));
         List<UUID> requeued = taken.stream().filter(j -> j.jobStatus() == JobStatus.QUEUED).map(Job::id).toList();
         List<Job> ended = taken.stream().filter(j -> j.jobStatus().terminal()).toList();
         if (!ended.isEmpty()) {

@@ -1,9 +1,11 @@
 package dev.nixexec.job;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.nixexec.audit.KeyRef;
 import dev.nixexec.workspace.Artifact;
 import java.time.OffsetDateTime;
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -39,6 +41,44 @@ public record JobView(UUID id, String status, String language, List<String> pack
     public record ErrorView(String code, String message) {
     }
 
+    /** The job as clients see it (the contract's Job object). */
+    static JobView of(Job job, ObjectMapper json) {
+        EnvironmentView environment = job.storePath() == null && job.cacheHit() == null ? null
+                : new EnvironmentView(job.storePath(), job.nixpkgsRevision(), job.cacheHit(), job.buildMs());
+        ErrorView error = job.errorCode() == null ? null
+                : new ErrorView(job.errorCode(), job.errorMessage());
+        Submission request = job.request();
+        String build = job.build() != null ? job.build()
+                : Boolean.TRUE.equals(request.metadata().get(ENVIRONMENT_BUILD_MARK)) ? "environment" : null;
+        return new JobView(job.id(), job.status(), job.language(), request.run().packages(),
+                request.metadata(), job.createdAt(), job.startedAt(),
+                job.finishedAt(), job.exitCode(), job.signal(), job.timedOut(), job.limitHit(), job.durationMs(),
+                output(request.encoding(), job.stdout(), job.stdoutExact()),
+                output(request.encoding(), job.stderr(), job.stderrExact()),
+                job.stdoutBytes(), job.stderrBytes(), job.stdoutTruncated(), job.stderrTruncated(), environment,
+                error, job.attempt(), job.nodeId(),
+                job.artifacts() == null ? List.of() : JobRows.read(json, job.artifacts(), JobRows.ARTIFACTS), request.session().orElse(null),
+                job.cpuMs() == null && job.maxRssBytes() == null ? null : new Usage(job.cpuMs(), job.maxRssBytes()),
+                request.run().args(), request.encoding().id(),
+                request.rerunOf().map(Submission.RerunOf::job).orElse(null), key(job), build);
+    }
+
+    /** The submitting key, or null for a job of local mode (no key). */
+    private static KeyRef key(Job job) {
+        return job.keyId() == null ? null : new KeyRef(job.keyId(), job.keyName(), job.keyRole());
+    }
+
+    /**
+     * A stream as the job's encoding shows it: its text, or base64 of its exact bytes (none yet
+     * while the job has no result; a job ended before its code ran has none: its text is empty).
+     */
+    private static String output(OutputEncoding encoding, String text, byte[] exact) {
+        if (encoding == OutputEncoding.UTF_8 || text == null) {
+            return text;
+        }
+        return Base64.getEncoder().encodeToString(exact == null ? new byte[0] : exact);
+    }
+
     /** stdout as text whatever the encoding (NUL and bytes that are not UTF-8 as U+FFFD), as a page shows it. */
     public String stdoutText() {
         return text(stdout);
@@ -53,7 +93,7 @@ public record JobView(UUID id, String status, String language, List<String> pack
         if (output == null || !OutputEncoding.BASE64.id().equals(encoding)) {
             return output;
         }
-        return new String(java.util.Base64.getDecoder().decode(output), java.nio.charset.StandardCharsets.UTF_8)
+        return new String(Base64.getDecoder().decode(output), java.nio.charset.StandardCharsets.UTF_8)
                 .replace('\0', '\uFFFD');
     }
 

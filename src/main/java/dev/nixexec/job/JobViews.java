@@ -1,8 +1,7 @@
 package dev.nixexec.job;
 
-import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.nixexec.execution.RequestedLimits;
+import dev.nixexec.execution.ExecutionRequest;
 import dev.nixexec.tenant.Caller;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.List;
@@ -21,17 +20,17 @@ public class JobViews {
     }
 
     public JobView view(Job job) {
-        return JobRows.view(job, json);
+        return JobView.of(job, json);
     }
 
     /** What was submitted and how it went, for review; env values only for roles that may see them. */
     public JobDetail detail(Job job, Caller caller) {
-        Map<String, String> stored = read(job.env(), JobRows.STRING_MAP);
-        Map<String, String> env = new TreeMap<>(stored);
-        return new JobDetail(view(job), job.keyId(), job.code(), job.stdin(), List.copyOf(env.keySet()),
-                caller.role().seesEnvValues() ? Optional.of(env) : Optional.empty(), job.timeoutMs(), job.network(),
-                job.maxAttempts(), job.claimedAt(), job.cancelRequested(), job.limits() == null ? RequestedLimits.NONE
-                        : JobRows.read(json, job.limits(), json.constructType(RequestedLimits.class)));
+        ExecutionRequest run = job.request().run();
+        Map<String, String> env = new TreeMap<>(run.env());
+        return new JobDetail(view(job), job.keyId(), run.code(), run.stdin(), List.copyOf(env.keySet()),
+                caller.role().seesEnvValues() ? Optional.of(env) : Optional.empty(),
+                run.timeout().orElseThrow().toMillis(), run.network(), job.maxAttempts(), job.claimedAt(),
+                job.cancelRequested(), run.limits());
     }
 
     /** The mapper the JSON columns are read with. */
@@ -42,9 +41,5 @@ public class JobViews {
     /** A value as JSON, for a jsonb column or an event's data. */
     public String write(Object value) {
         return JobRows.write(json, value);
-    }
-
-    private <T> T read(String text, JavaType type) {
-        return JobRows.read(json, text, type);
     }
 }

@@ -1,5 +1,6 @@
 package dev.nixexec.job;
 
+import com.fasterxml.jackson.annotation.JsonValue;
 import java.util.Optional;
 
 /**
@@ -16,7 +17,8 @@ public enum OutputEncoding {
         this.id = id;
     }
 
-    /** The wire and column value. */
+    /** The wire and stored value. */
+    @JsonValue
     public String id() {
         return id;
     }

@@ -1,5 +1,6 @@
 package dev.nixexec.job;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import dev.nixexec.config.HostMount;
 import dev.nixexec.config.HostWorkspaces;
 import dev.nixexec.execution.ExecutionRequest;
@@ -17,11 +18,15 @@ import java.util.UUID;
  * mode, and host mounts only in local mode, both checked by {@link HostWorkspaces}. A session's job
  * names its session (the session side has checked it is the caller's and ready). A {@code callbackUrl}
  * gets the job JSON once it ends (webhook/CallbackDeliveries). A claimed job carries it back as
- * stored ({@link ClaimedJob}).
+ * stored ({@link ClaimedJob}). Its JSON is the job's {@code request} document: what to run, how, and
+ * where on the host; a new field of a request belongs there, so it is stored and read back with no
+ * column of its own. The ignored parts have columns (metadata, session, rerun) or tables (files,
+ * callback) of their own.
  */
-public record Submission(ExecutionRequest run, OutputEncoding encoding, Map<String, Object> metadata,
-        Optional<Path> hostWorkspace, List<HostMount> hostMounts, JobFiles files, Optional<UUID> session,
-        Optional<String> callbackUrl, Optional<RerunOf> rerunOf) {
+public record Submission(ExecutionRequest run, OutputEncoding encoding, @JsonIgnore Map<String, Object> metadata,
+        Optional<Path> hostWorkspace, List<HostMount> hostMounts, @JsonIgnore JobFiles files,
+        @JsonIgnore Optional<UUID> session, @JsonIgnore Optional<String> callbackUrl,
+        @JsonIgnore Optional<RerunOf> rerunOf) {
 
     public Submission {
         encoding = encoding == null ? OutputEncoding.UTF_8 : encoding;
@@ -43,6 +48,11 @@ public record Submission(ExecutionRequest run, OutputEncoding encoding, Map<Stri
     /** The same submission running {@code other} (a profile's packages, env, network and timeout added). */
     public Submission withRun(ExecutionRequest other) {
         return new Submission(other, encoding, metadata, hostWorkspace, hostMounts, files, session, callbackUrl, rerunOf);
+    }
+
+    /** The same stored document with the parts its job's columns hold. */
+    Submission with(Map<String, Object> metadata, Optional<UUID> session, Optional<RerunOf> rerunOf) {
+        return new Submission(run, encoding, metadata, hostWorkspace, hostMounts, files, session, callbackUrl, rerunOf);
     }
 
     /** The job a rerun repeats, and the nixpkgs revision that job ran on (none: it never got an environment). */

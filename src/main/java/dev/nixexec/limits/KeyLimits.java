@@ -82,6 +82,11 @@ public class KeyLimits {
         void close();
     }
 
+    /** As {@link #startWait(Caller)} for a request that waits {@code wait}; none for one that answers at once. */
+    public Wait startWait(Caller caller, Duration wait) {
+        return wait.isPositive() ? startWait(caller) : () -> { };
+    }
+
     /** Holds one of the caller's key's and tenant's waits until closed; either at its cap is refused (429). */
     public Wait startWait(Caller caller) {
         UUID key = caller.keyId();

@@ -9,9 +9,4 @@ package dev.nixexec.nix;
  * was read).
  */
 public record NixpkgsPin(String configuredUrl, String lockedUrl, String revision, String narHash, String requiredNix) {
-
-    /** A pin of a nixpkgs that requires no particular Nix. */
-    public NixpkgsPin(String configuredUrl, String lockedUrl, String revision, String narHash) {
-        this(configuredUrl, lockedUrl, revision, narHash, null);
-    }
 }

@@ -2,9 +2,7 @@ package dev.nixexec.nix;
 
 import dev.nixexec.database.NamedStatement;
 import dev.nixexec.database.SqlFile;
-import io.agroal.api.AgroalDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.inject.Inject;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.List;
@@ -34,12 +32,7 @@ public class PackageIndexStore {
 
     private final DataSource dataSource;
 
-    @Inject
-    public PackageIndexStore(AgroalDataSource dataSource) {
-        this((DataSource) dataSource);
-    }
-
-    /** On any DataSource: a database test passes its own transaction's. */
+    /** On the service's DataSource, or a database test's own transaction's. */
     public PackageIndexStore(DataSource dataSource) {
         this.dataSource = dataSource;
     }

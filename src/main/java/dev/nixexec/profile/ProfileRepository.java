@@ -1,13 +1,13 @@
 package dev.nixexec.profile;
 
+import static dev.nixexec.database.JsonColumns.write;
+
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.nixexec.database.NamedStatement;
 import dev.nixexec.database.SqlFile;
-import io.agroal.api.AgroalDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.inject.Inject;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -36,12 +36,7 @@ public class ProfileRepository {
     private final DataSource dataSource;
     private final ObjectMapper json;
 
-    @Inject
-    public ProfileRepository(AgroalDataSource dataSource, ObjectMapper json) {
-        this((DataSource) dataSource, json);
-    }
-
-    /** On any DataSource: a database test passes its own transaction's. */
+    /** On the service's DataSource, or a database test's own transaction's. */
     public ProfileRepository(DataSource dataSource, ObjectMapper json) {
         this.dataSource = dataSource;
         this.json = json;
@@ -71,11 +66,11 @@ public class ProfileRepository {
         profile.limits().timeout().ifPresent(t -> detail.put("timeout_ms", t.toMillis()));
         return SQL.single(dataSource, "Put", NamedStatement.values().set("tenant", tenantId).set("name", profile.name())
                 .set("description", profile.description())
-                .set("spec", write(Map.of("packages", spec.packages(), "env", spec.env(), "network", spec.network(),
+                .set("spec", write(json, Map.of("packages", spec.packages(), "env", spec.env(), "network", spec.network(),
                         "writable", paths(spec.writable()))))
-                .set("limits", write(profile.limits().timeout()
+                .set("limits", write(json, profile.limits().timeout()
                         .<Map<String, Object>>map(t -> Map.of("timeout_ms", t.toMillis())).orElse(Map.of())))
-                .set("key", keyId).set("detail", write(detail)).map(), r -> r.getString("kind"))
+                .set("key", keyId).set("detail", write(json, detail)).map(), r -> r.getString("kind"))
                 .equals("profile_created");
     }
 
@@ -110,13 +105,5 @@ public class ProfileRepository {
 
     static List<String> paths(Set<WritablePath> writable) {
         return Arrays.stream(WritablePath.values()).filter(writable::contains).map(WritablePath::path).toList();
-    }
-
-    private String write(Object value) {
-        try {
-            return json.writeValueAsString(value);
-        } catch (JsonProcessingException e) {
-            throw new IllegalArgumentException(e);
-        }
     }
 }

@@ -28,27 +28,10 @@ public final class BwrapArguments {
     }
 
     /**
-     * @param codeDir host directory with the code file, mounted read-only at /code
-     * @param etcDir  host directory with passwd, group, hosts, nsswitch.conf
-     */
-    public static List<String> build(Path bwrap, SandboxSpec spec, Path codeDir, Path etcDir, StoreMount store) {
-        List<String> a = new ArrayList<>();
-        a.add(bwrap.toString());
-        a.addAll(options(spec, codeDir, etcDir, store));
-        a.add("--");
-        a.addAll(command(spec));
-        return a;
-    }
-
-    /** Everything before {@code --}: namespaces, mounts, environment. */
-    public static List<String> options(SandboxSpec spec, Path codeDir, Path etcDir, StoreMount store) {
-        return options(spec, codeDir, etcDir, store, true);
-    }
-
-    /**
-     * As {@link #options(SandboxSpec, Path, Path, StoreMount)}; {@code newSession} false only for a
-     * shell on the service's own pseudo-terminal, which stays its controlling terminal (job control,
-     * Ctrl-C): {@code --new-session} guards a terminal the sandbox shares with someone else, and this
+     * Everything before {@code --}: namespaces, mounts, environment. {@code codeDir} holds the code
+     * file (read-only at /code), {@code etcDir} passwd, group, hosts, nsswitch.conf. {@code newSession}
+     * is false only for a shell on the service's own pseudo-terminal, which stays its controlling
+     * terminal (job control, Ctrl-C): {@code --new-session} guards a terminal the sandbox shares with someone else, and this
      * one it shares with nobody (docs/security.md, "The attached terminal").
      */
     public static List<String> options(SandboxSpec spec, Path codeDir, Path etcDir, StoreMount store, boolean newSession) {

@@ -193,7 +193,7 @@ public class BwrapSandbox implements Sandbox {
     void writeRun(Launcher launcher, SandboxSpec spec, StoreMount store) throws IOException {
         LauncherFiles files = launcher.files();
         List<String> options = new ArrayList<>(List.of("--seccomp", Integer.toString(LauncherPool.SECCOMP_FD)));
-        options.addAll(BwrapArguments.options(spec, files.codeDir(), files.etcDir(), store));
+        options.addAll(BwrapArguments.options(spec, files.codeDir(), files.etcDir(), store, true));
         List<String> command = BwrapArguments.command(spec);
         if (options.stream().anyMatch(o -> o.indexOf('\0') >= 0) || command.stream().anyMatch(w -> w.contains("\n"))) {
             throw new SandboxException("sandbox arguments contain a NUL or newline");

@@ -5,14 +5,7 @@ import io.smallrye.mutiny.Multi;
 /** Runs code in isolation. The stream starts the run on subscription and ends with {@link SandboxEvent.Exited}. */
 public interface Sandbox {
 
-    default Multi<SandboxEvent> run(SandboxSpec spec) {
-        return run(spec, RunGate.OPEN);
-    }
-
-    /**
-     * As {@link #run(SandboxSpec)}, asking {@code gate} before any user code starts; when it says
-     * no, the stream fails with {@link RunCalledOff}.
-     */
+    /** Asks {@code gate} before any user code starts; when it says no, the stream fails with {@link RunCalledOff}. */
     Multi<SandboxEvent> run(SandboxSpec spec, RunGate gate);
 
     /** Empty when the backend can run here; otherwise why not, in one line. */

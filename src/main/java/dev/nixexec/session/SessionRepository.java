@@ -1,6 +1,8 @@
 package dev.nixexec.session;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
+import static dev.nixexec.database.JsonColumns.read;
+import static dev.nixexec.database.JsonColumns.write;
+
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.nixexec.database.NamedStatement;
@@ -60,9 +62,9 @@ class SessionRepository {
     /** Stores a new session as building; false when a live session of its tenant has its name. */
     boolean insert(Row r) {
         return SQL.update(db, "Insert", NamedStatement.values().set("id", r.id()).set("tenant", r.tenantId())
-                .set("key", r.keyId()).set("name", r.name()).set("packages", write(r.packages()))
-                .set("profile", r.profile()).set("network", r.network()).set("env", write(r.env()))
-                .set("writable", write(r.writable())).set("agent", r.agent()).set("description", r.description())
+                .set("key", r.keyId()).set("name", r.name()).set("packages", write(json, r.packages()))
+                .set("profile", r.profile()).set("network", r.network()).set("env", write(json, r.env()))
+                .set("writable", write(json, r.writable())).set("agent", r.agent()).set("description", r.description())
                 .set("idle_ttl_ms", r.idleTtl().toMillis()).set("workspace", r.workspaceId())
                 .set("host_workspace", r.hostWorkspace()).set("idle_ttl_seconds", r.idleTtl().toMillis() / 1000.0)
                 .map()) == 1;
@@ -128,9 +130,9 @@ class SessionRepository {
     private Row row(ResultSet rs) throws SQLException {
         return new Row(rs.getObject("id", UUID.class), rs.getObject("tenant_id", UUID.class),
                 rs.getObject("key_id", UUID.class), rs.getString("name"), SessionStatus.byId(rs.getString("status")),
-                read(rs.getString("packages"), new TypeReference<List<String>>() { }), rs.getString("profile"),
-                rs.getBoolean("network"), read(rs.getString("env"), new TypeReference<Map<String, String>>() { }),
-                read(rs.getString("writable"), new TypeReference<List<String>>() { }), rs.getString("agent"),
+                read(json, rs.getString("packages"), new TypeReference<List<String>>() { }), rs.getString("profile"),
+                rs.getBoolean("network"), read(json, rs.getString("env"), new TypeReference<Map<String, String>>() { }),
+                read(json, rs.getString("writable"), new TypeReference<List<String>>() { }), rs.getString("agent"),
                 rs.getString("description"), Duration.ofMillis(rs.getLong("idle_ttl_ms")),
                 rs.getObject("build_job_id", UUID.class), rs.getObject("workspace_id", UUID.class),
                 rs.getString("store_path"), rs.getString("nixpkgs_revision"), rs.getString("error"),
@@ -141,21 +143,5 @@ class SessionRepository {
     private static OffsetDateTime time(ResultSet rs, String column) throws SQLException {
         OffsetDateTime time = rs.getObject(column, OffsetDateTime.class);
         return time == null ? null : time.withOffsetSameInstant(ZoneOffset.UTC);
-    }
-
-    private String write(Object value) {
-        try {
-            return json.writeValueAsString(value);
-        } catch (JsonProcessingException e) {
-            throw new IllegalArgumentException(e);
-        }
-    }
-
-    private <T> T read(String text, TypeReference<T> type) {
-        try {
-            return json.readValue(text, type);
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException(e);
-        }
     }
 }

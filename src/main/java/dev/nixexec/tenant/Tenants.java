@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.nixexec.audit.AuditLog;
 import dev.nixexec.config.AfterCommit;
 import dev.nixexec.config.NixExecConfig;
+import dev.nixexec.database.JsonColumns;
 import dev.nixexec.refusal.FieldError;
 import dev.nixexec.refusal.InvalidRequestException;
 import dev.nixexec.refusal.Refusal;
@@ -84,7 +85,7 @@ public class Tenants {
         Tenant tenant = new Tenant();
         tenant.id = UUID.randomUUID();
         tenant.name = name;
-        tenant.policy = write(policy);
+        tenant.policy = JsonColumns.write(json, policy == null ? TenantPolicy.defaults() : policy);
         tenant.granted = tenant.policy;
         tenant.createdAt = OffsetDateTime.now(ZoneOffset.UTC);
         tenant.persist();
@@ -131,8 +132,8 @@ public class Tenants {
             }
         }
         if (!after.equals(before) || !grantedAfter.equals(grantedBefore)) {
-            tenant.policy = write(after);
-            tenant.granted = write(grantedAfter);
+            tenant.policy = JsonColumns.write(json, after);
+            tenant.granted = JsonColumns.write(json, grantedAfter);
             Map<String, Object> detail = new LinkedHashMap<>();
             detail.put("before", before);
             detail.put("after", after);
@@ -349,14 +350,6 @@ public class Tenants {
         ApiKey.getEntityManager().createNativeQuery("SELECT pg_notify(?1, '')").setParameter(1, TenantCache.CHANNEL)
                 .getSingleResult();
         afterCommit.run(cache::changed);
-    }
-
-    private String write(TenantPolicy policy) {
-        try {
-            return json.writeValueAsString(policy == null ? TenantPolicy.defaults() : policy);
-        } catch (JsonProcessingException e) {
-            throw new IllegalArgumentException(e);
-        }
     }
 
     static byte[] hash(String secret) {

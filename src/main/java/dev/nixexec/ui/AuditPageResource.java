@@ -1,8 +1,8 @@
 package dev.nixexec.ui;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.nixexec.audit.AuditLog;
+import dev.nixexec.database.JsonColumns;
 import dev.nixexec.refusal.Refusal;
 import dev.nixexec.tenant.Caller;
 import io.quarkus.qute.CheckedTemplate;
@@ -98,7 +98,7 @@ public class AuditPageResource {
                     operator && e.tenantId() != null ? "?tenant=" + e.tenantId() : "");
             return new Pages.EventRow(UiFormat.time(e.at()), tenants.getOrDefault(e.tenantId(),
                     caller.tenantId().equals(e.tenantId()) ? ownName : String.valueOf(e.tenantId())),
-                    e.kind(), d.who(), d.what(), d.object(), d.href(), write(e.detail()));
+                    e.kind(), d.who(), d.what(), d.object(), d.href(), JsonColumns.write(json, e.detail()));
         }).toList();
         List<String> kindNames = audit.kindsOutsideJobs(operator && wantedTenant == null ? null
                 : error == null ? tenantId : caller.tenantId());
@@ -136,13 +136,5 @@ public class AuditPageResource {
             q.append("&tenant=").append(URLEncoder.encode(tenant, StandardCharsets.UTF_8));
         }
         return q.toString();
-    }
-
-    private String write(Map<String, Object> detail) {
-        try {
-            return json.writeValueAsString(detail);
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException(e);
-        }
     }
 }

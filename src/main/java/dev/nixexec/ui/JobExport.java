@@ -2,6 +2,7 @@ package dev.nixexec.ui;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.nixexec.database.JsonColumns;
 import dev.nixexec.job.JobView;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -93,11 +94,7 @@ final class JobExport {
         v.put("signal", j.signal());
         v.put("error", j.error() == null ? null : j.error().code());
         v.put("node", j.nodeId());
-        try {
-            v.put("metadata", json.writeValueAsString(j.metadata()));
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException(e);
-        }
+        v.put("metadata", JsonColumns.write(json, j.metadata()));
         return v;
     }
 

@@ -98,10 +98,6 @@ record JobListQuery(String status, String language, String packageName, String k
                         .toList());
     }
 
-    Pages.Filter form() {
-        return form(Map.of());
-    }
-
     /** @throws IllegalArgumentException naming the field that does not read (shown above the list) */
     JobReads.Filter filter() {
         return new JobReads.Filter(

@@ -1,9 +1,9 @@
 package dev.nixexec.ui;
 
+import static dev.nixexec.database.JsonColumns.write;
 import static dev.nixexec.ui.UiFormat.orDash;
 import static dev.nixexec.ui.UiFormat.time;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.nixexec.audit.AuditLog;
 import dev.nixexec.job.JobDetail;
@@ -110,13 +110,5 @@ record JobPageView(String id, String status, boolean live, List<Pages.Field> sum
         String note = truncated ? "truncated: " + bytes + " bytes were printed; the first and last parts are kept, "
                 + "the gap is marked [... N bytes truncated ...]" : bytes + " bytes";
         return new Pages.Output(name, text == null ? "" : text, truncated, note);
-    }
-
-    private static String write(ObjectMapper json, Object value) {
-        try {
-            return json.writeValueAsString(value);
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException(e);
-        }
     }
 }

@@ -255,8 +255,6 @@ final class JobRun {
                 buffer(output.stream().id(), new String(output.data(), StandardCharsets.UTF_8));
             }
             case ExecutionEvent.Finished finished -> finish(finished.result());
-            case ExecutionEvent.Phase phase -> { }
-            case ExecutionEvent.EnvironmentReady ready -> { }
         }
     }
 

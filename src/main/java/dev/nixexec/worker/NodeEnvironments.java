@@ -2,9 +2,7 @@ package dev.nixexec.worker;
 
 import dev.nixexec.database.SqlFile;
 import dev.nixexec.nix.EnvironmentsAhead;
-import io.agroal.api.AgroalDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.inject.Inject;
 import java.sql.SQLException;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
@@ -29,12 +27,8 @@ public class NodeEnvironments {
 
     private final DataSource db;
 
-    @Inject
-    public NodeEnvironments(AgroalDataSource db) {
-        this((DataSource) db);
-    }
-
-    NodeEnvironments(DataSource db) {
+    /** On the service's DataSource, or a database test's own transaction's. */
+    public NodeEnvironments(DataSource db) {
         this.db = db;
     }
 

@@ -1,6 +1,8 @@
 package dev.nixexec.workspace;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
+import static dev.nixexec.database.JsonColumns.read;
+import static dev.nixexec.database.JsonColumns.write;
+
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.nixexec.config.NixExecConfig;
@@ -56,9 +58,9 @@ public class JobInputs {
         }
         Map<WorkspacePath, byte[]> decoded = decode(files);
         List<WorkspacePath> roots = artifactRoots(files);
-        String inputs = write(decoded.entrySet().stream()
+        String inputs = write(json, decoded.entrySet().stream()
                 .map(e -> new StoredFile(e.getKey().value(), Base64.getEncoder().encodeToString(e.getValue()))).toList());
-        String artifactPaths = write(roots.stream().map(WorkspacePath::value).toList());
+        String artifactPaths = write(json, roots.stream().map(WorkspacePath::value).toList());
         if (files.workspace().isPresent()) {
             workspaces.attach(caller, files.workspace().get(), jobId, inputs, artifactPaths);
             return;
@@ -71,10 +73,10 @@ public class JobInputs {
     public Optional<Loaded> load(UUID jobId) {
         return repository.jobFiles(jobId).map(row -> {
             Map<WorkspacePath, byte[]> files = new java.util.LinkedHashMap<>();
-            for (StoredFile f : read(row.inputs(), new TypeReference<List<StoredFile>>() { })) {
+            for (StoredFile f : read(json, row.inputs(), new TypeReference<List<StoredFile>>() { })) {
                 files.put(new WorkspacePath(f.path()), Base64.getDecoder().decode(f.content()));
             }
-            List<WorkspacePath> roots = read(row.artifactPaths(), new TypeReference<List<String>>() { }).stream()
+            List<WorkspacePath> roots = read(json, row.artifactPaths(), new TypeReference<List<String>>() { }).stream()
                     .map(WorkspacePath::new).toList();
             return new Loaded(row.workspace(), files, roots);
         });
@@ -87,9 +89,9 @@ public class JobInputs {
     @Transactional(Transactional.TxType.MANDATORY)
     public Optional<JobFiles> submitted(UUID jobId) {
         return repository.jobFiles(jobId).map(row -> new JobFiles(row.workspace().map(UUID::toString),
-                read(row.inputs(), new TypeReference<List<StoredFile>>() { }).stream()
+                read(json, row.inputs(), new TypeReference<List<StoredFile>>() { }).stream()
                         .map(f -> new JobFiles.InputFile(f.path(), f.content(), "base64")).toList(),
-                read(row.artifactPaths(), new TypeReference<List<String>>() { })));
+                read(json, row.artifactPaths(), new TypeReference<List<String>>() { })));
     }
 
     private Map<WorkspacePath, byte[]> decode(JobFiles files) {
@@ -164,21 +166,5 @@ public class JobInputs {
             roots.add(WorkspacePath.parse("artifacts[" + i + "]", files.artifacts().get(i)));
         }
         return roots.isEmpty() ? List.of(new WorkspacePath(JobFiles.OUT)) : roots;
-    }
-
-    private String write(Object value) {
-        try {
-            return json.writeValueAsString(value);
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    private <T> T read(String text, TypeReference<T> type) {
-        try {
-            return json.readValue(text, type);
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException(e);
-        }
     }
 }

@@ -1,7 +1,7 @@
 package dev.nixexec.workspace;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.nixexec.database.JsonColumns;
 import dev.nixexec.workspace.RunDirectory.Found;
 import dev.nixexec.workspace.StoreBackMerge.Changes;
 import io.quarkus.narayana.jta.QuarkusTransaction;
@@ -69,7 +69,7 @@ class WorkspaceStoreBack {
             List<Artifact> stored = artifacts.stream()
                     .map(a -> Artifact.of(claim.jobId(), a.path(), a.content().length, a.sha256())).toList();
             repository.replaceArtifacts(claim.jobId(), tenant, stored);
-            claims.showArtifacts(claim.jobId(), write(stored));
+            claims.showArtifacts(claim.jobId(), JsonColumns.write(json, stored));
             return new StoreBack.Kept();
         });
     }
@@ -121,13 +121,5 @@ class WorkspaceStoreBack {
         Map<String, FileEntry> entries = new java.util.TreeMap<>();
         found.forEach((path, file) -> entries.put(path, file.entry()));
         return entries;
-    }
-
-    private String write(List<Artifact> artifacts) {
-        try {
-            return json.writeValueAsString(artifacts);
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException(e);
-        }
     }
 }

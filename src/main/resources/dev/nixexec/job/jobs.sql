@@ -33,22 +33,17 @@ queued AS (
 -- name: StoreJob
 -- The job (queued, or claimed by here's node), its events, audit and wake-up; the tenant's count.
 stored AS (
-    INSERT INTO jobs (id, tenant_id, key_id, key_name, key_role, status, language, code, packages, env, stdin,
-                      timeout_ms, network, host_workspace, host_mounts, metadata, idempotency_key,
-                      request_hash, max_attempts, created_at, run_after, node_id, attempt,
-                      lease_until, claimed_at, session_id, limits, args, encoding, rerun_of,
-                      required_nixpkgs_revision)
-    SELECT :id, :tenant, CAST(:key AS uuid), CAST(:key_name AS text), CAST(:key_role AS text), CASE WHEN h.node_id IS NULL THEN 'queued' ELSE 'building' END,
-           :language, :code, CAST(:packages AS jsonb), CAST(:env AS jsonb), :stdin, :timeout_ms, :network,
-           CAST(:host_workspace AS text), CAST(:host_mounts AS jsonb), CAST(:metadata AS jsonb),
-           CAST(:idempotency_key AS text),
+    INSERT INTO jobs (id, tenant_id, key_id, key_name, key_role, status, request, metadata, idempotency_key,
+                      request_hash, max_attempts, created_at, run_after, node_id, attempt, lease_until, claimed_at,
+                      session_id, rerun_of, required_nixpkgs_revision)
+    SELECT :id, :tenant, CAST(:key AS uuid), CAST(:key_name AS text), CAST(:key_role AS text),
+           CASE WHEN h.node_id IS NULL THEN 'queued' ELSE 'building' END,
+           CAST(:request AS jsonb), CAST(:metadata AS jsonb), CAST(:idempotency_key AS text),
            :request_hash, :max_attempts, p.at, p.at, h.node_id,
            CASE WHEN h.node_id IS NULL THEN 0 ELSE 1 END,
            CASE WHEN h.node_id IS NOT NULL THEN now() + make_interval(secs => :lease_seconds) END,
            CASE WHEN h.node_id IS NOT NULL THEN p.at END,
-           CAST(:session AS uuid), CAST(:limits AS jsonb), coalesce(CAST(:args AS jsonb), '[]'),
-           coalesce(CAST(:encoding AS text), 'utf-8'), CAST(:rerun_of AS uuid),
-           CAST(:required_revision AS text)
+           CAST(:session AS uuid), CAST(:rerun_of AS uuid), CAST(:required_revision AS text)
     FROM (SELECT CAST(:created_at AS timestamptz) AS at) p LEFT JOIN here h ON true
     WHERE (SELECT n FROM queued) < :max_queued
     RETURNING id, tenant_id, key_id, node_id
@@ -122,11 +117,10 @@ WITH {FairShare}, waiting AS (
     UPDATE jobs SET status = 'building', node_id = :node, attempt = attempt + 1,
            lease_until = now() + make_interval(secs => :lease_seconds), claimed_at = now()
     WHERE id = ANY (ARRAY(SELECT id FROM picked))
-    RETURNING id, tenant_id, attempt, language, code, packages::text AS packages, env::text AS env, stdin,
-              timeout_ms, network, (SELECT t.policy::text FROM tenants t WHERE t.id = jobs.tenant_id) AS policy,
-              host_workspace, EXISTS (SELECT 1 FROM job_files f WHERE f.job_id = jobs.id) AS has_files,
-              session_id, limits::text AS limits, args::text AS args, encoding, required_nixpkgs_revision,
-              host_mounts::text AS host_mounts
+    RETURNING id, tenant_id, attempt, request::text AS request,
+              (SELECT t.policy::text FROM tenants t WHERE t.id = jobs.tenant_id) AS policy,
+              EXISTS (SELECT 1 FROM job_files f WHERE f.job_id = jobs.id) AS has_files,
+              session_id, required_nixpkgs_revision
 ), events AS (
     INSERT INTO job_events (job_id, seq, kind, data)
     SELECT c.id, coalesce((SELECT max(e.seq) FROM job_events e WHERE e.job_id = c.id), 0) + 1, 'status', 'building'
@@ -401,3 +395,37 @@ INSERT INTO job_callbacks (job_id, tenant_id, url) VALUES (:job, :tenant, :url)
 
 -- name: MarkSessionBuild
 UPDATE jobs SET build = 'session' WHERE id = :job
+
+-- name: FinishedPerBucket
+-- The fleet charts (JobStats), over :tenant's jobs or every tenant's (null): jobs finished per
+-- status in each bucket of :seconds from :start to :end.
+SELECT floor(extract(epoch FROM finished_at - CAST(:start AS timestamptz)) / :seconds)::int AS bucket, status,
+       count(*) AS n
+FROM jobs
+WHERE (CAST(:tenant AS uuid) IS NULL OR tenant_id = :tenant) AND finished_at >= :start AND finished_at < :end
+GROUP BY 1, 2
+
+-- name: RunTimesPerBucket
+SELECT floor(extract(epoch FROM finished_at - CAST(:start AS timestamptz)) / :seconds)::int AS bucket,
+       percentile_cont(0.5) WITHIN GROUP (ORDER BY duration_ms) AS p50,
+       percentile_cont(0.95) WITHIN GROUP (ORDER BY duration_ms) AS p95
+FROM jobs
+WHERE (CAST(:tenant AS uuid) IS NULL OR tenant_id = :tenant) AND finished_at >= :start AND finished_at < :end
+  AND duration_ms IS NOT NULL
+GROUP BY 1
+
+-- name: QueuedPerBucket
+-- A job is queued at t when it was made by t and not yet claimed (or ended unclaimed) at t.
+SELECT g.i AS bucket, count(j.id) AS n
+FROM generate_series(0, :buckets - 1) AS g(i)
+JOIN jobs j ON (CAST(:tenant AS uuid) IS NULL OR j.tenant_id = :tenant)
+    AND j.created_at <= CAST(:start AS timestamptz) + make_interval(secs => :seconds * (g.i + 1))
+    AND coalesce(j.claimed_at, j.finished_at, 'infinity')
+        > CAST(:start AS timestamptz) + make_interval(secs => :seconds * (g.i + 1))
+WHERE coalesce(j.claimed_at, j.finished_at, 'infinity') > :start
+GROUP BY g.i
+
+-- name: QueueNow
+-- The queue's size and the age of its oldest job, for the gauges (JobMetrics).
+SELECT count(*) AS queued, coalesce(extract(epoch FROM now() - min(created_at)) * 1000, 0)::bigint AS oldest_ms
+FROM jobs WHERE status = 'queued'

@@ -1,6 +1,7 @@
 -- The statement of the most-used upkeep, by name (EnvironmentDemand).
 
 -- name: Recent
-SELECT language, packages::text AS packages, network, count(*) AS jobs
+SELECT request #>> '{run,language}' AS language, (request #> '{run,packages}')::text AS packages,
+       (request #> '{run,network}')::boolean AS network, count(*) AS jobs
   FROM jobs WHERE created_at > now() - make_interval(secs => :window)
- GROUP BY language, packages, network ORDER BY jobs DESC LIMIT :limit
+ GROUP BY 1, 2, 3 ORDER BY jobs DESC LIMIT :limit

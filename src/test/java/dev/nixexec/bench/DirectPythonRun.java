@@ -34,7 +34,7 @@ public final class DirectPythonRun {
             Files.writeString(dir.resolve("etc").resolve(f.getKey()), f.getValue());
         }
         Limits limits = new Limits(Duration.ofSeconds(30), 512L << 20, 256, 0, 100L << 20, 64L << 20, 256L << 20, 1 << 20);
-        return new DirectPythonRun(BwrapArguments.build(Path.of("/usr/bin/bwrap"), Specs.fresh(environmentPath,
+        return new DirectPythonRun(Specs.bwrapArgv(Path.of("/usr/bin/bwrap"), Specs.fresh(environmentPath,
                 List.of(), "main.py", new byte[0], List.of("python3"), Map.of(), new byte[0], limits, false),
                 dir.resolve("code"), dir.resolve("etc"), StoreMount.WHOLE_STORE));
     }

@@ -17,6 +17,7 @@ import dev.nixexec.sandbox.StoreViewTiming;
 import dev.nixexec.execution.ExecutionEngine;
 import dev.nixexec.execution.ExecutionRequest;
 import dev.nixexec.execution.ExecutionResult;
+import dev.nixexec.testing.Runs;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
 import java.io.IOException;
@@ -63,11 +64,11 @@ class EngineBenchmark {
 
         // (a) cached python3 -c 'print(1)' through the engine vs the same bwrap command directly.
         ExecutionRequest print = ExecutionRequest.of("python", "print(1)");
-        ExecutionResult warm = engine.run(print);
+        ExecutionResult warm = Runs.run(engine, print);
         assertEquals("1\n", warm.stdout().text());
         String env = warm.environment().orElseThrow().storePath();
-        double[] engineMs = time(() -> engine.run(print));
-        double[] engineBackToBack = time(() -> engine.run(print), 0);
+        double[] engineMs = time(() -> Runs.run(engine, print));
+        double[] engineBackToBack = time(() -> Runs.run(engine, print), 0);
         Path job = Files.createTempDirectory("bench");
         Files.createDirectories(job.resolve("code"));
         Files.writeString(job.resolve("code/main.py"), "print(1)");
@@ -77,7 +78,7 @@ class EngineBenchmark {
         }
         SandboxSpec spec = Specs.fresh(env, List.of(), "main.py", new byte[0], List.of("python3"), Map.of(),
                 new byte[0], LIMITS, false);
-        List<String> direct = BwrapArguments.build(Path.of(bwrap), spec, job.resolve("code"), job.resolve("etc"),
+        List<String> direct = Specs.bwrapArgv(Path.of(bwrap), spec, job.resolve("code"), job.resolve("etc"),
                 StoreMount.WHOLE_STORE);
         double[] directMs = time(() -> exec(direct));
         double[] directBackToBack = time(() -> exec(direct), 0);
@@ -129,7 +130,7 @@ class EngineBenchmark {
             mounts.put("closure view (default)", view);
             mounts.put("one bind per path (before)", new StoreMount.EachPath(closure));
             for (Map.Entry<String, StoreMount> mount : mounts.entrySet()) {
-                List<String> argv = new ArrayList<>(BwrapArguments.build(Path.of(bwrap), start, job.resolve("code"),
+                List<String> argv = new ArrayList<>(Specs.bwrapArgv(Path.of(bwrap), start, job.resolve("code"),
                         job.resolve("etc"), mount.getValue()));
                 argv.removeLast();
                 startUps.put(closure.size() + "-path closure, " + mount.getKey(), argv);

@@ -6,6 +6,7 @@ import dev.nixexec.execution.ExecutionEngine;
 import dev.nixexec.execution.ExecutionRequest;
 import dev.nixexec.execution.ExecutionResult;
 import dev.nixexec.testing.TestInternet;
+import dev.nixexec.testing.Runs;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
@@ -68,8 +69,8 @@ class NetworkBenchmark {
     void measure() throws Exception {
         ExecutionRequest off = new ExecutionRequest("python", "print(1)", List.of(), Map.of(), "", Optional.empty(), false);
         ExecutionRequest on = new ExecutionRequest("python", "print(1)", List.of(), Map.of(), "", Optional.empty(), true);
-        assertEquals("1\n", engine.run(off).stdout().text());
-        assertEquals("1\n", engine.run(on).stdout().text());
+        assertEquals("1\n", Runs.run(engine, off).stdout().text());
+        assertEquals("1\n", Runs.run(engine, on).stdout().text());
         double[] offMs = new double[RUNS];
         double[] onMs = new double[RUNS];
         for (int i = 0; i < RUNS; i++) {
@@ -81,7 +82,7 @@ class NetworkBenchmark {
         double[] relayed = new double[DOWNLOADS];
         double[] direct = new double[DOWNLOADS];
         for (int i = 0; i < DOWNLOADS; i++) {
-            ExecutionResult r = engine.run(download);
+            ExecutionResult r = Runs.run(engine, download);
             assertEquals("succeeded", r.status(), r.stderr().text());
             relayed[i] = Double.parseDouble(r.stdout().text().strip());
             direct[i] = Double.parseDouble(directDownload().strip());
@@ -103,7 +104,7 @@ class NetworkBenchmark {
 
     private double timed(ExecutionRequest request) {
         long start = System.nanoTime();
-        ExecutionResult result = engine.run(request);
+        ExecutionResult result = Runs.run(engine, request);
         double ms = (System.nanoTime() - start) / 1e6;
         assertEquals("1\n", result.stdout().text(), result.stderr().text());
         return ms;

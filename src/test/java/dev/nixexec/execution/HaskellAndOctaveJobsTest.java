@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.nixexec.testing.NixSpy;
+import dev.nixexec.testing.Runs;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
@@ -27,7 +28,7 @@ class HaskellAndOctaveJobsTest {
     ExecutionEngine engine;
 
     private ExecutionResult run(String language, String code, String... packages) {
-        return engine.run(ExecutionRequest.of(language, code).withPackages(packages).withTimeout(TIMEOUT));
+        return Runs.run(engine, ExecutionRequest.of(language, code).withPackages(packages).withTimeout(TIMEOUT));
     }
 
     @Test

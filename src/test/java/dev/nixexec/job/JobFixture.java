@@ -1,5 +1,6 @@
 package dev.nixexec.job;
 
+import dev.nixexec.execution.ExecutionRequest;
 import dev.nixexec.testing.Database;
 import dev.nixexec.testing.ServiceJson;
 import java.sql.Connection;
@@ -83,18 +84,19 @@ final class JobFixture {
 
     /** A job as submitted at {@code createdAt}, not yet stored. */
     static Job job(UUID tenant, OffsetDateTime createdAt, String idempotencyKey) {
-        return Job.submitted(UUID.randomUUID(), tenant, null, null, null, "bash", "true", "[]", "{}", "", 10_000,
-                false, null, null, "{}", idempotencyKey, "hash", 3, createdAt, null, null, null, null, null, null,
-                null);
+        return Job.submitted(UUID.randomUUID(), tenant, null, null, null,
+                Submission.of(ExecutionRequest.of("bash", "true").withTimeout(Duration.ofSeconds(10))), idempotencyKey,
+                "hash", 3, createdAt, null);
     }
 
     /** {@code count} jobs of the tenant in one statement, queued in order, older than any submitted after. */
     List<UUID> backlog(UUID tenant, int count) throws SQLException {
         List<UUID> ids = new ArrayList<>();
         try (PreparedStatement insert = connection.prepareStatement("""
-                INSERT INTO jobs (id, tenant_id, status, language, code, packages, env, stdin, timeout_ms, network,
-                                  metadata, request_hash, max_attempts, created_at, run_after)
-                SELECT gen_random_uuid(), ?, 'queued', 'bash', 'true', '[]', '{}', '', 10000, false, '{}', 'hash', 3,
+                INSERT INTO jobs (id, tenant_id, status, request, metadata, request_hash, max_attempts, created_at,
+                                  run_after)
+                SELECT gen_random_uuid(), ?, 'queued', '{"run": {"language": "bash", "code": "true", "timeout": 10}}',
+                       '{}', 'hash', 3,
                        ? + make_interval(secs => n / 1000000.0), ? + make_interval(secs => n / 1000000.0)
                 FROM generate_series(1, ?) AS n
                 RETURNING id, created_at

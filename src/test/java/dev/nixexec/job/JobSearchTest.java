@@ -158,7 +158,8 @@ class JobSearchTest {
             try {
                 try (PreparedStatement copies = c.prepareStatement("""
                         INSERT INTO jobs SELECT (jsonb_populate_record(j, jsonb_build_object('id', gen_random_uuid(),
-                            'code', 'echo filler ' || n, 'stdout', 'filler ' || n, 'stderr', '',
+                            'request', jsonb_set(j.request, '{run,code}', to_jsonb('echo filler ' || n)),
+                            'stdout', 'filler ' || n, 'stderr', '',
                             'metadata', jsonb_build_object('n', n), 'idempotency_key', null))).*
                           FROM jobs j, generate_series(1, 2000) n WHERE j.id = ?""")) {
                     copies.setObject(1, UUID.fromString(idA));

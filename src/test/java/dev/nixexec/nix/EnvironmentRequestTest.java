@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 /** Haskell and Octave are not on the test machine: their Nix requests are checked here instead. */
 class EnvironmentRequestTest {
 
-    private static final NixpkgsPin PIN = new NixpkgsPin("path:/x", "path:/nix/store/abc-source?narHash=sha256-x", "sha256-x", "sha256-x");
+    private static final NixpkgsPin PIN = new NixpkgsPin("path:/x", "path:/nix/store/abc-source?narHash=sha256-x", "sha256-x", "sha256-x", null);
 
     private static EnvironmentRequest request(Language language, String... packages) {
         return EnvironmentRequest.of(language, java.util.Arrays.stream(packages).map(PackageName::parse).toList());
@@ -88,7 +88,7 @@ class EnvironmentRequestTest {
         assertNotEquals(a, request(Language.PYTHON, "python3Packages.b", "python3Packages.a")
                 .cacheKey("aarch64-linux", PIN, "h"));
         assertNotEquals(a, request(Language.PYTHON, "python3Packages.b", "python3Packages.a").cacheKey("x86_64-linux",
-                new NixpkgsPin("path:/x", "path:/nix/store/def-source", "sha256-y", "sha256-y"), "h"));
+                new NixpkgsPin("path:/x", "path:/nix/store/def-source", "sha256-y", "sha256-y", null), "h"));
         assertNotEquals(a, request(Language.PYTHON, "python3Packages.b", "python3Packages.a")
                 .cacheKey("x86_64-linux", PIN, "other-expression"));
         assertNotEquals(a, request(Language.LUA, "python3Packages.b", "python3Packages.a").cacheKey("x86_64-linux", PIN, "h"));

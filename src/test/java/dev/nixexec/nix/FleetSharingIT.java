@@ -12,6 +12,7 @@ import dev.nixexec.config.NixExecConfig;
 import dev.nixexec.execution.ExecutionEngine;
 import dev.nixexec.execution.ExecutionRequest;
 import dev.nixexec.execution.ExecutionResult;
+import dev.nixexec.testing.Runs;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
@@ -83,7 +84,7 @@ class FleetSharingIT {
                 "state() { if [ -e \"$1\" ]; then echo present; else echo absent; fi; }",
                 "if (echo x > \"$2/poison.narinfo\") 2>/dev/null; then w=wrote; else w=refused; fi",
                 "echo \"$(state \"$1\") $(state \"$2\") $w\"");
-        ExecutionResult result = engine.run(new ExecutionRequest("bash", code, List.of("coreutils", "bash", "cacert"),
+        ExecutionResult result = Runs.run(engine, new ExecutionRequest("bash", code, List.of("coreutils", "bash", "cacert"),
                 java.util.Map.of(), "", Optional.empty(), true).withArgs(List.of(key.toString(), cache.toString())));
         assertEquals("succeeded", result.status(), dev.nixexec.testing.Runs.describe(result));
         assertEquals("absent absent refused\n", dev.nixexec.testing.Runs.stdout(result));
@@ -120,7 +121,7 @@ class FleetSharingIT {
         assertTrue(detail.get("ruby @no-such-profile").contains("no built-in profile"), detail.toString());
         assertTrue(detail.get("cobol hello").contains("not a language"), detail.toString());
         // built ahead: the first job asking for it is a hit
-        ExecutionResult hit = engine.run(ExecutionRequest.of("bash", "echo ahead")
+        ExecutionResult hit = Runs.run(engine, ExecutionRequest.of("bash", "echo ahead")
                 .withPackages("coreutils", "bash", "cacert"));
         assertEquals("ahead\n", dev.nixexec.testing.Runs.stdout(hit), dev.nixexec.testing.Runs.describe(hit));
         assertTrue(hit.environment().orElseThrow().cacheHit(), "built ahead, yet built again");

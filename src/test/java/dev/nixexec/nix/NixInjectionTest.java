@@ -12,6 +12,7 @@ import dev.nixexec.testing.NixSpy;
 import dev.nixexec.execution.ExecutionEngine;
 import dev.nixexec.execution.ExecutionRequest;
 import dev.nixexec.execution.ExecutionResult;
+import dev.nixexec.testing.Runs;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -86,7 +87,7 @@ class NixInjectionTest {
 
     @Test
     void envIsNotPartOfTheBuild() {
-        ExecutionResult plain = engine.run(ExecutionRequest.of("python", "print(1)"));
+        ExecutionResult plain = Runs.run(engine, ExecutionRequest.of("python", "print(1)"));
         assertEquals("succeeded", plain.status());
         int nixCalls = NixSpy.invocations().size();
         Map<String, String> env = Map.of(
@@ -95,7 +96,7 @@ class NixInjectionTest {
                 "NIXPKGS_ALLOW_UNFREE", "1",
                 "NIX_REMOTE", "ssh://evil",
                 "X", "${builtins.readFile /etc/shadow}\"; builtins.exec [\"sh\"]; \"");
-        ExecutionResult hostile = engine.run(ExecutionRequest.of("python",
+        ExecutionResult hostile = Runs.run(engine, ExecutionRequest.of("python",
                 "import os\nprint(os.environ['X'])\nprint(os.environ['NIX_PATH'])").withEnv(env));
         assertEquals("succeeded", hostile.status(), hostile.error().toString());
         assertEquals(env.get("X") + "\n" + env.get("NIX_PATH") + "\n", hostile.stdout().text());
@@ -111,7 +112,7 @@ class NixInjectionTest {
         List<String> odd = List.of("builtins", "__functor", "hello.override", "import", "runCommand");
         int nixCalls = NixSpy.invocations().size();
         for (String name : odd) {
-            ExecutionResult result = engine.run(ExecutionRequest.of("bash", "echo hi").withPackages(name));
+            ExecutionResult result = Runs.run(engine, ExecutionRequest.of("bash", "echo hi").withPackages(name));
             assertEquals("error", result.status(), name + ": " + result.stdout().text());
             assertEquals("unknown_package", result.error().orElseThrow().code(), name);
             assertEquals("unknown package '" + name + "'", result.error().orElseThrow().message(), name);

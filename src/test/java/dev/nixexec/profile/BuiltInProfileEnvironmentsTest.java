@@ -8,6 +8,7 @@ import dev.nixexec.execution.ExecutionEngine;
 import dev.nixexec.execution.ExecutionRequest;
 import dev.nixexec.execution.ExecutionResult;
 import dev.nixexec.testing.NixSpy;
+import dev.nixexec.testing.Runs;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
@@ -104,7 +105,7 @@ class BuiltInProfileEnvironmentsTest {
         }
         ExecutionRequest request = new ExecutionRequest("bash", script.toString(), packages, Map.of(), "",
                 Optional.of(Duration.ofSeconds(60)), profile.spec().network());
-        ExecutionResult result = engine.run(request);
+        ExecutionResult result = Runs.run(engine, request);
         assertEquals("succeeded", result.status(), profile.name() + ": " + describe(result));
         assertEquals(String.join("\n", expected) + "\n", stdout(result), profile.name() + ": " + describe(result));
     }

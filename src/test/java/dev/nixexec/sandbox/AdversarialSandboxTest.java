@@ -23,6 +23,7 @@ import dev.nixexec.execution.ExecutionEvent;
 import dev.nixexec.execution.ExecutionRequest;
 import dev.nixexec.execution.ExecutionResult;
 import dev.nixexec.refusal.InvalidRequestException;
+import dev.nixexec.testing.Runs;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.smallrye.mutiny.subscription.Cancellable;
@@ -81,12 +82,12 @@ class AdversarialSandboxTest {
     EnvironmentCache environments;
 
     private ExecutionResult run(String language, String code) {
-        return engine.run(ExecutionRequest.of(language, code));
+        return Runs.run(engine, ExecutionRequest.of(language, code));
     }
 
     private ExecutionResult run(String language, String code, Limits limits) {
         ExecutionEngine.ValidatedRequest request = engine.validate(ExecutionRequest.of(language, code)).withLimits(limits);
-        return engine.execute(request).filter(e -> e instanceof ExecutionEvent.Finished)
+        return engine.execute(request, () -> true, environment -> true).filter(e -> e instanceof ExecutionEvent.Finished)
                 .map(e -> ((ExecutionEvent.Finished) e).result()).toUni().await().atMost(Duration.ofMinutes(2));
     }
 
@@ -374,7 +375,7 @@ class AdversarialSandboxTest {
                 """;
         CountDownLatch ready = new CountDownLatch(1);
         StringBuilder holderOut = new StringBuilder();
-        Cancellable holding = engine.execute(ExecutionRequest.of("python", holder)).subscribe().with(event -> {
+        Cancellable holding = Runs.execute(engine, ExecutionRequest.of("python", holder)).subscribe().with(event -> {
             if (event instanceof ExecutionEvent.Output out) {
                 synchronized (holderOut) {
                     holderOut.append(new String(out.data(), StandardCharsets.UTF_8));
@@ -570,7 +571,7 @@ class AdversarialSandboxTest {
         CountDownLatch ready = new CountDownLatch(1);
         StringBuilder holderOut = new StringBuilder();
         CompletableFuture<ExecutionResult> holderResult = new CompletableFuture<>();
-        Cancellable holding = engine.execute(ExecutionRequest.of("python", holder).withEnv(Map.of("SECRET", nonce)))
+        Cancellable holding = Runs.execute(engine, ExecutionRequest.of("python", holder).withEnv(Map.of("SECRET", nonce)))
                 .subscribe().with(event -> {
                     if (event instanceof ExecutionEvent.Output out) {
                         synchronized (holderOut) {
@@ -682,7 +683,7 @@ class AdversarialSandboxTest {
         long soft = config.sandbox().timeout().toSeconds();
         long hard = soft + 1;
         String stdin = "0\n\n; touch /tmp/pwned #\n$(id) `id`\n--bind / /host\nunlimited";
-        ExecutionResult result = engine.run(ExecutionRequest.of("python", """
+        ExecutionResult result = Runs.run(engine, ExecutionRequest.of("python", """
                 import sys, os, resource
                 print(repr(sys.stdin.read()))
                 print(resource.getrlimit(resource.RLIMIT_CPU))
@@ -701,7 +702,7 @@ class AdversarialSandboxTest {
                 "BASH_ENV", "/code/main.py",
                 "SHELLOPTS", "xtrace",
                 "LONG_VALUE", "v".repeat(60_000));
-        ExecutionResult result = engine.run(ExecutionRequest.of("python", """
+        ExecutionResult result = Runs.run(engine, ExecutionRequest.of("python", """
                 import os
                 for k in sorted(['INJECT_OPTION', 'INJECT_LINES', 'IFS', 'BASH_ENV', 'SHELLOPTS']):
                     print(k, repr(os.environ[k]))
@@ -926,7 +927,7 @@ class AdversarialSandboxTest {
             SandboxSpec spec = Specs.fresh(env.storePath(), env.closure(), Language.PYTHON.fileName(),
                     UNTIE_INIT_AND_STAY.getBytes(StandardCharsets.UTF_8), Language.PYTHON.command(), Map.of(), new byte[0],
                     SMALL.withTimeout(Duration.ofSeconds(2)), false);
-            SandboxResult result = sandbox.run(spec).filter(e -> e instanceof SandboxEvent.Exited)
+            SandboxResult result = sandbox.run(spec, RunGate.OPEN).filter(e -> e instanceof SandboxEvent.Exited)
                     .map(e -> ((SandboxEvent.Exited) e).result()).toUni().await().atMost(Duration.ofMinutes(1));
             assertTrue(result.timedOut(), result.stdout().text() + result.stderr().text());
             assertEquals("prctl(PR_SET_PDEATHSIG, 0) in pid 1: 0\n", result.stdout().text());

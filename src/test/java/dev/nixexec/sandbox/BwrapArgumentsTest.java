@@ -22,7 +22,7 @@ class BwrapArgumentsTest {
     }
 
     private static List<String> argv(SandboxSpec spec, StoreMount store) {
-        return BwrapArguments.build(Path.of("/usr/bin/bwrap"), spec, Path.of("/jobs/1/code"), Path.of("/jobs/1/etc"), store);
+        return Specs.bwrapArgv(Path.of("/usr/bin/bwrap"), spec, Path.of("/jobs/1/code"), Path.of("/jobs/1/etc"), store);
     }
 
     @Test
@@ -87,7 +87,8 @@ class BwrapArgumentsTest {
     @Test
     void onlyAShellOnItsOwnTerminalKeepsItsSession() {
         SandboxSpec spec = spec(Map.of(), false);
-        List<String> job = BwrapArguments.options(spec, Path.of("/run/x/code"), Path.of("/run/x/etc"), StoreMount.WHOLE_STORE);
+        List<String> job = BwrapArguments.options(spec, Path.of("/run/x/code"), Path.of("/run/x/etc"), StoreMount.WHOLE_STORE,
+                true);
         List<String> shell = BwrapArguments.options(spec, Path.of("/run/x/code"), Path.of("/run/x/etc"), StoreMount.WHOLE_STORE,
                 false);
         assertTrue(job.contains("--new-session"), job.toString());

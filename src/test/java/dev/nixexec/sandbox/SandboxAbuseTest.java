@@ -13,6 +13,7 @@ import dev.nixexec.execution.ExecutionEngine;
 import dev.nixexec.execution.ExecutionEvent;
 import dev.nixexec.execution.ExecutionRequest;
 import dev.nixexec.execution.ExecutionResult;
+import dev.nixexec.testing.Runs;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
@@ -48,7 +49,7 @@ class SandboxAbuseTest {
 
     private ExecutionResult run(String language, String code, Limits limits) {
         ExecutionEngine.ValidatedRequest request = engine.validate(ExecutionRequest.of(language, code)).withLimits(limits);
-        return engine.execute(request).filter(e -> e instanceof ExecutionEvent.Finished)
+        return engine.execute(request, () -> true, environment -> true).filter(e -> e instanceof ExecutionEvent.Finished)
                 .map(e -> ((ExecutionEvent.Finished) e).result()).toUni().await().atMost(Duration.ofMinutes(3));
     }
 

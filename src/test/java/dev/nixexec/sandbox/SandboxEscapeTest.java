@@ -12,6 +12,7 @@ import dev.nixexec.testing.NixSpy;
 import dev.nixexec.execution.ExecutionEngine;
 import dev.nixexec.execution.ExecutionRequest;
 import dev.nixexec.execution.ExecutionResult;
+import dev.nixexec.testing.Runs;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
@@ -33,11 +34,11 @@ class SandboxEscapeTest {
     ExecutionEngine engine;
 
     private ExecutionResult python(String code) {
-        return engine.run(ExecutionRequest.of("python", code));
+        return Runs.run(engine, ExecutionRequest.of("python", code));
     }
 
     private ExecutionResult bash(String code) {
-        return engine.run(ExecutionRequest.of("bash", code));
+        return Runs.run(engine, ExecutionRequest.of("bash", code));
     }
 
     /** Prints, for each path, whether the sandbox could read it. */

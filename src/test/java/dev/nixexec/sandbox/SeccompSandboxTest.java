@@ -9,6 +9,7 @@ import dev.nixexec.testing.NixSpy;
 import dev.nixexec.execution.ExecutionEngine;
 import dev.nixexec.execution.ExecutionRequest;
 import dev.nixexec.execution.ExecutionResult;
+import dev.nixexec.testing.Runs;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
@@ -96,7 +97,7 @@ class SeccompSandboxTest {
 
     @Test
     void theFilterRefusesWhatBubblewrapAloneAllows() throws Exception {
-        ExecutionResult filtered = engine.run(ExecutionRequest.of("python", ATTACKS));
+        ExecutionResult filtered = Runs.run(engine, ExecutionRequest.of("python", ATTACKS));
         assertEquals("succeeded", filtered.status(), describe(filtered));
         String env = filtered.environment().orElseThrow().storePath();
         String unfiltered = runInBubblewrapAlone(env, ATTACKS);
@@ -191,7 +192,7 @@ class SeccompSandboxTest {
     /** Was a finding: with the network off a job still bound vsock port 23456, which the host then could not. */
     @Test
     void socketsOfFamiliesNoJobUsesAreRefused() throws Exception {
-        ExecutionResult filtered = engine.run(ExecutionRequest.of("python", SOCKETS));
+        ExecutionResult filtered = Runs.run(engine, ExecutionRequest.of("python", SOCKETS));
         assertEquals("succeeded", filtered.status(), describe(filtered));
         String unfiltered = runInBubblewrapAlone(filtered.environment().orElseThrow().storePath(), SOCKETS);
 
@@ -238,7 +239,7 @@ class SeccompSandboxTest {
 
     @Test
     void everyProcessOfTheRunIsFilteredIncludingBubblewrapsInit() {
-        ExecutionResult result = engine.run(ExecutionRequest.of("python", """
+        ExecutionResult result = Runs.run(engine, ExecutionRequest.of("python", """
                 import os
                 def mode(pid):
                     for line in open('/proc/%s/status' % pid):
@@ -256,13 +257,13 @@ class SeccompSandboxTest {
 
     @Test
     void runtimesStillWorkUnderTheFilter() {
-        ExecutionResult node = engine.run(ExecutionRequest.of("node", """
+        ExecutionResult node = Runs.run(engine, ExecutionRequest.of("node", """
                 const fs = require('fs');
                 fs.writeFileSync('/tmp/x', 'hello');
                 fs.readFile('/tmp/x', 'utf8', (err, data) => console.log(err ? err.code : data));
                 """));
         assertEquals("hello\n", stdout(node), describe(node));
-        ExecutionResult bash = engine.run(ExecutionRequest.of("bash", "echo $((6 * 7)) | cat; stty size < /dev/null 2>/dev/null; echo done"));
+        ExecutionResult bash = Runs.run(engine, ExecutionRequest.of("bash", "echo $((6 * 7)) | cat; stty size < /dev/null 2>/dev/null; echo done"));
         assertEquals("42\ndone\n", stdout(bash), describe(bash));
     }
 
@@ -284,7 +285,7 @@ class SeccompSandboxTest {
             if ("root".equals(System.getProperty("user.name"))) {
                 argv.addAll(List.of("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"));
             }
-            argv.addAll(BwrapArguments.build(Path.of("bwrap"), spec, codeDir, etc, StoreMount.WHOLE_STORE));
+            argv.addAll(Specs.bwrapArgv(Path.of("bwrap"), spec, codeDir, etc, StoreMount.WHOLE_STORE));
             assertTrue(!argv.contains("--seccomp"), argv.toString());
             Process p = new ProcessBuilder(argv).redirectErrorStream(true).start();
             p.getOutputStream().close();

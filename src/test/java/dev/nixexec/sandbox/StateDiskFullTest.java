@@ -109,7 +109,7 @@ class StateDiskFullTest {
     }
 
     private static SandboxResult run(BwrapSandbox sandbox, Environment env, String code) {
-        return sandbox.run(spec(env, code)).filter(e -> e instanceof SandboxEvent.Exited)
+        return sandbox.run(spec(env, code), RunGate.OPEN).filter(e -> e instanceof SandboxEvent.Exited)
                 .map(e -> ((SandboxEvent.Exited) e).result()).toUni().await().atMost(Duration.ofMinutes(1));
     }
 

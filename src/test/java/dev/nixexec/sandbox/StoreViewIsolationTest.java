@@ -18,6 +18,7 @@ import dev.nixexec.nix.EnvironmentRequest;
 import dev.nixexec.nix.Language;
 import dev.nixexec.testing.ConfigOverride;
 import dev.nixexec.testing.NixSpy;
+import dev.nixexec.testing.Runs;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
@@ -104,7 +105,7 @@ class StoreViewIsolationTest {
         String python3 = other.storePath() + "/bin/python3";
         assertTrue(Files.exists(Path.of(python3)), "the other environment is on the host: " + python3);
 
-        ExecutionResult result = engine.run(ExecutionRequest.of("bash", """
+        ExecutionResult result = Runs.run(engine, ExecutionRequest.of("bash", """
                 ls -A /nix/store
                 echo ---
                 for p in %s %s; do
@@ -125,11 +126,11 @@ class StoreViewIsolationTest {
 
     @Test
     void pythonAndBashRunFromTheirViews() throws Exception {
-        ExecutionResult py = engine.run(ExecutionRequest.of("python",
+        ExecutionResult py = Runs.run(engine, ExecutionRequest.of("python",
                 "import os, json\nprint(len(os.listdir('/nix/store')), json.dumps([1]))"));
         assertEquals("succeeded", py.status(), describe(py));
         assertEquals(python().closure().size() + " [1]\n", stdout(py));
-        ExecutionResult sh = engine.run(ExecutionRequest.of("bash", "echo $((6 * 7)) | tr 4 x; ls /nix/store | wc -l"));
+        ExecutionResult sh = Runs.run(engine, ExecutionRequest.of("bash", "echo $((6 * 7)) | tr 4 x; ls /nix/store | wc -l"));
         assertEquals("succeeded", sh.status(), describe(sh));
         assertEquals("x2\n" + bash().closure().size() + "\n", stdout(sh));
     }

@@ -18,6 +18,7 @@ import dev.nixexec.sandbox.Cgroups;
 import dev.nixexec.sandbox.HostUids;
 import dev.nixexec.sandbox.LauncherPool;
 import dev.nixexec.sandbox.Limits;
+import dev.nixexec.sandbox.RunGate;
 import dev.nixexec.sandbox.SandboxEvent;
 import dev.nixexec.sandbox.SandboxResult;
 import dev.nixexec.sandbox.SandboxSpec;
@@ -30,6 +31,7 @@ import dev.nixexec.execution.ExecutionEngine;
 import dev.nixexec.execution.ExecutionEvent;
 import dev.nixexec.execution.ExecutionRequest;
 import dev.nixexec.execution.ExecutionResult;
+import dev.nixexec.testing.Runs;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
@@ -125,7 +127,7 @@ class NoCgroupsOptOutTest {
     @Test
     void withCgroupsDevCannotBeFilledEither() {
         ExecutionEngine.ValidatedRequest request = engine.validate(ExecutionRequest.of("python", DEV_FILL)).withLimits(LIMITS);
-        ExecutionResult result = engine.execute(request).filter(e -> e instanceof ExecutionEvent.Finished)
+        ExecutionResult result = engine.execute(request, () -> true, environment -> true).filter(e -> e instanceof ExecutionEvent.Finished)
                 .map(e -> ((ExecutionEvent.Finished) e).result()).toUni().await().atMost(Duration.ofMinutes(2));
         assertEquals("""
                 /dev/fill EROFS at most 16 MiB
@@ -166,7 +168,7 @@ class NoCgroupsOptOutTest {
             Environment env = environments.get(EnvironmentRequest.of(Language.PYTHON, List.of()));
             SandboxSpec spec = Specs.fresh(env.storePath(), env.closure(), Language.PYTHON.fileName(),
                     code.getBytes(StandardCharsets.UTF_8), Language.PYTHON.command(), Map.of(), new byte[0], LIMITS, false);
-            return sandbox.run(spec).filter(e -> e instanceof SandboxEvent.Exited)
+            return sandbox.run(spec, RunGate.OPEN).filter(e -> e instanceof SandboxEvent.Exited)
                     .map(e -> ((SandboxEvent.Exited) e).result()).toUni().await().atMost(Duration.ofMinutes(1));
         } finally {
             pool.close();

@@ -5,6 +5,7 @@ import dev.nixexec.execution.ExecutionEvent;
 import dev.nixexec.execution.ExecutionRequest;
 import dev.nixexec.execution.ExecutionResult;
 import dev.nixexec.sandbox.LimitHit;
+import io.smallrye.mutiny.Multi;
 import java.time.Duration;
 import java.util.List;
 
@@ -15,7 +16,21 @@ public final class Runs {
     }
 
     public static ExecutionResult run(ExecutionEngine engine, String language, String code) {
-        return engine.run(ExecutionRequest.of(language, code));
+        return run(engine, ExecutionRequest.of(language, code));
+    }
+
+    /** Runs to the end and returns the result (output also arrives in the result's captures). */
+    public static ExecutionResult run(ExecutionEngine engine, ExecutionRequest request) {
+        return execute(engine, request).filter(e -> e instanceof ExecutionEvent.Finished)
+                .map(e -> ((ExecutionEvent.Finished) e).result()).toUni().await().indefinitely();
+    }
+
+    /**
+     * Validates at once (throwing {@link dev.nixexec.refusal.InvalidRequestException}), then
+     * returns a stream that runs the request when subscribed, with nothing asked before it builds or runs.
+     */
+    public static Multi<ExecutionEvent> execute(ExecutionEngine engine, ExecutionRequest request) {
+        return engine.execute(engine.validate(request), () -> true, environment -> true);
     }
 
     public static String stdout(ExecutionResult result) {
@@ -28,7 +43,7 @@ public final class Runs {
 
     /** All events of one execution, in order. */
     public static List<ExecutionEvent> events(ExecutionEngine engine, ExecutionRequest request) {
-        return engine.execute(request).collect().asList().await().atMost(Duration.ofMinutes(5));
+        return execute(engine, request).collect().asList().await().atMost(Duration.ofMinutes(5));
     }
 
     public static String describe(ExecutionResult result) {

@@ -58,13 +58,13 @@ class JobListQueryTest {
 
     @Test
     void theFormShowsWhatWasTyped() {
-        Pages.Filter form = JobListQuery.typed("failed", "python", null, null, "n1", null, null).form();
+        Pages.Filter form = JobListQuery.typed("failed", "python", null, null, "n1", null, null).form(Map.of());
         assertEquals(JobStatus.values().length, form.statuses().size());
         assertEquals("failed", form.statuses().stream().filter(Pages.Option::selected).findFirst().orElseThrow().value());
         assertEquals("python", form.languages().stream().filter(Pages.Option::selected).findFirst().orElseThrow().value());
         assertEquals("", form.packageName());
         assertEquals("n1", form.node());
-        assertNull(JobListQuery.typed(null, null, null, null, null, null, null).form().statuses().stream()
+        assertNull(JobListQuery.typed(null, null, null, null, null, null, null).form(Map.of()).statuses().stream()
                 .filter(Pages.Option::selected).findFirst().orElse(null));
     }
 
@@ -83,8 +83,8 @@ class JobListQueryTest {
         // links carry the pairs as meta.KEY (sorted), the form shows them as typed pairs
         assertEquals("/ui/jobs?tenant=t-1&q=needle&meta.owner=ann&meta.run=7&meta.team=red&cursor=c", q.link("c"));
         assertEquals("/ui/jobs/export.csv?tenant=t-1&q=needle&meta.owner=ann&meta.run=7&meta.team=red", q.exportLink("csv"));
-        assertEquals("owner=ann run=7 team=red", q.form().metadata());
-        assertEquals("needle", q.form().text());
+        assertEquals("owner=ann run=7 team=red", q.form(Map.of()).metadata());
+        assertEquals("needle", q.form(Map.of()).text());
     }
 
     @Test
@@ -122,7 +122,7 @@ class JobListQueryTest {
         Pages.Filter form = JobListQuery.of(Map.of("tenant", List.of(b.toString()))).form(tenants);
         assertEquals(List.of(new Pages.Option(a.toString(), "acme", false), new Pages.Option(b.toString(), "beta", true)),
                 form.tenants());
-        assertEquals(List.of(), JobListQuery.of(Map.of()).form().tenants(), "no tenant choice for other roles");
+        assertEquals(List.of(), JobListQuery.of(Map.of()).form(Map.of()).tenants(), "no tenant choice for other roles");
     }
 
     private static String refusal(JobListQuery q) {

@@ -64,7 +64,7 @@ class JobPageViewTest {
                 null, null, null, 0, 0, false, false, null, null, 1, null, List.of(), null, null, List.of(), "utf-8", null,
                 new KeyRef(key, "ci-bot", "member"), null);
         List<AuditLog.Entry> entries = List.of(
-                new AuditLog.Entry(7, null, ID, null, "n1", "job_started", Map.of(), T.plusSeconds(1)),
+                new AuditLog.Entry(7, null, ID, null, "n1", "job_started", Map.of(), T.plusSeconds(1), null),
                 new AuditLog.Entry(3, null, ID, key, null, "job_submitted", Map.of("size", 4), T,
                         new KeyRef(key, "ci-bot", "member")));
         JobPageView page = JobPageView.of(new JobDetail(job, key, "print(1)", null, List.of("A"),

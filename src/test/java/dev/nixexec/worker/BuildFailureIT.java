@@ -12,6 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.nixexec.testing.NixSpy;
 import dev.nixexec.testing.OwnProcesses;
 import dev.nixexec.testing.ShortWaits;
+import dev.nixexec.testing.Runs;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
@@ -31,7 +32,7 @@ class BuildFailureIT {
 
     @Test
     void failedBuildKeepsTheTailOfItsLog() {
-        ExecutionResult result = engine.run(ExecutionRequest.of("bash", "true").withPackages("broken"));
+        ExecutionResult result = Runs.run(engine, ExecutionRequest.of("bash", "true").withPackages("broken"));
         assertEquals("error", result.status());
         assertEquals("build_failed", result.error().orElseThrow().code(), describe(result));
         String message = result.error().orElseThrow().message();
@@ -44,7 +45,7 @@ class BuildFailureIT {
         long start = System.nanoTime();
         // the fixture's slow build: a child of this JVM's nix, seen while it runs
         try (OwnProcesses build = OwnProcesses.marked("sleep 600")) {
-            ExecutionResult result = engine.run(ExecutionRequest.of("bash", "true").withPackages("slow"));
+            ExecutionResult result = Runs.run(engine, ExecutionRequest.of("bash", "true").withPackages("slow"));
             assertEquals("build_timeout", result.error().orElseThrow().code(), describe(result));
             assertTrue((System.nanoTime() - start) / 1_000_000_000 < 30);
             List<ProcessHandle> left = build.aliveAfter(Duration.ofSeconds(2));

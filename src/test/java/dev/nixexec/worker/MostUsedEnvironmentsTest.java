@@ -95,8 +95,10 @@ class MostUsedEnvironmentsTest {
             boolean network, Duration ago) throws Exception {
         for (int i = 0; i < count; i++) {
             try (PreparedStatement insert = database.connection().prepareStatement("INSERT INTO jobs "
-                    + "(id, tenant_id, status, language, code, packages, env, stdin, timeout_ms, network, created_at) "
-                    + "VALUES (?, ?, 'succeeded', ?, '', ?::jsonb, '{}'::jsonb, '', 1000, ?, now() - make_interval(secs => ?))")) {
+                    + "(id, tenant_id, status, request, created_at) VALUES (?, ?, 'succeeded', jsonb_build_object('run', "
+                    + "jsonb_build_object('language', CAST(? AS text), 'code', '', 'packages', CAST(? AS jsonb), 'timeout', 1, "
+                    + "'network', CAST(? AS boolean))), "
+                    + "now() - make_interval(secs => ?))")) {
                 insert.setObject(1, UUID.randomUUID());
                 insert.setObject(2, tenant);
                 insert.setString(3, language);

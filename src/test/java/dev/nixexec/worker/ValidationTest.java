@@ -31,7 +31,7 @@ class ValidationTest {
 
     private InvalidRequestException refused(ExecutionRequest request) {
         int nixRuns = NixSpy.invocations().size();
-        InvalidRequestException e = assertThrows(InvalidRequestException.class, () -> engine.execute(request));
+        InvalidRequestException e = assertThrows(InvalidRequestException.class, () -> engine.validate(request));
         assertEquals(nixRuns, NixSpy.invocations().size(), "a refused request started nix");
         return e;
     }
