@@ -11,6 +11,7 @@ import io.vertx.ext.web.handler.BodyHandler;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import java.io.IOException;
+import java.util.List;
 
 /**
  * Answers JSON-RPC bodies the MCP extension (1.13) cannot take with a JSON-RPC error instead of its
@@ -25,12 +26,14 @@ import java.io.IOException;
 public class McpBodyGuard {
 
     static final int MAX_DEPTH = 64;
+    /** Where JSON-RPC messages are POSTed: Streamable HTTP's endpoint and the SSE transport's. */
+    static final List<String> PATHS = List.of("/mcp", "/mcp/messages/*");
     private static final long MAX_BODY = 10L << 20;
     private final JsonFactory json = JsonFactory.builder()
             .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(MAX_DEPTH).build()).build();
 
     void install(@Observes Router router) {
-        for (String path : new String[] {"/mcp", "/mcp/messages/*"}) {
+        for (String path : PATHS) {
             router.post(path).order(-10).handler(this::contentType);
             router.post(path).order(-9).handler(BodyHandler.create(false).setBodyLimit(MAX_BODY));
             router.post(path).order(-8).handler(this::shape);

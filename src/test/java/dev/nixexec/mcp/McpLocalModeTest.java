@@ -25,6 +25,19 @@ class McpLocalModeTest {
         }
     }
 
+    /** The SSE transport's POSTs ({@code /mcp/messages/<id>}) leave null arguments out too ({@link McpNullArgumentsTest}). */
+    @Test
+    void sseNullArguments() {
+        try (var client = McpAssured.newSseClient().build().connect()) {
+            client.when()
+                    .toolsCall("get_job", McpNullArgumentsTest.withNulls(Map.of("job_id", UUID.randomUUID().toString()), "wait"),
+                            r -> assertTrue(McpToolsTest.text(r).startsWith("no job "), McpToolsTest.text(r)))
+                    .toolsCall("get_job", McpNullArgumentsTest.withNulls(Map.of(), "job_id"),
+                            McpNullArgumentsTest.refusedNaming("job_id"))
+                    .thenAssertResults();
+        }
+    }
+
     @Test
     void streamableHttpWithoutKey() {
         String unknown = UUID.randomUUID().toString();
