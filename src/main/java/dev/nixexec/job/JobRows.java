@@ -24,9 +24,6 @@ final class JobRows {
      * The JSON columns' types, resolved once: a TypeReference's generic type was resolved again on
      * every read, and every submission, claimed job and ended job reads several.
      */
-    static final JavaType STRINGS = TypeFactory.defaultInstance().constructCollectionType(List.class, String.class);
-    static final JavaType STRING_MAP = TypeFactory.defaultInstance().constructMapType(Map.class, String.class,
-            String.class);
     static final JavaType OBJECT_MAP = TypeFactory.defaultInstance().constructMapType(Map.class, String.class,
             Object.class);
     static final JavaType ARTIFACTS = TypeFactory.defaultInstance().constructCollectionType(List.class, Artifact.class);
