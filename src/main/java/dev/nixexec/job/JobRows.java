@@ -77,12 +77,4 @@ final class JobRows {
     static <T> T read(ObjectMapper json, String text, Class<T> type) {
         return read(json, text, json.constructType(type));
     }
-
-    static String write(ObjectMapper json, Object value) {
-        try {
-            return json.writeValueAsString(value);
-        } catch (JsonProcessingException e) {
-            throw new IllegalArgumentException(e);
-        }
-    }
 }
