@@ -207,7 +207,7 @@ public class AdminResource {
     @Path("keys/{id}")
     public Response revoke(@PathParam("id") String keyId) {
         Caller admin = admin();
-        UUID id = PathIds.uuidOr404(keyId, "no key " + keyId);
+        UUID id = Refusal.uuidOr404(keyId, "no key " + keyId);
         Role role = tenants.roleOfKey(id, admin).orElseThrow(() -> new Refusal(Refusal.Kind.NOT_FOUND, "no key " + keyId));
         // An admin cannot lock the platform's operators out, even those of its own tenant.
         if (!admin.role().mayMint(role)) {

@@ -1,6 +1,7 @@
 package dev.nixexec.api;
 
 import dev.nixexec.limits.KeyLimits;
+import dev.nixexec.refusal.Refusal;
 import dev.nixexec.session.EnvironmentBuild;
 import dev.nixexec.session.EnvironmentBuildRequest;
 import dev.nixexec.session.EnvironmentBuilds;
@@ -65,7 +66,7 @@ public class EnvironmentsResource {
     public EnvironmentBuild get(@PathParam("id") String id, @QueryParam("wait") String wait) {
         Duration waitFor = RequestParams.waitParam(wait);
         try (KeyLimits.Wait held = limits.startWait(caller.get(), waitFor)) {
-            return builds.get(caller.get(), PathIds.uuidOr404(id, "no environment build " + id), waitFor);
+            return builds.get(caller.get(), Refusal.uuidOr404(id, "no environment build " + id), waitFor);
         }
     }
 }

@@ -289,7 +289,7 @@ public class JobsResource {
     }
 
     static UUID jobId(String id) {
-        return PathIds.uuidOr404(id, "no job " + id);
+        return Refusal.uuidOr404(id, "no job " + id);
     }
 
     private static OffsetDateTime time(String field, String value) {

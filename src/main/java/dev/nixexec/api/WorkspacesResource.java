@@ -1,5 +1,6 @@
 package dev.nixexec.api;
 
+import dev.nixexec.refusal.Refusal;
 import dev.nixexec.workspace.FileContent;
 import dev.nixexec.workspace.WorkspaceFile;
 import dev.nixexec.workspace.WorkspaceListing;
@@ -129,7 +130,7 @@ public class WorkspacesResource {
     }
 
     static UUID workspaceId(String id) {
-        return PathIds.uuidOr404(id, "no workspace " + id);
+        return Refusal.uuidOr404(id, "no workspace " + id);
     }
 
     /** A stored file as a download: its media type, hash as ETag, never rendered in the API's origin. */
