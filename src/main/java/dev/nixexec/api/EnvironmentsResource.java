@@ -41,7 +41,6 @@ public class EnvironmentsResource {
         this.limits = limits;
     }
 
-    /** 201 with the build ({@code building}), or 200 once {@code wait} saw it ready or failed. */
     @Operation(summary = "Build an environment ahead", description = "Builds the Nix environment of a language and packages before any job needs it: 201 while building, 200 once `wait` saw it ready or failed.")
     @POST
     @Consumes(MediaType.APPLICATION_JSON)

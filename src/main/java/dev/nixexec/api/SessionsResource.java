@@ -114,7 +114,6 @@ public class SessionsResource {
         return Response.noContent().build();
     }
 
-    /** A job (the Job JSON, with {@code session_id}): 201, or 200 when {@code wait} saw it end. */
     @Operation(summary = "Run a command in a session", description = "A job in the session's environment and workspace: 201 with the job, or 200 when `wait` saw it end.")
     @POST
     @Path("{id}/exec")
