@@ -1,4 +1,4 @@
-// Drives the audit UI in headless Chromium, as AuditUiBrowserIT asks:
+// Drives the audit UI in headless Chromium, as AuditUiBrowserTest asks:
 //   node audit-ui.mjs <baseUrl> <key> <finishedJobId> <memberKey> <screenshotDir> <operatorKey> <artifactJobId> <word>
 //     <deliveredJobId> <memoryKilledJobId> <sessionId> <otherTenantsRunningJobId>
 // Signs in, submits a 12-second job with the member key (through the REST API, not the browser) and

@@ -55,7 +55,7 @@ import org.junit.jupiter.api.Test;
  */
 @QuarkusTest
 @WithTestResource(NixSpy.class)
-class AdversarialSandboxIT {
+class AdversarialSandboxTest {
 
     /** Put in the argv of every process an attack tries to keep alive, so the host can look for it. */
     private static final String MARKER = "nixexec-adversarial";

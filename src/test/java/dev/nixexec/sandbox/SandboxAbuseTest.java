@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
 /** Hostile code, each bounded with a clear result, and nothing left behind on the host. */
 @QuarkusTest
 @WithTestResource(NixSpy.class)
-class SandboxAbuseIT {
+class SandboxAbuseTest {
 
     private static final Limits TIGHT = new Limits(Duration.ofSeconds(5), 256L << 20, 64, 0, 8L << 20,
             32L << 20, 64L << 20, 64 * 1024);
@@ -57,7 +57,7 @@ class SandboxAbuseIT {
 
     @BeforeEach
     void watchTheRuns() {
-        sandboxed = OwnProcesses.watch(SandboxAbuseIT::sandboxed);
+        sandboxed = OwnProcesses.watch(SandboxAbuseTest::sandboxed);
     }
 
     /** This instance's run directories and the processes it started: nothing of another service's. */

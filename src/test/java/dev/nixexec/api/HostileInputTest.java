@@ -50,7 +50,7 @@ import org.junit.jupiter.api.Test;
  */
 @QuarkusTest
 @WithTestResource(NixSpy.class)
-class HostileInputIT {
+class HostileInputTest {
 
 
     /** quarkus.http.limits.max-initial-line-length, the default. */
@@ -91,7 +91,7 @@ class HostileInputIT {
     @BeforeEach
     void setUp() {
         seed = Long.getLong("fuzz.seed", System.nanoTime());
-        System.out.println("HostileInputIT seed " + seed + " (replay with -Dfuzz.seed=" + seed + ")");
+        System.out.println("HostileInputTest seed " + seed + " (replay with -Dfuzz.seed=" + seed + ")");
         random = new Random(seed);
         tenantId = tenant("fuzz");
         member = key(tenantId, "member");
@@ -663,9 +663,9 @@ class HostileInputIT {
     }
 
     private void report() {
-        System.out.println("HostileInputIT seed " + seed + ": " + requests + " requests, " + failures.size() + " failures");
-        statuses.forEach((route, counts) -> System.out.println("HostileInputIT statuses " + route + " " + counts));
-        failures.forEach(f -> System.out.println("HostileInputIT failure: " + f));
+        System.out.println("HostileInputTest seed " + seed + ": " + requests + " requests, " + failures.size() + " failures");
+        statuses.forEach((route, counts) -> System.out.println("HostileInputTest statuses " + route + " " + counts));
+        failures.forEach(f -> System.out.println("HostileInputTest failure: " + f));
         if (!failures.isEmpty()) {
             fail("seed " + seed + ", " + failures.size() + " failures, first ones:\n"
                     + String.join("\n", failures.subList(0, Math.min(15, failures.size()))));
