@@ -6,7 +6,6 @@ import dev.nixexec.tenant.Role;
 import dev.nixexec.tenant.Tenant;
 import dev.nixexec.tenant.TenantPolicy;
 import dev.nixexec.tenant.Tenants;
-import dev.nixexec.tenant.WebhookHosts;
 import dev.nixexec.tenant.WebhookSecrets;
 import dev.nixexec.refusal.FieldError;
 import dev.nixexec.refusal.InvalidRequestException;
@@ -31,7 +30,6 @@ import java.util.UUID;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
-import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
 import org.eclipse.microprofile.openapi.annotations.media.Content;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
@@ -207,7 +205,7 @@ public class AdminResource {
     @Path("keys/{id}")
     public Response revoke(@PathParam("id") String keyId) {
         Caller admin = admin();
-        UUID id = PathIds.uuidOr404(keyId, "no key " + keyId);
+        UUID id = Refusal.uuidOr404(keyId, "no key " + keyId);
         Role role = tenants.roleOfKey(id, admin).orElseThrow(() -> new Refusal(Refusal.Kind.NOT_FOUND, "no key " + keyId));
         // An admin cannot lock the platform's operators out, even those of its own tenant.
         if (!admin.role().mayMint(role)) {

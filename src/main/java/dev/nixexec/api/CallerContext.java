@@ -34,7 +34,7 @@ public class CallerContext {
      */
     public UUID tenant(String tenantId) {
         Caller who = get();
-        UUID id = PathIds.uuidOr404(tenantId, "no tenant " + tenantId);
+        UUID id = Refusal.uuidOr404(tenantId, "no tenant " + tenantId);
         boolean visible = who.role().operates() ? tenants.find(id).isPresent() : id.equals(who.tenantId());
         if (!visible) {
             throw new Refusal(Refusal.Kind.NOT_FOUND, "no tenant " + tenantId);

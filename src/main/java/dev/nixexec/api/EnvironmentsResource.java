@@ -1,6 +1,7 @@
 package dev.nixexec.api;
 
 import dev.nixexec.limits.KeyLimits;
+import dev.nixexec.refusal.Refusal;
 import dev.nixexec.session.EnvironmentBuild;
 import dev.nixexec.session.EnvironmentBuildRequest;
 import dev.nixexec.session.EnvironmentBuilds;
@@ -17,7 +18,6 @@ import jakarta.ws.rs.core.Response;
 import java.time.Duration;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
-import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
 import org.eclipse.microprofile.openapi.annotations.media.Content;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
@@ -40,7 +40,6 @@ public class EnvironmentsResource {
         this.limits = limits;
     }
 
-    /** 201 with the build ({@code building}), or 200 once {@code wait} saw it ready or failed. */
     @Operation(summary = "Build an environment ahead", description = "Builds the Nix environment of a language and packages before any job needs it: 201 while building, 200 once `wait` saw it ready or failed.")
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
@@ -65,7 +64,7 @@ public class EnvironmentsResource {
     public EnvironmentBuild get(@PathParam("id") String id, @QueryParam("wait") String wait) {
         Duration waitFor = RequestParams.waitParam(wait);
         try (KeyLimits.Wait held = limits.startWait(caller.get(), waitFor)) {
-            return builds.get(caller.get(), PathIds.uuidOr404(id, "no environment build " + id), waitFor);
+            return builds.get(caller.get(), Refusal.uuidOr404(id, "no environment build " + id), waitFor);
         }
     }
 }

@@ -167,10 +167,6 @@ public class JobsResource {
         return Response.status(stored ? 201 : 200).entity(answers).build();
     }
 
-    /**
-     * A new job with the same request as job {@code id}, on the nixpkgs revision it ran on; the new
-     * job's {@code rerun_of} names it.
-     */
     @Operation(summary = "Rerun a job", description = "A new job with the same request as this one, on the nixpkgs revision it ran on; its `rerun_of` names the original.")
     @POST
     @Path("{id}/rerun")
@@ -289,7 +285,7 @@ public class JobsResource {
     }
 
     static UUID jobId(String id) {
-        return PathIds.uuidOr404(id, "no job " + id);
+        return Refusal.uuidOr404(id, "no job " + id);
     }
 
     private static OffsetDateTime time(String field, String value) {

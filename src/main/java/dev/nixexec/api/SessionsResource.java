@@ -25,7 +25,6 @@ import java.util.List;
 import java.util.Map;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
-import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
 import org.eclipse.microprofile.openapi.annotations.media.Content;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
@@ -114,7 +113,6 @@ public class SessionsResource {
         return Response.noContent().build();
     }
 
-    /** A job (the Job JSON, with {@code session_id}): 201, or 200 when {@code wait} saw it end. */
     @Operation(summary = "Run a command in a session", description = "A job in the session's environment and workspace: 201 with the job, or 200 when `wait` saw it end.")
     @POST
     @Path("{id}/exec")

@@ -1,5 +1,6 @@
 package dev.nixexec.api;
 
+import dev.nixexec.refusal.Refusal;
 import dev.nixexec.workspace.FileContent;
 import dev.nixexec.workspace.WorkspaceFile;
 import dev.nixexec.workspace.WorkspaceListing;
@@ -21,7 +22,6 @@ import java.util.List;
 import java.util.UUID;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
-import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
 import org.eclipse.microprofile.openapi.annotations.media.Content;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
@@ -129,7 +129,7 @@ public class WorkspacesResource {
     }
 
     static UUID workspaceId(String id) {
-        return PathIds.uuidOr404(id, "no workspace " + id);
+        return Refusal.uuidOr404(id, "no workspace " + id);
     }
 
     /** A stored file as a download: its media type, hash as ETag, never rendered in the API's origin. */

@@ -3,7 +3,6 @@ package dev.nixexec.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import picocli.CommandLine.Command;
@@ -29,8 +28,7 @@ final class CatalogCommand extends ClientCommand {
         List<List<String>> rows = new ArrayList<>();
         rows.add(List.of("KIND", "NAME", "ATTRIBUTE", "DESCRIPTION"));
         if (grouped) {
-            for (Iterator<Map.Entry<String, JsonNode>> groups = catalog.path("agent_categories").fields(); groups.hasNext(); ) {
-                Map.Entry<String, JsonNode> group = groups.next();
+            for (Map.Entry<String, JsonNode> group : catalog.path("agent_categories").properties()) {
                 add(rows, "agent/" + group.getKey(), group.getValue());
             }
         } else {

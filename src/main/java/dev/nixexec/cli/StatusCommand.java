@@ -1,7 +1,6 @@
 package dev.nixexec.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.util.Iterator;
 import java.util.Map;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
@@ -20,8 +19,7 @@ final class StatusCommand extends ClientCommand {
             ClientOptions.printJson(terminal.out(), view);
             return Exit.OK.code;
         }
-        for (Iterator<Map.Entry<String, JsonNode>> fields = view.fields(); fields.hasNext(); ) {
-            Map.Entry<String, JsonNode> field = fields.next();
+        for (Map.Entry<String, JsonNode> field : view.properties()) {
             JsonNode value = field.getValue();
             if (value.isNull() || value.isContainerNode() && value.isEmpty()) {
                 continue;

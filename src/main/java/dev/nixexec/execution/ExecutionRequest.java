@@ -45,10 +45,6 @@ public record ExecutionRequest(String language, String code, List<String> packag
         return new ExecutionRequest(language, code, packages, variables, stdin, timeout, network, limits, args);
     }
 
-    public ExecutionRequest withStdin(String input) {
-        return new ExecutionRequest(language, code, packages, env, input, timeout, network, limits, args);
-    }
-
     public ExecutionRequest withTimeout(Duration limit) {
         return new ExecutionRequest(language, code, packages, env, stdin, Optional.of(limit), network, limits, args);
     }
@@ -59,9 +55,5 @@ public record ExecutionRequest(String language, String code, List<String> packag
 
     public ExecutionRequest withNetwork(boolean full) {
         return new ExecutionRequest(language, code, packages, env, stdin, timeout, full, limits, args);
-    }
-
-    public ExecutionRequest withArgs(List<String> arguments) {
-        return new ExecutionRequest(language, code, packages, env, stdin, timeout, network, limits, arguments);
     }
 }

@@ -15,12 +15,4 @@ import java.util.UUID;
 public record JobDetail(JobView job, UUID keyId, String code, String stdin, List<String> envNames,
         Optional<Map<String, String>> env, long timeoutMs, boolean network, int maxAttempts,
         OffsetDateTime claimedAt, boolean cancelRequested, RequestedLimits limits) {
-
-    /** A job that asked for no limits of its own. */
-    public JobDetail(JobView job, UUID keyId, String code, String stdin, List<String> envNames,
-            Optional<Map<String, String>> env, long timeoutMs, boolean network, int maxAttempts,
-            OffsetDateTime claimedAt, boolean cancelRequested) {
-        this(job, keyId, code, stdin, envNames, env, timeoutMs, network, maxAttempts, claimedAt, cancelRequested,
-                RequestedLimits.NONE);
-    }
 }

@@ -24,9 +24,6 @@ final class JobRows {
      * The JSON columns' types, resolved once: a TypeReference's generic type was resolved again on
      * every read, and every submission, claimed job and ended job reads several.
      */
-    static final JavaType STRINGS = TypeFactory.defaultInstance().constructCollectionType(List.class, String.class);
-    static final JavaType STRING_MAP = TypeFactory.defaultInstance().constructMapType(Map.class, String.class,
-            String.class);
     static final JavaType OBJECT_MAP = TypeFactory.defaultInstance().constructMapType(Map.class, String.class,
             Object.class);
     static final JavaType ARTIFACTS = TypeFactory.defaultInstance().constructCollectionType(List.class, Artifact.class);
@@ -79,13 +76,5 @@ final class JobRows {
 
     static <T> T read(ObjectMapper json, String text, Class<T> type) {
         return read(json, text, json.constructType(type));
-    }
-
-    static String write(ObjectMapper json, Object value) {
-        try {
-            return json.writeValueAsString(value);
-        } catch (JsonProcessingException e) {
-            throw new IllegalArgumentException(e);
-        }
     }
 }

@@ -237,17 +237,14 @@ public class JobService {
         }
         wrote.run();
         inputs.attach(caller, id, s.files());
-        s.callbackUrl().ifPresent(url -> registerCallback(id, caller.tenantId(), url));
+        // the job's callback, due once the job ends: registered in the submission's transaction, so never lost
+        s.callbackUrl().ifPresent(url -> QueueSql.update(db, "RegisterCallback", Map.of("job", id, "tenant",
+                caller.tenantId(), "url", url)));
         if (inserted.claimedBy().isEmpty()) {
             return new Stored(new Submitted(views.view(job), true), Optional.empty());
         }
         Job claimed = row(id, caller, s, idempotencyKey, hash, job.createdAt(), inserted.claimedBy());
         return new Stored(new Submitted(views.view(claimed), true), Optional.of(claimed(id, caller, s, policy)));
-    }
-
-    /** The job's callback, due once the job ends; in the submission's transaction, so never lost. */
-    private void registerCallback(UUID job, UUID tenant, String url) {
-        QueueSql.update(db, "RegisterCallback", Map.of("job", job, "tenant", tenant, "url", url));
     }
 
     private Optional<Submitted> existing(Caller caller, String idempotencyKey, String hash) {

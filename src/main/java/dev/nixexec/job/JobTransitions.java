@@ -2,6 +2,7 @@ package dev.nixexec.job;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.nixexec.config.NixExecConfig;
+import dev.nixexec.database.JsonColumns;
 import dev.nixexec.database.NamedStatement;
 import dev.nixexec.database.SqlFile;
 import dev.nixexec.tenant.TenantPolicy;
@@ -116,7 +117,7 @@ public class JobTransitions {
         Submission request = job.request();
         Map<String, Object> values = NamedStatement.values().set("id", job.id()).set("tenant", job.tenantId())
                 .set("key", job.keyId()).set("key_name", job.keyName()).set("key_role", job.keyRole())
-                .set("request", JobRows.write(json, request)).set("metadata", JobRows.write(json, request.metadata()))
+                .set("request", JsonColumns.write(json, request)).set("metadata", JsonColumns.write(json, request.metadata()))
                 .set("idempotency_key", job.idempotencyKey()).set("request_hash", job.requestHash())
                 .set("max_attempts", job.maxAttempts()).set("created_at", TIMESTAMP.format(job.createdAt()))
                 .set("max_queued", maxQueued)
@@ -168,7 +169,7 @@ public class JobTransitions {
     @Transactional
     public boolean start(UUID id, int attempt, String nodeId, String storePath, String revision, boolean cacheHit,
             long buildMs) {
-        String environment = JobRows.write(json, Map.of("store_path", storePath, "nixpkgs_revision", revision,
+        String environment = JsonColumns.write(json, Map.of("store_path", storePath, "nixpkgs_revision", revision,
                 "cache_hit", cacheHit, "build_ms", buildMs));
         Map<String, Object> values = NamedStatement.values().set("id", id).set("attempt", attempt).set("node", nodeId)
                 .set("store_path", storePath).set("revision", revision).set("cache_hit", cacheHit)
@@ -253,8 +254,8 @@ public class JobTransitions {
                 output.add(Map.of("id", f.id(), "n", output.size(), "kind", c.stream(), "data", c.text()));
             }
         }
-        Map<String, Object> values = NamedStatement.values().set("ends", JobRows.write(json, endRows))
-                .set("node", nodeId).set("output", JobRows.write(json, output))
+        Map<String, Object> values = NamedStatement.values().set("ends", JsonColumns.write(json, endRows))
+                .set("node", nodeId).set("output", JsonColumns.write(json, output))
                 .set("changed_channel", JobNotifications.CHANGED).set("ended_channel", JobNotifications.ENDED).map();
         List<Job> done = SqlFile.run(db, c -> FINISH.with(values).query(c, rs -> JobRows.job(rs, json)));
         ends.ended(done);
@@ -326,7 +327,7 @@ public class JobTransitions {
             row.put("error_message", verdict.errorMessage());
             verdicts.add(row);
         }
-        Map<String, Object> values = NamedStatement.values().set("verdicts", JobRows.write(json, verdicts))
+        Map<String, Object> values = NamedStatement.values().set("verdicts", JsonColumns.write(json, verdicts))
                 .set("changed_channel", JobNotifications.CHANGED).set("submitted_channel", JobNotifications.SUBMITTED)
                 .set("ended_channel", JobNotifications.ENDED).map();
         List<Job> taken = QueueSql.query(db, "Reap", values, rs -> JobRows.job(rs, json));

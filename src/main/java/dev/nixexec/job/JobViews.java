@@ -1,6 +1,7 @@
 package dev.nixexec.job;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.nixexec.database.JsonColumns;
 import dev.nixexec.execution.ExecutionRequest;
 import dev.nixexec.tenant.Caller;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -40,6 +41,6 @@ public class JobViews {
 
     /** A value as JSON, for a jsonb column or an event's data. */
     public String write(Object value) {
-        return JobRows.write(json, value);
+        return JsonColumns.write(json, value);
     }
 }

@@ -1,6 +1,7 @@
 package dev.nixexec.job;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.nixexec.database.JsonColumns;
 import io.agroal.api.AgroalDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.transaction.Transactional;
@@ -37,7 +38,7 @@ public class LiveOutput {
             rows.add(Map.of("n", rows.size() + 1, "kind", chunk.stream(), "data", chunk.text()));
         }
         Map<String, Object> values = Map.of("id", id, "node", nodeId, "attempt", attempt,
-                "chunks", JobRows.write(json, rows), "changed_channel", JobNotifications.CHANGED);
+                "chunks", JsonColumns.write(json, rows), "changed_channel", JobNotifications.CHANGED);
         QueueSql.single(db, "AppendOutput", values, rs -> rs.getLong("appended"));
     }
 }

@@ -1,10 +1,8 @@
 package dev.nixexec.job;
 
-import io.agroal.api.AgroalDataSource;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.scheduler.Scheduled;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.inject.Inject;
 import java.util.Map;
 import javax.sql.DataSource;
 import org.jboss.logging.Logger;
@@ -27,12 +25,7 @@ class QueuedCounts {
     /** This node's submissions since a count beside them began; -1: none is running. */
     private long submittedWhileCounting = -1;
 
-    @Inject
-    QueuedCounts(AgroalDataSource db) {
-        this((DataSource) db);
-    }
-
-    /** On {@code db}'s connections (a test's: the connection of its transaction). */
+    /** On the service's DataSource, or a database test's own transaction's. */
     QueuedCounts(DataSource db) {
         this.db = db;
     }

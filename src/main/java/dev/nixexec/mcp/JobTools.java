@@ -152,8 +152,9 @@ public class JobTools {
                         limit), id), progress, log, cancellation);
             }
             List<HostMount> mounts = hostMounts(files, writableFiles);
-            return followed(id -> submit(id, language, code, packages, env, stdin, timeout, roots, workspace, profile,
-                    connection, mounts), progress, log, cancellation);
+            ExecutionRequest run = new ExecutionRequest(language, code, packages, env, stdin, limit, false);
+            return followed(id -> submit(id, run, roots, workspace, profile, connection, mounts), progress, log,
+                    cancellation);
         });
     }
 
@@ -210,8 +211,10 @@ public class JobTools {
         return refusalsAsErrors(() -> {
             refuseWithEveryProblem(message, language, code, packages, env, stdin, timeout);
             CallerIdentity.writer(identity, "submit_job");
-            JobView job = submit(UUID.randomUUID(), language, code, packages, env, stdin, timeout, roots, workspace,
-                    profile, connection, hostMounts(files, writableFiles));
+            List<HostMount> mounts = hostMounts(files, writableFiles);
+            JobView job = submit(UUID.randomUUID(), new ExecutionRequest(language, code, packages, env, stdin,
+                    Optional.ofNullable(timeout).map(Duration::ofSeconds), false), roots, workspace, profile,
+                    connection, mounts);
             return new ToolResponse(false, List.of(new TextContent("Job " + job.id() + ": " + job.status()
                     + ". Call get_job with this job_id for the result.")), job, null);
         });
@@ -290,36 +293,30 @@ public class JobTools {
         });
     }
 
-    private JobView submit(UUID id, String language, String code, List<String> packages, Map<String, String> env,
-            String stdin, Integer timeout, Roots roots, String workspace, String profile, McpConnection connection,
-            List<HostMount> mounts) {
-        Optional<Duration> limit = Optional.ofNullable(timeout).map(Duration::ofSeconds);
+    private JobView submit(UUID id, ExecutionRequest run, Roots roots, String workspace, String profile,
+            McpConnection connection, List<HostMount> mounts) {
         Optional<Path> host = workspace == null ? workspace(roots) : Optional.empty();
         if (host.isPresent() || (workspace != null && !workspace.isBlank())) {
             // a mounted project directory (local mode) replaces the session's workspace
-            JobFiles files = host.isPresent() ? JobFiles.NONE : new JobFiles(Optional.of(workspace), null, null);
-            return jobs.submit(caller(), underProfile(profile, new Submission(new ExecutionRequest(language, code,
-                    packages, env, stdin, limit, false), OutputEncoding.UTF_8, Map.of(), host, mounts, files,
-                    Optional.empty(), Optional.empty(), Optional.empty())), null, id).job();
+            return submit(id, run, profile, host, mounts, host.isPresent() ? null : workspace);
         }
         try {
-            return submitInSession(id, language, code, packages, env, stdin, limit, profile, connection, mounts);
+            return submit(id, run, profile, Optional.empty(), mounts, sessionWorkspaces.id(caller(), connection).toString());
         } catch (Refusal e) {
             // the session's workspace was deleted since it was kept: the session gets a fresh one
             if (e.kind() != Refusal.Kind.NOT_FOUND || !sessionWorkspaces.forget(caller(), connection)) {
                 throw e;
             }
-            return submitInSession(id, language, code, packages, env, stdin, limit, profile, connection, mounts);
+            return submit(id, run, profile, Optional.empty(), mounts, sessionWorkspaces.id(caller(), connection).toString());
         }
     }
 
-    private JobView submitInSession(UUID id, String language, String code, List<String> packages,
-            Map<String, String> env, String stdin, Optional<Duration> limit, String profile, McpConnection connection,
-            List<HostMount> mounts) {
-        JobFiles files = new JobFiles(Optional.of(sessionWorkspaces.id(caller(), connection).toString()), null, null);
-        return jobs.submit(caller(), underProfile(profile, new Submission(new ExecutionRequest(language, code,
-                packages, env, stdin, limit, false), OutputEncoding.UTF_8, Map.of(), Optional.empty(), mounts, files,
-                Optional.empty(), Optional.empty(), Optional.empty())), null, id).job();
+    /** Submits {@code run} in the named workspace (none: a fresh one) under the profile, if any. */
+    private JobView submit(UUID id, ExecutionRequest run, String profile, Optional<Path> host, List<HostMount> mounts,
+            String workspace) {
+        JobFiles files = workspace == null ? JobFiles.NONE : new JobFiles(Optional.of(workspace), null, null);
+        return jobs.submit(caller(), underProfile(profile, new Submission(run, OutputEncoding.UTF_8, Map.of(), host,
+                mounts, files, Optional.empty(), Optional.empty(), Optional.empty())), null, id).job();
     }
 
     /** nix-exec's files and writable_files, checked: a one-line refusal for the first that may not be mounted. */

@@ -54,7 +54,7 @@ public class EnvironmentCache {
      * As {@link #get(EnvironmentRequest)}, asking {@code mayBuild} (which may wait) before a build
      * this call would start; when it says no, nothing is built and this throws {@code not_built}.
      * Asked at the point of building, after the lookup under the current pin, so a pin refreshed or
-     * a path collected since an earlier {@link #cached} look cannot start a build unasked.
+     * a path collected since an earlier look cannot start a build unasked.
      */
     public Environment get(EnvironmentRequest request, BooleanSupplier mayBuild) throws EnvironmentException {
         NixpkgsPin pin = pins.current();
@@ -81,14 +81,6 @@ public class EnvironmentCache {
         } finally {
             building.remove(key, mine);
         }
-    }
-
-    /**
-     * The request's environment if it is cached under the pin already known: never resolves a pin,
-     * never builds.
-     */
-    public Optional<Environment> cached(EnvironmentRequest request) {
-        return pins.known().flatMap(pin -> lookup(request.cacheKey(config.executor().system(), pin, expressions.hash())));
     }
 
     /** A cached environment for the key, if its store path is still there. */

@@ -10,13 +10,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 /**
  * Has one environment request's store path on this node, in a fresh directory: copied from the
@@ -96,8 +94,8 @@ class NixBuilder {
             Thread.currentThread().interrupt();
             throw new EnvironmentException("build_failed", "interrupted while building the environment");
         } finally {
-            deleteTree(dir);
-            deleteTree(requestFile);
+            NixInvocation.deleteTree(dir);
+            NixInvocation.deleteTree(requestFile);
         }
     }
 
@@ -161,16 +159,5 @@ class NixBuilder {
                     + NixpkgsPins.lastLines(outcome.stderrTail(), 5));
         }
         return Arrays.stream(outcome.stdout().split("\n")).map(String::strip).filter(s -> !s.isEmpty()).sorted().toList();
-    }
-
-    private static void deleteTree(Path dir) {
-        if (dir == null) {
-            return;
-        }
-        try (Stream<Path> walk = Files.walk(dir)) {
-            walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException ignored) {
-            // a leftover build directory is harmless
-        }
     }
 }

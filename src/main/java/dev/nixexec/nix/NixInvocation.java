@@ -54,6 +54,18 @@ final class NixInvocation {
                 stdout.toString(StandardCharsets.UTF_8), stderr.toString());
     }
 
+    /** Deletes a build's or listing's working directory, if any. */
+    static void deleteTree(Path dir) {
+        if (dir == null) {
+            return;
+        }
+        try (java.util.stream.Stream<Path> walk = java.nio.file.Files.walk(dir)) {
+            walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException ignored) {
+            // a leftover directory is harmless
+        }
+    }
+
     private static void copy(InputStream in, ByteArrayOutputStream out, int max) {
         byte[] buffer = new byte[8192];
         try (in) {

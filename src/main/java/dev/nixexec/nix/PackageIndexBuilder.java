@@ -15,11 +15,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
-import java.util.stream.Stream;
 
 /**
  * Lists the packages of one nixpkgs pin with {@code nix eval} of the fixed {@code nix/package-index.nix}
@@ -68,7 +66,7 @@ class PackageIndexBuilder {
 
         @Override
         public void close() {
-            deleteTree(dir);
+            NixInvocation.deleteTree(dir);
         }
     }
 
@@ -105,7 +103,7 @@ class PackageIndexBuilder {
             Thread.currentThread().interrupt();
             throw new EnvironmentException("index_failed", "interrupted while listing nixpkgs");
         } finally {
-            deleteTree(dir);
+            NixInvocation.deleteTree(dir);
         }
     }
 
@@ -142,17 +140,6 @@ class PackageIndexBuilder {
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
-        }
-    }
-
-    private static void deleteTree(Path dir) {
-        if (dir == null) {
-            return;
-        }
-        try (Stream<Path> walk = Files.walk(dir)) {
-            walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException ignored) {
-            // a leftover directory in the cache is harmless
         }
     }
 }

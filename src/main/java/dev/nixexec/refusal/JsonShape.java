@@ -10,7 +10,6 @@ import com.fasterxml.jackson.databind.deser.SettableBeanProperty;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 
@@ -81,8 +80,7 @@ public final class JsonShape {
         }
         BeanDeserializerBase bean = bean(type);
         if (bean != null && value.isObject()) {
-            for (Iterator<Map.Entry<String, JsonNode>> it = value.fields(); it.hasNext();) {
-                Map.Entry<String, JsonNode> member = it.next();
+            for (Map.Entry<String, JsonNode> member : value.properties()) {
                 SettableBeanProperty property = bean.findProperty(member.getKey());
                 String at = path.isEmpty() ? member.getKey() : path + "." + member.getKey();
                 if (property == null) {
@@ -92,8 +90,7 @@ public final class JsonShape {
                 }
             }
         } else if (type.isMapLikeType() && value.isObject()) {
-            for (Iterator<Map.Entry<String, JsonNode>> it = value.fields(); it.hasNext();) {
-                Map.Entry<String, JsonNode> member = it.next();
+            for (Map.Entry<String, JsonNode> member : value.properties()) {
                 walk(member.getValue(), type.getContentType(), (path.isEmpty() ? "" : path + ".") + member.getKey(), problems);
             }
         } else if (type.isCollectionLikeType() && value.isArray()) {

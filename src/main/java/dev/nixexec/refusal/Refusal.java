@@ -2,6 +2,7 @@ package dev.nixexec.refusal;
 
 import java.time.Duration;
 import java.util.Optional;
+import java.util.UUID;
 
 /** A refusal with an HTTP-like status: the REST and MCP adapters render it, each in its own way. */
 public class Refusal extends RuntimeException {
@@ -45,5 +46,14 @@ public class Refusal extends RuntimeException {
 
     public static Refusal notFound(Object id) {
         return new Refusal(Kind.NOT_FOUND, "no job " + id);
+    }
+
+    /** An id in a request's path: a UUID, and anything else is as unknown as an id no row has (404). */
+    public static UUID uuidOr404(String id, String notFound) {
+        try {
+            return UUID.fromString(id);
+        } catch (IllegalArgumentException e) {
+            throw new Refusal(Kind.NOT_FOUND, notFound);
+        }
     }
 }

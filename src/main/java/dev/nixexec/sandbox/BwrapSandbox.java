@@ -192,20 +192,23 @@ public class BwrapSandbox implements Sandbox {
      */
     void writeRun(Launcher launcher, SandboxSpec spec, StoreMount store) throws IOException {
         LauncherFiles files = launcher.files();
-        List<String> options = new ArrayList<>(List.of("--seccomp", Integer.toString(LauncherPool.SECCOMP_FD)));
-        options.addAll(BwrapArguments.options(spec, files.codeDir(), files.etcDir(), store, true));
-        List<String> command = BwrapArguments.command(spec);
-        if (options.stream().anyMatch(o -> o.indexOf('\0') >= 0) || command.stream().anyMatch(w -> w.contains("\n"))) {
-            throw new SandboxException("sandbox arguments contain a NUL or newline");
-        }
-        StringBuilder nulSeparated = new StringBuilder();
-        options.forEach(o -> nulSeparated.append(o).append('\0'));
+        writeArguments(files, BwrapArguments.options(spec, files.codeDir(), files.etcDir(), store, true),
+                BwrapArguments.command(spec));
         var code = files.codeDir().resolve(spec.codeFileName());
         Files.write(code, spec.code());
-        Files.writeString(files.optionsFile(), nulSeparated);
-        Files.writeString(files.commandFile(), String.join("\n", command) + "\n");
         for (var file : List.of(code, files.optionsFile(), files.commandFile())) {
             LauncherPool.owned(file, launcher.uid());
         }
+    }
+
+    /** The options and command files of {@link #writeRun}: refused if a word holds its separator. */
+    static void writeArguments(LauncherFiles files, List<String> options, List<String> command) throws IOException {
+        List<String> all = new ArrayList<>(List.of("--seccomp", Integer.toString(LauncherPool.SECCOMP_FD)));
+        all.addAll(options);
+        if (all.stream().anyMatch(o -> o.indexOf('\0') >= 0) || command.stream().anyMatch(w -> w.contains("\n"))) {
+            throw new SandboxException("sandbox arguments contain a NUL or newline");
+        }
+        Files.writeString(files.optionsFile(), String.join("\0", all) + "\0");
+        Files.writeString(files.commandFile(), String.join("\n", command) + "\n");
     }
 }

@@ -107,20 +107,11 @@ public class BwrapShells {
         if (spec.runOwned().isPresent()) {
             BwrapSandbox.giveTo(spec.runOwned().get(), files.uid());
         }
-        List<String> options = new ArrayList<>(List.of("--seccomp", Integer.toString(LauncherPool.SECCOMP_FD)));
-        options.addAll(bwrapOptions(spec, files, store));
-        List<String> command = List.of(spec.environmentPath() + "/bin/bash", "--noprofile", "--rcfile",
-                BwrapArguments.CODE_DIR + "/" + RC_FILE, "-i");
-        if (options.stream().anyMatch(o -> o.indexOf('\0') >= 0) || command.stream().anyMatch(w -> w.contains("\n"))) {
-            throw new SandboxException("sandbox arguments contain a NUL or newline");
-        }
-        StringBuilder nulSeparated = new StringBuilder();
-        options.forEach(o -> nulSeparated.append(o).append('\0'));
+        BwrapSandbox.writeArguments(files, bwrapOptions(spec, files, store), List.of(spec.environmentPath()
+                + "/bin/bash", "--noprofile", "--rcfile", BwrapArguments.CODE_DIR + "/" + RC_FILE, "-i"));
         long cpu = spec.limits().effectiveCpuSeconds();
         var rc = files.codeDir().resolve(RC_FILE);
         Files.writeString(rc, RC);
-        Files.writeString(files.optionsFile(), nulSeparated);
-        Files.writeString(files.commandFile(), String.join("\n", command) + "\n");
         // soft limit: SIGXCPU; hard limit one second later: SIGKILL, as for a job
         Files.writeString(files.limitsFile(), cpu + " " + (cpu + 1) + "\n", StandardCharsets.US_ASCII);
         for (var file : List.of(rc, files.optionsFile(), files.commandFile(), files.limitsFile())) {

@@ -4,7 +4,6 @@ import dev.nixexec.attach.ShellRecordings;
 import dev.nixexec.audit.AuditLog;
 import dev.nixexec.audit.KeyRef;
 import dev.nixexec.job.JobReads;
-import dev.nixexec.job.JobView;
 import dev.nixexec.refusal.Refusal;
 import dev.nixexec.session.SessionService;
 import dev.nixexec.session.SessionView;

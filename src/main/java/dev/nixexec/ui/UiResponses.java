@@ -31,13 +31,9 @@ final class UiResponses {
         return Response.status(e.kind().status).type("text/plain; charset=utf-8").entity(e.getMessage()).build();
     }
 
-    /** An id in a page's path: a UUID, and anything else is as unknown as an id no row has. */
+    /** An id in a page's path, as {@link Refusal#uuidOr404}. */
     static UUID idOr404(String id) {
-        try {
-            return UUID.fromString(id);
-        } catch (IllegalArgumentException e) {
-            throw Refusal.notFound(id);
-        }
+        return Refusal.uuidOr404(id, "no job " + id);
     }
 
     /** {@code ?tenant=} for an operator acting in another tenant than its own, else empty. */

@@ -126,7 +126,9 @@ public class CallbackDeliveries {
             });
         }
         if (!putBack.isEmpty()) {
-            QuarkusTransaction.requiringNew().run(() -> putBack(putBack));
+            // their claim undone: due again at once, their attempt not counted
+            QuarkusTransaction.requiringNew().run(() -> SQL.update(db, "PutBack", Map.of("job_ids",
+                    String.join(" ", putBack.stream().map(UUID::toString).toList()))));
         }
     }
 
@@ -141,11 +143,6 @@ public class CallbackDeliveries {
         return SQL.query(db, "Claim", Map.of("lease_seconds", leaseSeconds, "limit", limit,
                 "full_hosts", String.join(" ", fullHosts)), rs -> new Due(rs.getObject("job_id", UUID.class),
                 rs.getObject("tenant_id", UUID.class), rs.getString("url"), rs.getInt("attempts"), rs.getString("host")));
-    }
-
-    /** Undoes the claim of deliveries that got no place: due again at once, their attempt not counted. */
-    private void putBack(List<UUID> jobIds) {
-        SQL.update(db, "PutBack", Map.of("job_ids", String.join(" ", jobIds.stream().map(UUID::toString).toList())));
     }
 
     private void deliver(Due due) {

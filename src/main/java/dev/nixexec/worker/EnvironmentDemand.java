@@ -4,9 +4,7 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.nixexec.database.SqlFile;
 import dev.nixexec.nix.MostUsedEnvironments;
-import io.agroal.api.AgroalDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.inject.Inject;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
@@ -26,12 +24,8 @@ public class EnvironmentDemand {
     private final DataSource db;
     private final ObjectMapper json;
 
-    @Inject
-    public EnvironmentDemand(AgroalDataSource db, ObjectMapper json) {
-        this((DataSource) db, json);
-    }
-
-    EnvironmentDemand(DataSource db, ObjectMapper json) {
+    /** On the service's DataSource, or a database test's own transaction's. */
+    public EnvironmentDemand(DataSource db, ObjectMapper json) {
         this.db = db;
         this.json = json;
     }

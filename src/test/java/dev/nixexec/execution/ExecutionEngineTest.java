@@ -18,6 +18,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
@@ -79,11 +80,11 @@ class ExecutionEngineTest {
 
     @Test
     void envStdinAndExitCodeArrive() {
-        ExecutionResult result = Runs.run(engine, ExecutionRequest.of("python", """
+        ExecutionResult result = Runs.run(engine, new ExecutionRequest("python", """
                 import os, sys
                 print(os.environ['GREETING'], sys.stdin.read().strip())
                 sys.exit(3)
-                """).withEnv(Map.of("GREETING", "hello")).withStdin("from stdin\n"));
+                """, List.of(), Map.of("GREETING", "hello"), "from stdin\n", Optional.empty(), false));
         assertEquals("failed", result.status(), describe(result));
         assertEquals(3, result.exitCode().orElseThrow());
         assertEquals("hello from stdin\n", stdout(result));

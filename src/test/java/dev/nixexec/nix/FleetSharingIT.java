@@ -12,6 +12,7 @@ import dev.nixexec.config.NixExecConfig;
 import dev.nixexec.execution.ExecutionEngine;
 import dev.nixexec.execution.ExecutionRequest;
 import dev.nixexec.execution.ExecutionResult;
+import dev.nixexec.execution.RequestedLimits;
 import dev.nixexec.testing.Runs;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
@@ -85,7 +86,7 @@ class FleetSharingIT {
                 "if (echo x > \"$2/poison.narinfo\") 2>/dev/null; then w=wrote; else w=refused; fi",
                 "echo \"$(state \"$1\") $(state \"$2\") $w\"");
         ExecutionResult result = Runs.run(engine, new ExecutionRequest("bash", code, List.of("coreutils", "bash", "cacert"),
-                java.util.Map.of(), "", Optional.empty(), true).withArgs(List.of(key.toString(), cache.toString())));
+                java.util.Map.of(), "", Optional.empty(), true, RequestedLimits.NONE, List.of(key.toString(), cache.toString())));
         assertEquals("succeeded", result.status(), dev.nixexec.testing.Runs.describe(result));
         assertEquals("absent absent refused\n", dev.nixexec.testing.Runs.stdout(result));
         assertFalse(Files.exists(cache.resolve("poison.narinfo")));

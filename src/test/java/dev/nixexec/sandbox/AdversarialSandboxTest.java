@@ -683,12 +683,12 @@ class AdversarialSandboxTest {
         long soft = config.sandbox().timeout().toSeconds();
         long hard = soft + 1;
         String stdin = "0\n\n; touch /tmp/pwned #\n$(id) `id`\n--bind / /host\nunlimited";
-        ExecutionResult result = Runs.run(engine, ExecutionRequest.of("python", """
+        ExecutionResult result = Runs.run(engine, new ExecutionRequest("python", """
                 import sys, os, resource
                 print(repr(sys.stdin.read()))
                 print(resource.getrlimit(resource.RLIMIT_CPU))
                 print(os.path.exists('/tmp/pwned'), os.path.exists('/host'))
-                """).withStdin(stdin));
+                """, List.of(), Map.of(), stdin, Optional.empty(), false));
         assertEquals("'0\\n\\n; touch /tmp/pwned #\\n$(id) `id`\\n--bind / /host\\nunlimited'\n(" + soft + ", " + hard
                 + ")\nFalse False\n", stdout(result), describe(result));
     }

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.nixexec.audit.AuditLog;
 import dev.nixexec.audit.KeyRef;
+import dev.nixexec.execution.RequestedLimits;
 import dev.nixexec.job.JobDetail;
 import dev.nixexec.job.JobView;
 import java.time.OffsetDateTime;
@@ -32,7 +33,7 @@ class JobPageViewTest {
                 new JobView.EnvironmentView("/nix/store/x-env", null, true, 10L), new JobView.ErrorView("oom", "killed"),
                 2, "n1", List.of(), null, null, List.of(), "utf-8", null, null, null);
         JobPageView page = JobPageView.of(new JobDetail(job, null, "echo", "", List.of("TOKEN"), Optional.empty(),
-                30000, false, 3, null, true), null, JSON);
+                30000, false, 3, null, true, RequestedLimits.NONE), null, JSON);
         Map<String, String> summary = fields(page.summary());
         assertEquals("local mode", summary.get("Submitted by"));
         assertEquals("2 of 3", summary.get("Attempt"));
@@ -68,7 +69,7 @@ class JobPageViewTest {
                 new AuditLog.Entry(3, null, ID, key, null, "job_submitted", Map.of("size", 4), T,
                         new KeyRef(key, "ci-bot", "member")));
         JobPageView page = JobPageView.of(new JobDetail(job, key, "print(1)", null, List.of("A"),
-                Optional.of(Map.of("A", "secret")), 1000, true, 1, T, false), entries, JSON);
+                Optional.of(Map.of("A", "secret")), 1000, true, 1, T, false, RequestedLimits.NONE), entries, JSON);
         assertTrue(page.live());
         assertFalse(page.envValuesHidden());
         assertEquals(List.of(new Pages.EnvRow("A", "secret")), page.env());

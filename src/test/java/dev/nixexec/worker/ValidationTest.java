@@ -17,6 +17,7 @@ import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -79,7 +80,8 @@ class ValidationTest {
         InvalidRequestException e = refused(ExecutionRequest.of("python", "#" + "x".repeat(2 << 20)));
         assertTrue(e.tooLarge());
         assertEquals("code", e.errors().get(0).field());
-        assertTrue(refused(ExecutionRequest.of("python", "1").withStdin("x".repeat(2 << 20))).tooLarge());
+        assertTrue(refused(new ExecutionRequest("python", "1", List.of(), Map.of(), "x".repeat(2 << 20),
+                Optional.empty(), false)).tooLarge());
     }
 
     @Test
